@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BOUNCELAB_CLI_H
+#define BOUNCELAB_CLI_H
+
+/* Exit statuses: 2 for bad usage or input, 1 for a failed run. */
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 1
+
+/* Each subcommand gets its name as argv[0]. */
+int cmd_run(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Prints "bouncelab: <message>" on one line and returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "bouncelab: <message>" on one line and returns EXIT_RUNTIME. */
+int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The option the last getopt_long() call stopped at, for "unknown option"
+ * messages: getopt's own message is replaced by ours.
+ */
+int bad_option(char **argv, const char *command);
+
+/* Parses a positive number of seconds; -1 on error. */
+double parse_seconds(const char *text);
+/* Parses an integer in [min, max]; returns 0, or -1. */
+int parse_long(const char *text, long min, long max, long *out);
+
+#endif

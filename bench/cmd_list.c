@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* bouncelab list: the catalogue, as a user chooses from it. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "cli.h"
+
+static void list_params(const struct kernel_family *f)
+{
+	for (unsigned int p = 0; p < f->nr_params; p++) {
+		const struct kernel_param *param = &f->params[p];
+
+		if (param->choices) {
+			printf("    %-16s default %s, one of", param->name,
+			       kernel_param_choice(param, param->def));
+			for (unsigned int i = 0; param->choices[i]; i++)
+				printf("%s%s", i ? "|" : " ", param->choices[i]);
+		} else {
+			printf("    %-16s default %ld, range %ld..%ld", param->name,
+			       param->def, param->min, param->max);
+		}
+		if (param->suite)
+			printf(", suite sweeps %s", param->suite);
+		printf("\n      %s\n", param->help);
+	}
+}
+
+static void list_family(const struct kernel_family *f)
+{
+	printf("%s: %s\n", f->name, f->title);
+	printf("  source: %s\n", f->source);
+	if (f->min_threads || f->max_threads)
+		printf("  threads: %u to %u\n", f->min_threads, f->max_threads);
+	printf("  variants:\n");
+	for (unsigned int v = 0; v < f->nr_variants; v++)
+		printf("    %-20s %s%s\n", f->variants[v].name, f->variants[v].models,
+		       f->variants[v].deliberately_racy ? " [racy on purpose]" : "");
+	if (f->nr_params) {
+		printf("  parameters (--param %s.NAME=VALUE[,VALUE]):\n", f->name);
+		list_params(f);
+	}
+	printf("\n");
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("usage: bouncelab list [FAMILY...]\n\n"
+			       "Lists the kernel families, their variants and parameters.\n");
+			return 0;
+		}
+		return bad_option(argv, "list");
+	}
+	for (int i = optind; i < argc; i++)
+		if (!catalog_find(argv[i]))
+			return usage_error("list: unknown family '%s' (run 'bouncelab list' for all)",
+					   argv[i]);
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		bool wanted = optind == argc;
+
+		for (int k = optind; k < argc; k++)
+			wanted |= !strcmp(argv[k], catalog[i]->name);
+		if (wanted)
+			list_family(catalog[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* bouncelab run: plan the suite, run it under Google Benchmark, write JSON. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "gbench.h"
+#include "output.h"
+#include "results.h"
+#include "stats.h"
+#include "suite.h"
+
+#define DEFAULT_REPETITIONS 9
+#define DEFAULT_MIN_TIME 0.02
+#define QUICK_REPETITIONS 3
+#define QUICK_MIN_TIME 0.005
+
+struct run_progress {
+	struct suite *suite;
+	json_t *rows;
+	unsigned int done;
+	unsigned int total;
+	struct timespec start;
+	/* ns_per_op of each case's good repetitions, for the summary */
+	unsigned int per_case;
+	double *samples;
+	unsigned int *nr_samples;
+};
+
+static void run_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: bouncelab run [OPTIONS]\n\n"
+		"Runs every family x variant x parameter value x thread count, with\n"
+		"repetitions interleaved, and writes Google Benchmark JSON.\n\n"
+		"  --filter REGEX          run only cases whose name matches (e.g. 'has_pinned/.*set')\n"
+		"  --threads LIST          thread counts, e.g. 1,2 (default 1,2,4,... up to the allowed CPUs)\n"
+		"  --repetitions N         repetitions of each case, interleaved (default %d)\n"
+		"  --min-time S            minimum seconds per repetition (default %g)\n"
+		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
+		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
+		"  --out FILE              results file (default results/<time>/results.json)\n"
+		"  -h, --help              this help\n",
+		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
+		QUICK_MIN_TIME);
+}
+
+/* family.name=v1,v2 */
+static int parse_param_option(const char *text, struct suite_options *opts)
+{
+	char family_name[64], values[512], err[256];
+	const struct kernel_family *f;
+	struct suite_override *o;
+	const char *dot = strchr(text, '.');
+	const char *eq = strchr(text, '=');
+	char *item, *save = NULL;
+	int p;
+
+	if (!dot || !eq || eq < dot || (size_t)(dot - text) >= sizeof(family_name))
+		return usage_error("--param '%s': expected FAMILY.NAME=VALUE[,VALUE...]", text);
+	snprintf(family_name, sizeof(family_name), "%.*s", (int)(dot - text), text);
+	f = catalog_find(family_name);
+	if (!f)
+		return usage_error("--param '%s': unknown family '%s' (see 'bouncelab list')",
+				   text, family_name);
+	{
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
+		p = kernel_param_index(f, name);
+		if (p < 0)
+			return usage_error("--param '%s': family %s has no parameter '%s' (see 'bouncelab list')",
+					   text, f->name, name);
+	}
+	if (opts->nr_overrides == SUITE_MAX_OVERRIDES)
+		return usage_error("--param '%s': at most %d --param options",
+				   text, SUITE_MAX_OVERRIDES);
+	o = &opts->overrides[opts->nr_overrides];
+	memset(o, 0, sizeof(*o));
+	o->family = f;
+	o->param = p;
+	snprintf(values, sizeof(values), "%s", eq + 1);
+	for (item = strtok_r(values, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (o->nr_values == SUITE_MAX_VALUES)
+			return usage_error("--param '%s': at most %d values", text,
+					   SUITE_MAX_VALUES);
+		if (kernel_param_parse(&f->params[p], item, &o->values[o->nr_values],
+				       err, sizeof(err)))
+			return usage_error("--param %s.%s", f->name, err);
+		o->nr_values++;
+	}
+	if (!o->nr_values)
+		return usage_error("--param '%s': expected at least one value", text);
+	/* A later --param for the same parameter replaces the earlier one. */
+	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
+		if (opts->overrides[i].family == f && opts->overrides[i].param == p) {
+			opts->overrides[i] = *o;
+			return 0;
+		}
+	}
+	opts->nr_overrides++;
+	return 0;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) +
+	       (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static void on_run(const struct gbench_run *run, void *arg)
+{
+	struct run_progress *pr = arg;
+	struct bench_case *c = suite_find(pr->suite, run->function_name,
+					   (unsigned int)run->threads);
+	double elapsed;
+
+	json_array_append_new(pr->rows, results_row(run, c));
+	if (run->is_aggregate)
+		return;
+	if (c && !run->error_occurred) {
+		size_t i = (size_t)(c - pr->suite->cases);
+
+		for (unsigned int k = 0; k < run->nr_counters; k++)
+			if (!strcmp(run->counter_names[k], "ns_per_op") &&
+			    pr->nr_samples[i] < pr->per_case)
+				pr->samples[i * pr->per_case + pr->nr_samples[i]++] =
+					run->counter_values[k];
+	}
+	pr->done++;
+	elapsed = seconds_since(&pr->start);
+	fprintf(stderr, "[%u/%u] %s%s%s  %.1fs elapsed, ETA %.0fs\n", pr->done,
+		pr->total, run->name, run->error_occurred ? "  ERROR: " : "",
+		run->error_occurred ? run->error_message : "", elapsed,
+		elapsed / pr->done * (pr->total - pr->done));
+}
+
+/* results/<YYYYmmdd-HHMMSS>/results.json */
+static void default_out(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "results/%s/results.json", stamp);
+}
+
+/*
+ * One block per family at the largest thread count: each case's median
+ * ns/op over its repetitions.
+ */
+static void print_summary(const struct run_progress *pr)
+{
+	const struct suite *suite = pr->suite;
+	const struct kernel_family *last = NULL;
+	unsigned int max_threads = 0;
+
+	for (unsigned int i = 0; i < suite->nr_cases; i++)
+		if (suite->cases[i].cfg.nr_threads > max_threads)
+			max_threads = suite->cases[i].cfg.nr_threads;
+	for (unsigned int i = 0; i < suite->nr_cases; i++) {
+		const struct bench_case *c = &suite->cases[i];
+		unsigned int n = pr->nr_samples[i];
+
+		if (c->cfg.nr_threads != max_threads)
+			continue;
+		if (c->family != last) {
+			printf("%s, %u thread%s, median ns per op:\n", c->family->name,
+			       max_threads, max_threads > 1 ? "s" : "");
+			last = c->family;
+		}
+		if (n)
+			printf("  %-60s %10.2f\n", c->name,
+			       stats_median(pr->samples + (size_t)i * pr->per_case, n));
+		else
+			printf("  %-60s %10s\n", c->name, "error");
+	}
+}
+
+static int run_suite(struct suite *suite, const struct suite_options *opts,
+		     const char *out)
+{
+	char rep_flag[64], time_flag[64], err[512];
+	char arg0[] = "bouncelab", interleave[] = "--benchmark_enable_random_interleaving=true";
+	char *gb_argv[] = { arg0, rep_flag, time_flag, interleave, NULL };
+	struct run_progress pr = { .suite = suite };
+	struct gbench_run_callbacks cb = { on_run, &pr };
+	json_t *context;
+	int ret = 0;
+
+	snprintf(rep_flag, sizeof(rep_flag), "--benchmark_repetitions=%d", opts->repetitions);
+	snprintf(time_flag, sizeof(time_flag), "--benchmark_min_time=%g", opts->min_time);
+	gbench_initialize(4, gb_argv);
+	for (unsigned int i = 0; i < suite->nr_cases; i++) {
+		struct bench_case *c = &suite->cases[i];
+		struct gbench_benchmark *b = gbench_register(c->name, bench_case_run, c);
+
+		gbench_set_threads(b, (int)c->cfg.nr_threads);
+	}
+	pr.rows = json_array();
+	pr.per_case = (unsigned int)opts->repetitions;
+	pr.samples = calloc((size_t)suite->nr_cases * pr.per_case, sizeof(double));
+	pr.nr_samples = calloc(suite->nr_cases, sizeof(unsigned int));
+	if (!pr.rows || !pr.samples || !pr.nr_samples) {
+		free(pr.samples);
+		free(pr.nr_samples);
+		json_decref(pr.rows);
+		return runtime_error("out of memory for %u cases", suite->nr_cases);
+	}
+	pr.total = suite->nr_cases * (unsigned int)opts->repetitions;
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	context = results_context();
+	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
+		suite->nr_cases, opts->repetitions);
+	gbench_run_all(&cb);
+	gbench_clear();
+	if (results_write(out, context, pr.rows, err, sizeof(err)))
+		ret = runtime_error("%s", err);
+	else
+		print_summary(&pr);
+	fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out, seconds_since(&pr.start));
+	json_decref(context);
+	json_decref(pr.rows);
+	free(pr.samples);
+	free(pr.nr_samples);
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "filter", required_argument, NULL, 'f' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "repetitions", required_argument, NULL, 'r' },
+		{ "min-time", required_argument, NULL, 'm' },
+		{ "param", required_argument, NULL, 'p' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct suite_options opts = { .repetitions = 0 };
+	char out_buf[512], err[512];
+	const char *out = NULL;
+	struct suite suite;
+	struct topo *topo;
+	long value;
+	int c, ret;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			opts.filter = optarg;
+			break;
+		case 't':
+			if (parse_uint_list("--threads", optarg, KERNEL_MAX_THREADS,
+					    opts.threads, &opts.nr_threads, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		case 'r':
+			if (parse_long(optarg, 1, 1000, &value))
+				return usage_error("--repetitions '%s': expected an integer from 1 to 1000",
+						   optarg);
+			opts.repetitions = (int)value;
+			break;
+		case 'm':
+			opts.min_time = parse_seconds(optarg);
+			if (opts.min_time < 0)
+				return usage_error("--min-time '%s': expected seconds, more than 0 and at most 3600",
+						   optarg);
+			break;
+		case 'p':
+			ret = parse_param_option(optarg, &opts);
+			if (ret)
+				return ret;
+			break;
+		case 'q':
+			opts.quick = true;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			run_usage(stdout);
+			return 0;
+		default:
+			return bad_option(argv, "run");
+		}
+	}
+	if (optind < argc)
+		return usage_error("run: unexpected argument '%s': see 'bouncelab run --help'",
+				   argv[optind]);
+	if (!opts.repetitions)
+		opts.repetitions = opts.quick ? QUICK_REPETITIONS : DEFAULT_REPETITIONS;
+	if (opts.min_time == 0)
+		opts.min_time = opts.quick ? QUICK_MIN_TIME : DEFAULT_MIN_TIME;
+	if (!out) {
+		default_out(out_buf, sizeof(out_buf));
+		out = out_buf;
+	}
+
+	topo = topo_open(NULL, err, sizeof(err));
+	if (!topo)
+		return runtime_error("%s", err);
+	ret = suite_plan(&opts, topo, &suite, err, sizeof(err));
+	if (ret) {
+		topo_close(topo);
+		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
+	}
+	/* Fail before any benchmark runs, not after a long run. */
+	if (output_check_writable(out, err, sizeof(err)))
+		ret = runtime_error("%s", err);
+	else
+		ret = run_suite(&suite, &opts, out);
+	suite_free(&suite);
+	topo_close(topo);
+	return ret;
+}

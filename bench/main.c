@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* bouncelab: a lab for cache-line contention. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "run the suite and write results JSON" },
+	{ "list", cmd_list, "list families, variants and parameters" },
+	{ "report", cmd_report, "turn results JSON into a markdown report" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void vreport(const char *fmt, va_list ap)
+{
+	fputs("bouncelab: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+int runtime_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	return EXIT_RUNTIME;
+}
+
+int bad_option(char **argv, const char *command)
+{
+	const char *opt = argv[optind - 1];
+
+	if (optopt && optopt != '?')
+		return usage_error("%s: option '-%c' needs a value or is unknown: see 'bouncelab %s --help'",
+				   command, optopt, command);
+	return usage_error("%s: option '%s' is unknown or needs a value: see 'bouncelab %s --help'",
+			   command, opt ? opt : "?", command);
+}
+
+double parse_seconds(const char *text)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !isfinite(v) || v <= 0 || v > 3600)
+		return -1;
+	return v;
+}
+
+int parse_long(const char *text, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: bouncelab COMMAND [OPTIONS]\n\n"
+		"A lab for cache-line contention: C kernels from real Linux patches,\n"
+		"placed by topology, timed by Google Benchmark, explained in a report.\n\n"
+		"Commands:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'bouncelab COMMAND --help' describes each command.\n");
+}
+
+/* "run, list, report": what a command may be. */
+static const char *command_names(void)
+{
+	static char names[256];
+	size_t used = 0;
+
+	for (size_t i = 0; i < NR_COMMANDS && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+					 i ? ", " : "", commands[i].name);
+	return names;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	/* Our own one-line messages replace getopt's. */
+	opterr = 0;
+	if (argc < 2)
+		return usage(stderr), usage_error("expected a command: one of %s",
+						  command_names());
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+		printf("bouncelab %s (Google Benchmark %s, %s)\n", BOUNCELAB_VERSION,
+		       BOUNCELAB_GBENCH_VERSION, BOUNCELAB_COMPILER);
+		return 0;
+	}
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	return usage_error("unknown command '%s': expected one of %s", name,
+			   command_names());
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "config.h"
+#include "output.h"
+#include "results.h"
+
+/* The first line of a /proc or /sys file, without its newline. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, (int)len, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* "model name" and whether the "hypervisor" CPUID flag is set. */
+static void cpu_facts(char *model, size_t len, bool *hypervisor)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+
+	snprintf(model, len, "unknown");
+	*hypervisor = false;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		if (!strncmp(line, "model name", 10)) {
+			colon += 2;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(model, len, "%s", colon);
+		} else if (!strncmp(line, "flags", 5)) {
+			*hypervisor = strstr(colon, " hypervisor") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+json_t *results_context(void)
+{
+	char *gb = gbench_context_json();
+	json_t *doc = gb ? json_loads(gb, 0, NULL) : NULL;
+	json_t *ctx = doc ? json_incref(json_object_get(doc, "context")) : NULL;
+	char model[256], governor[64];
+	struct utsname u;
+	bool hypervisor;
+
+	free(gb);
+	json_decref(doc);
+	if (!json_is_object(ctx)) {
+		json_decref(ctx);
+		ctx = json_object();
+	}
+	cpu_facts(model, sizeof(model), &hypervisor);
+	if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+		      governor, sizeof(governor)))
+		snprintf(governor, sizeof(governor), "n/a (no cpufreq)");
+	json_object_set_new(ctx, "bouncelab_version", json_string(BOUNCELAB_VERSION));
+	json_object_set_new(ctx, "cpu_model", json_string(model));
+	json_object_set_new(ctx, "hypervisor", json_boolean(hypervisor));
+	json_object_set_new(ctx, "kernel_release",
+			    json_string(uname(&u) ? "unknown" : u.release));
+	json_object_set_new(ctx, "compiler", json_string(BOUNCELAB_COMPILER));
+	json_object_set_new(ctx, "build_type", json_string(BOUNCELAB_BUILD_TYPE));
+	json_object_set_new(ctx, "gbench_version", json_string(BOUNCELAB_GBENCH_VERSION));
+	json_object_set_new(ctx, "governor", json_string(governor));
+	return ctx;
+}
+
+static json_t *params_object(const struct bench_case *c)
+{
+	const struct kernel_family *f = c->family;
+	json_t *params = json_object();
+
+	for (unsigned int p = 0; p < f->nr_params; p++) {
+		const char *choice = kernel_param_choice(&f->params[p], c->cfg.param[p]);
+
+		json_object_set_new(params, f->params[p].name,
+				    choice ? json_string(choice) :
+					     json_integer(c->cfg.param[p]));
+	}
+	return params;
+}
+
+static json_t *placement_object(const struct placement *pl)
+{
+	json_t *obj = json_object();
+	json_t *cpus = json_array();
+
+	for (unsigned int i = 0; i < pl->nr_cpus; i++)
+		json_array_append_new(cpus, json_integer(pl->cpus[i]));
+	json_object_set_new(obj, "policy", json_string(pl->policy));
+	json_object_set_new(obj, "cpus", cpus);
+	json_object_set_new(obj, "widest_class",
+			    json_string(distance_class_name(pl->widest)));
+	json_object_set_new(obj, "numa_distance",
+			    pl->numa_distance < 0 ? json_null() :
+						    json_integer(pl->numa_distance));
+	return obj;
+}
+
+json_t *results_row(const struct gbench_run *run, const struct bench_case *c)
+{
+	json_t *row = json_object();
+	json_t *facts;
+
+	json_object_set_new(row, "name", json_string(run->name));
+	json_object_set_new(row, "family_index", json_integer(run->family_index));
+	json_object_set_new(row, "per_family_instance_index",
+			    json_integer(run->per_family_instance_index));
+	json_object_set_new(row, "run_name", json_string(run->run_name));
+	json_object_set_new(row, "run_type",
+			    json_string(run->is_aggregate ? "aggregate" : "iteration"));
+	json_object_set_new(row, "repetitions", json_integer(run->repetitions));
+	if (!run->is_aggregate)
+		json_object_set_new(row, "repetition_index",
+				    json_integer(run->repetition_index));
+	json_object_set_new(row, "threads", json_integer(run->threads));
+	if (run->is_aggregate) {
+		json_object_set_new(row, "aggregate_name",
+				    json_string(run->aggregate_name));
+		json_object_set_new(row, "aggregate_unit",
+				    json_string(run->aggregate_is_percentage ?
+						"percentage" : "time"));
+	}
+	if (run->error_occurred) {
+		json_object_set_new(row, "error_occurred", json_true());
+		json_object_set_new(row, "error_message",
+				    json_string(run->error_message));
+	}
+	json_object_set_new(row, "iterations", json_integer(run->iterations));
+	json_object_set_new(row, "real_time", json_real(run->real_time));
+	json_object_set_new(row, "cpu_time", json_real(run->cpu_time));
+	json_object_set_new(row, "time_unit", json_string(run->time_unit));
+	for (unsigned int i = 0; i < run->nr_counters; i++)
+		json_object_set_new(row, run->counter_names[i],
+				    json_real(run->counter_values[i]));
+	if (run->label && *run->label)
+		json_object_set_new(row, "label", json_string(run->label));
+	if (c) {
+		facts = json_object();
+		json_object_set_new(facts, "family", json_string(c->family->name));
+		json_object_set_new(facts, "variant",
+				    json_string(c->family->variants[c->cfg.variant].name));
+		json_object_set_new(facts, "params", params_object(c));
+		json_object_set_new(facts, "placement", placement_object(&c->placement));
+		json_object_set_new(row, "bouncelab", facts);
+	}
+	return row;
+}
+
+int results_write(const char *path, json_t *context, json_t *rows,
+		  char *err, size_t errlen)
+{
+	json_t *doc = json_object();
+	char *text;
+	int ret;
+
+	json_object_set(doc, "context", context);
+	json_object_set(doc, "benchmarks", rows);
+	text = json_dumps(doc, JSON_INDENT(2));
+	json_decref(doc);
+	if (!text) {
+		snprintf(err, errlen, "cannot encode the results of %s", path);
+		return -1;
+	}
+	ret = output_write_file(path, text, strlen(text), err, errlen);
+	free(text);
+	return ret;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The results file: Google Benchmark's JSON format, so compare.py and
+ * other tools read it, with bouncelab's facts added.
+ *
+ * context: Google Benchmark's own keys, plus bouncelab_version,
+ *   cpu_model, hypervisor (bool), kernel_release, compiler,
+ *   gbench_version, governor, topology{...}, counters{...} and, for a run
+ *   that stopped early, incomplete (a string saying why).
+ * benchmarks[]: one row per repetition (run_type "iteration") and
+ *   Google Benchmark's aggregates (run_type "aggregate"). Counters are
+ *   top-level keys as usual: ops (summed over threads), wall_ns (mean over
+ *   threads), ns_per_op (one operation in one thread) and the family's
+ *   metrics. Each row also has an object "bouncelab": family, variant,
+ *   params {name: value}, placement {policy, cpus[], widest_class,
+ *   numa_distance}.
+ */
+#ifndef BOUNCELAB_RESULTS_H
+#define BOUNCELAB_RESULTS_H
+
+#include <jansson.h>
+
+#include "gbench.h"
+#include "suite.h"
+
+/* The context of this run on this machine. */
+json_t *results_context(void);
+
+/* One row in Google Benchmark's format, with the case's facts. */
+json_t *results_row(const struct gbench_run *run, const struct bench_case *c);
+
+/* The whole document, written atomically. Returns 0 or -1 with err. */
+int results_write(const char *path, json_t *context, json_t *rows,
+		  char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Suite expansion and the body of every benchmark.
+ *
+ * Each Google Benchmark run starts fresh threads (iteration probing
+ * included). Every thread binds itself to its CPU first; thread 0, the
+ * main thread, also creates the family's shared state. The first
+ * gbench_keep_running_batch() is a barrier of all threads, so the state is
+ * ready (and published) before anyone starts the clock; the last one is a
+ * barrier too, so when thread 0 leaves the loop every thread is done and
+ * it can verify the state.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalog.h"
+#include "gbench.h"
+#include "suite.h"
+
+int parse_uint_list(const char *what, const char *text, unsigned int max_value,
+		    unsigned int *values, unsigned int *nr, char *err,
+		    size_t errlen)
+{
+	const char *p = text;
+
+	*nr = 0;
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (*p == '-' || *p == '+' || end == p || errno || v == 0 ||
+		    v > max_value || (*end && *end != ',')) {
+			snprintf(err, errlen,
+				 "%s '%s': expected a comma-separated list of integers from 1 to %u",
+				 what, text, max_value);
+			return -1;
+		}
+		if (*nr == SUITE_MAX_VALUES) {
+			snprintf(err, errlen, "%s '%s': expected at most %d values",
+				 what, text, SUITE_MAX_VALUES);
+			return -1;
+		}
+		values[(*nr)++] = (unsigned int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* 1, 2, 4, ... and the number of allowed CPUs itself. */
+static unsigned int default_threads(unsigned int nr_cpus, unsigned int *out)
+{
+	unsigned int n = 0;
+
+	for (unsigned int t = 1; t < nr_cpus && n < SUITE_MAX_VALUES - 1; t *= 2)
+		out[n++] = t;
+	out[n++] = nr_cpus;
+	return n;
+}
+
+/* The values a parameter takes in this suite. */
+static unsigned int param_values(const struct suite_options *opts,
+				 const struct kernel_family *family, int p,
+				 long *values)
+{
+	const struct kernel_param *param = &family->params[p];
+	unsigned int n = 0;
+	char err[256];
+
+	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
+		const struct suite_override *o = &opts->overrides[i];
+
+		if (o->family == family && o->param == p) {
+			memcpy(values, o->values, o->nr_values * sizeof(long));
+			return o->nr_values;
+		}
+	}
+	if (opts->quick || !param->suite) {
+		values[0] = param->def;
+		return 1;
+	}
+	/* The catalogue's own sweep lists are checked by the tests. */
+	for (const char *s = param->suite; *s && n < SUITE_MAX_VALUES; ) {
+		char item[64];
+		size_t len = strcspn(s, ",");
+
+		snprintf(item, sizeof(item), "%.*s", (int)len, s);
+		if (!kernel_param_parse(param, item, &values[n], err, sizeof(err)))
+			n++;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (!n)
+		values[n++] = param->def;
+	return n;
+}
+
+static void format_case_name(struct bench_case *c, bool show_placement)
+{
+	const struct kernel_family *f = c->family;
+	size_t used;
+
+	used = (size_t)snprintf(c->name, sizeof(c->name), "%s/%s", f->name,
+				f->variants[c->cfg.variant].name);
+	for (unsigned int p = 0; p < f->nr_params && used < sizeof(c->name); p++) {
+		const struct kernel_param *param = &f->params[p];
+		const char *choice = kernel_param_choice(param, c->cfg.param[p]);
+
+		/* Only what differs from the default: names stay short. */
+		if (c->cfg.param[p] == param->def)
+			continue;
+		if (choice)
+			used += (size_t)snprintf(c->name + used, sizeof(c->name) - used,
+						 "/%s:%s", param->name, choice);
+		else
+			used += (size_t)snprintf(c->name + used, sizeof(c->name) - used,
+						 "/%s:%ld", param->name, c->cfg.param[p]);
+	}
+	if (show_placement && used < sizeof(c->name))
+		snprintf(c->name + used, sizeof(c->name) - used, "/placement:%s",
+			 c->placement.policy);
+}
+
+struct plan_state {
+	const struct suite_options *opts;
+	const struct topo *topo;
+	regex_t *filter;
+	struct suite *suite;
+	unsigned int capacity;
+	unsigned int nr_threads;
+	unsigned int threads[SUITE_MAX_VALUES];
+	unsigned int nr_placements;
+	const char *const *placements;
+	unsigned int matched_threads;	/* cases dropped for thread bounds */
+};
+
+static int add_case(struct plan_state *ps, const struct bench_case *proto)
+{
+	struct suite *suite = ps->suite;
+
+	if (ps->filter && regexec(ps->filter, proto->name, 0, NULL, 0))
+		return 0;
+	if (suite->nr_cases == ps->capacity) {
+		unsigned int cap = ps->capacity ? ps->capacity * 2 : 64;
+		struct bench_case *c = realloc(suite->cases, cap * sizeof(*c));
+
+		if (!c)
+			return -1;
+		suite->cases = c;
+		ps->capacity = cap;
+	}
+	suite->cases[suite->nr_cases++] = *proto;
+	return 0;
+}
+
+/* Every variant x thread count x placement for one parameter set. */
+static int plan_param_set(struct plan_state *ps,
+			  const struct kernel_family *f, const long *param,
+			  char *err, size_t errlen)
+{
+	struct bench_case c;
+
+	for (unsigned int v = 0; v < f->nr_variants; v++) {
+		for (unsigned int ti = 0; ti < ps->nr_threads; ti++) {
+			unsigned int t = ps->threads[ti];
+
+			if ((f->min_threads && t < f->min_threads) ||
+			    (f->max_threads && t > f->max_threads))
+				continue;
+			ps->matched_threads++;
+			for (unsigned int pi = 0; pi < ps->nr_placements; pi++) {
+				memset(&c, 0, sizeof(c));
+				c.family = f;
+				c.topo = ps->topo;
+				c.cfg.variant = v;
+				c.cfg.nr_threads = t;
+				memcpy(c.cfg.param, param, sizeof(c.cfg.param));
+				if (topo_plan(ps->topo, ps->placements[pi], t,
+					      &c.placement, err, errlen))
+					return 2;
+				format_case_name(&c, ps->nr_placements > 1);
+				if (add_case(ps, &c)) {
+					snprintf(err, errlen, "out of memory planning the suite");
+					return 1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* The cartesian product of the family's parameter values. */
+static int plan_family(struct plan_state *ps, const struct kernel_family *f,
+		       char *err, size_t errlen)
+{
+	long values[KERNEL_MAX_PARAMS][SUITE_MAX_VALUES];
+	unsigned int nr[KERNEL_MAX_PARAMS];
+	unsigned int idx[KERNEL_MAX_PARAMS] = { 0 };
+	long param[KERNEL_MAX_PARAMS] = { 0 };
+	int ret;
+
+	for (unsigned int p = 0; p < f->nr_params; p++)
+		nr[p] = param_values(ps->opts, f, (int)p, values[p]);
+	for (;;) {
+		unsigned int p;
+
+		for (p = 0; p < f->nr_params; p++)
+			param[p] = values[p][idx[p]];
+		ret = plan_param_set(ps, f, param, err, errlen);
+		if (ret)
+			return ret;
+		for (p = 0; p < f->nr_params; p++) {
+			if (++idx[p] < nr[p])
+				break;
+			idx[p] = 0;
+		}
+		if (p == f->nr_params)
+			return 0;
+	}
+}
+
+int suite_plan(const struct suite_options *opts, const struct topo *topo,
+	       struct suite *suite, char *err, size_t errlen)
+{
+	static const char *const default_placement[] = { "compact" };
+	struct plan_state ps = { .opts = opts, .topo = topo, .suite = suite };
+	regex_t filter;
+	int ret = 0;
+
+	memset(suite, 0, sizeof(*suite));
+	if (opts->filter) {
+		ret = regcomp(&filter, opts->filter, REG_EXTENDED | REG_NOSUB);
+		if (ret) {
+			char why[128];
+
+			regerror(ret, &filter, why, sizeof(why));
+			snprintf(err, errlen, "filter '%s': expected a regular expression (%s)",
+				 opts->filter, why);
+			return 2;
+		}
+		ps.filter = &filter;
+	}
+	if (opts->nr_threads) {
+		ps.nr_threads = opts->nr_threads;
+		memcpy(ps.threads, opts->threads, opts->nr_threads * sizeof(unsigned int));
+	} else {
+		ps.nr_threads = default_threads(topo_nr_allowed_cpus(topo), ps.threads);
+	}
+	ps.nr_placements = opts->nr_placements ? opts->nr_placements : 1;
+	ps.placements = opts->nr_placements ? opts->placements : default_placement;
+
+	for (unsigned int i = 0; i < catalog_size && !ret; i++)
+		ret = plan_family(&ps, catalog[i], err, errlen);
+	if (ps.filter)
+		regfree(&filter);
+	if (!ret && !suite->nr_cases) {
+		snprintf(err, errlen, "filter '%s': no benchmark matches (see 'bouncelab list')",
+			 opts->filter ? opts->filter : "");
+		ret = 2;
+	}
+	if (ret)
+		suite_free(suite);
+	return ret;
+}
+
+void suite_free(struct suite *suite)
+{
+	free(suite->cases);
+	suite->cases = NULL;
+	suite->nr_cases = 0;
+}
+
+struct bench_case *suite_find(struct suite *suite, const char *name,
+			      unsigned int nr_threads)
+{
+	for (unsigned int i = 0; i < suite->nr_cases; i++)
+		if (suite->cases[i].cfg.nr_threads == nr_threads &&
+		    !strcmp(suite->cases[i].name, name))
+			return &suite->cases[i];
+	return NULL;
+}
+
+static double elapsed_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e9 +
+	       (double)(b->tv_nsec - a->tv_nsec);
+}
+
+/* Thread 0, after every thread has finished: check the state, report extras. */
+static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
+{
+	const struct kernel_family *f = c->family;
+	struct kernel_metrics metrics = { 0 };
+	char msg[256];
+
+	if (f->verify(c->state, &c->cfg, c->ops_done, &metrics, msg, sizeof(msg))) {
+		snprintf(c->error, sizeof(c->error), "verify failed: %s", msg);
+		gbench_skip_with_error(st, c->error);
+	} else {
+		for (unsigned int i = 0; i < metrics.nr; i++)
+			gbench_set_counter(st, metrics.m[i].name,
+					   metrics.m[i].value, GBENCH_SUM);
+	}
+	f->destroy(c->state);
+	c->state = NULL;
+}
+
+void bench_case_run(struct gbench_state *st, void *arg)
+{
+	struct bench_case *c = arg;
+	const struct kernel_variant *v = &c->family->variants[c->cfg.variant];
+	int t = gbench_thread_index(st);
+	uint64_t n = gbench_max_iterations(st);
+	struct topo_binding *saved = NULL;
+	struct timespec start = { 0 }, end = { 0 };
+	char msg[256];
+	bool ran = false;
+	int ret;
+
+	if (t == 0)
+		saved = topo_save_binding(c->topo);
+	ret = topo_bind_self(c->topo, c->placement.cpus[t]);
+	if (ret) {
+		snprintf(msg, sizeof(msg), "cannot bind thread %d to CPU %d: %s",
+			 t, c->placement.cpus[t], strerror(-ret));
+		gbench_skip_with_error(st, msg);
+	}
+	c->ops_done[t] = 0;
+	if (t == 0) {
+		c->state = c->family->create(&c->cfg, msg, sizeof(msg));
+		if (!c->state)
+			gbench_skip_with_error(st, msg);
+	}
+
+	/* Not a loop over operations: the kernel runs all n in one call. */
+	while (gbench_keep_running_batch(st, n)) {
+		if (!c->state || gbench_error_occurred(st))
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		v->run(c->state, (unsigned int)t, n);
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		c->ops_done[t] = n;	/* published by the closing barrier */
+		ran = true;
+	}
+
+	if (ran) {
+		double wall = elapsed_ns(&start, &end);
+
+		gbench_set_counter(st, "ops", (double)n, GBENCH_SUM);
+		gbench_set_counter(st, "wall_ns", wall, GBENCH_AVG_THREADS);
+		gbench_set_counter(st, "ns_per_op", wall / (double)n,
+				   GBENCH_AVG_THREADS);
+	}
+	if (t == 0) {
+		if (c->state)
+			verify_and_destroy(st, c);
+		topo_restore_binding(c->topo, saved);
+	}
+}

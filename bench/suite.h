@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The suite: families x parameter values x variants x threads x
+ * placements, expanded into cases and run under Google Benchmark.
+ */
+#ifndef BOUNCELAB_SUITE_H
+#define BOUNCELAB_SUITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "topo.h"
+
+#define SUITE_MAX_VALUES 64
+#define SUITE_MAX_OVERRIDES 32
+#define SUITE_MAX_PLACEMENTS 16
+
+/* --param family.name=v1,v2: the values a parameter sweeps. */
+struct suite_override {
+	const struct kernel_family *family;
+	int param;
+	unsigned int nr_values;
+	long values[SUITE_MAX_VALUES];
+};
+
+struct suite_options {
+	const char *filter;		/* POSIX extended regex on case names */
+	unsigned int nr_threads;	/* 0: 1, 2, 4, ... up to the allowed CPUs */
+	unsigned int threads[SUITE_MAX_VALUES];
+	unsigned int nr_placements;	/* 0: compact */
+	const char *placements[SUITE_MAX_PLACEMENTS];
+	unsigned int nr_overrides;
+	struct suite_override overrides[SUITE_MAX_OVERRIDES];
+	int repetitions;
+	double min_time;
+	bool quick;			/* parameter defaults only */
+};
+
+struct bench_case {
+	const struct kernel_family *family;
+	struct kernel_config cfg;
+	struct placement placement;
+	const struct topo *topo;
+	char name[256];
+
+	/* Per run: thread 0 creates the state before the start barrier. */
+	void *state;
+	uint64_t ops_done[KERNEL_MAX_THREADS];
+	char error[320];
+};
+
+struct suite {
+	unsigned int nr_cases;
+	struct bench_case *cases;
+};
+
+/*
+ * Expands the options into cases. Returns 0, or 2 with err naming the bad
+ * value (usage), or 1 (runtime).
+ */
+int suite_plan(const struct suite_options *opts, const struct topo *topo,
+	       struct suite *suite, char *err, size_t errlen);
+void suite_free(struct suite *suite);
+
+/*
+ * The case a run belongs to, by its registered name and thread count
+ * (Google Benchmark adds the thread count to the name it reports), or NULL.
+ */
+struct bench_case *suite_find(struct suite *suite, const char *name,
+			      unsigned int nr_threads);
+
+/* The body every case runs in each Google Benchmark thread. */
+struct gbench_state;
+void bench_case_run(struct gbench_state *state, void *arg);
+
+/* Parses "1,2,4" into values. Returns 0, or -1 with err filled. */
+int parse_uint_list(const char *what, const char *text, unsigned int max_value,
+		    unsigned int *values, unsigned int *nr, char *err,
+		    size_t errlen);
+
+#endif

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one list of kernel families. Adding a family is one file plus one
+ * line here (and one in kernels/meson.build).
+ */
+#include <string.h>
+
+#include "catalog.h"
+
+extern const struct kernel_family has_pinned_family;
+
+const struct kernel_family *const catalog[] = {
+	&has_pinned_family,
+};
+
+const unsigned int catalog_size = sizeof(catalog) / sizeof(catalog[0]);
+
+const struct kernel_family *catalog_find(const char *name)
+{
+	for (unsigned int i = 0; i < catalog_size; i++)
+		if (!strcmp(catalog[i]->name, name))
+			return catalog[i];
+	return NULL;
+}
+
+int catalog_variant_index(const struct kernel_family *family, const char *name)
+{
+	for (unsigned int i = 0; i < family->nr_variants; i++)
+		if (!strcmp(family->variants[i].name, name))
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Helpers shared by every family: parameters, metrics, padded memory. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+
+atomic_bool kernel_stop_requested;
+
+void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
+		       double value)
+{
+	if (metrics->nr >= KERNEL_MAX_METRICS)
+		return;
+	metrics->m[metrics->nr].name = name;
+	metrics->m[metrics->nr].value = value;
+	metrics->nr++;
+}
+
+void *kernel_alloc_padded(size_t size)
+{
+	void *p;
+	size_t rounded = (size + CACHE_PAD - 1) / CACHE_PAD * CACHE_PAD;
+
+	if (!rounded)
+		rounded = CACHE_PAD;
+	p = aligned_alloc(CACHE_PAD, rounded);
+	if (p)
+		memset(p, 0, rounded);
+	return p;
+}
+
+int kernel_param_index(const struct kernel_family *family, const char *name)
+{
+	for (unsigned int i = 0; i < family->nr_params; i++)
+		if (!strcmp(family->params[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+void kernel_config_defaults(const struct kernel_family *family,
+			    struct kernel_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nr_threads = 1;
+	for (unsigned int i = 0; i < family->nr_params; i++)
+		cfg->param[i] = family->params[i].def;
+}
+
+const char *kernel_param_choice(const struct kernel_param *param, long value)
+{
+	if (!param->choices || value < 0)
+		return NULL;
+	for (long i = 0; param->choices[i]; i++)
+		if (i == value)
+			return param->choices[i];
+	return NULL;
+}
+
+static void describe_choices(const struct kernel_param *param, char *buf,
+			     size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; param->choices[i] && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 i ? "|" : "", param->choices[i]);
+}
+
+int kernel_param_parse(const struct kernel_param *param, const char *text,
+		       long *value, char *err, size_t errlen)
+{
+	char expected[256];
+	char *end;
+	long v;
+
+	if (param->choices) {
+		for (long i = 0; param->choices[i]; i++) {
+			if (!strcmp(param->choices[i], text)) {
+				*value = i;
+				return 0;
+			}
+		}
+		describe_choices(param, expected, sizeof(expected));
+		snprintf(err, errlen, "%s='%s': expected one of %s",
+			 param->name, text, expected);
+		return -1;
+	}
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < param->min || v > param->max) {
+		snprintf(err, errlen, "%s='%s': expected an integer from %ld to %ld",
+			 param->name, text, param->min, param->max);
+		return -1;
+	}
+	*value = v;
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel contract: what a family of contention kernels provides.
+ *
+ * A family models one pattern argued about in a Linux patch. Its variants
+ * are the competing ways of writing the same operation; each one runs
+ * nr_ops operations for one thread on state shared by all threads. The
+ * harness creates the state once per run, starts the threads, times them,
+ * then asks the family to verify the state: a run whose check fails is an
+ * error, never a number.
+ *
+ * Kernels know nothing of Google Benchmark, hwloc or libpfm4.
+ */
+#ifndef BOUNCELAB_KERNEL_H
+#define BOUNCELAB_KERNEL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Per-thread data is padded to 128 bytes, not 64: the adjacent-line
+ * prefetcher fetches cache lines in pairs, so two threads' words 64 bytes
+ * apart still bounce (will-it-scale pads to 128 for the same reason).
+ */
+#define CACHE_PAD 128
+
+#define KERNEL_MAX_PARAMS 8
+#define KERNEL_MAX_METRICS 16
+#define KERNEL_MAX_THREADS 1024
+
+/*
+ * An integer parameter. Enumerated parameters list their names in
+ * choices (NULL-terminated): the value is then the index of the name.
+ * Fractions are whole percentages.
+ */
+struct kernel_param {
+	const char *name;
+	const char *help;
+	long def;
+	long min;
+	long max;
+	const char *const *choices;
+	/* values the default suite sweeps, e.g. "0,1"; NULL: the default only */
+	const char *suite;
+};
+
+struct kernel_config {
+	unsigned int variant;		/* index into the family's variants */
+	unsigned int nr_threads;
+	long param[KERNEL_MAX_PARAMS];	/* in the order of the family's params */
+};
+
+struct kernel_variant {
+	const char *name;
+	/* the line of the patch this variant stands for */
+	const char *models;
+	void (*run)(void *state, unsigned int thread, uint64_t nr_ops);
+	/*
+	 * Racy on purpose (e.g. a plain increment): verify measures the
+	 * damage instead of failing, and ThreadSanitizer runs skip it.
+	 */
+	bool deliberately_racy;
+	/* A baseline (e.g. an empty loop): not a contender for "best variant". */
+	bool baseline;
+};
+
+/* Results of a run beyond its operation count, e.g. retries per success. */
+struct kernel_metrics {
+	unsigned int nr;
+	struct {
+		const char *name;	/* a static string: becomes a counter name */
+		double value;
+	} m[KERNEL_MAX_METRICS];
+};
+
+struct kernel_family {
+	const char *name;
+	const char *title;
+	/* one paragraph: why one variant scales and the other does not */
+	const char *lesson;
+	/* seed file and commit it comes from */
+	const char *source;
+	/* a few lines of the code pattern before and after the fix */
+	const char *before;
+	const char *after;
+	const struct kernel_param *params;
+	unsigned int nr_params;
+	const struct kernel_variant *variants;
+	unsigned int nr_variants;
+	/* threads busy-wait for each other: each needs a CPU of its own */
+	bool spins;
+	/* thread counts the family can run with; 0: no bound */
+	unsigned int min_threads;
+	unsigned int max_threads;
+
+	/* Returns NULL and fills err on failure (e.g. out of memory). */
+	void *(*create)(const struct kernel_config *cfg, char *err, size_t errlen);
+	/*
+	 * Checks the shared state after thread t ran ops[t] operations.
+	 * Returns 0, or -1 with msg filled. May add metrics.
+	 */
+	int (*verify)(void *state, const struct kernel_config *cfg,
+		      const uint64_t *ops, struct kernel_metrics *metrics,
+		      char *msg, size_t msglen);
+	void (*destroy)(void *state);
+};
+
+/*
+ * A stop request from the harness (watchdog, interrupt). Spin-waits check
+ * it so that a descheduled or oversubscribed run cannot hang; a run that
+ * stops early then fails its verify step and is reported as an error.
+ */
+extern atomic_bool kernel_stop_requested;
+
+static inline bool kernel_should_stop(void)
+{
+	return atomic_load_explicit(&kernel_stop_requested, memory_order_relaxed);
+}
+
+void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
+		       double value);
+
+/* Allocates size bytes aligned to CACHE_PAD, zeroed. NULL on failure. */
+void *kernel_alloc_padded(size_t size);
+
+/* A parameter's index in its family, or -1. */
+int kernel_param_index(const struct kernel_family *family, const char *name);
+
+/* A configuration with every parameter at its default. */
+void kernel_config_defaults(const struct kernel_family *family,
+			    struct kernel_config *cfg);
+
+/* The value's name for an enumerated parameter, else NULL. */
+const char *kernel_param_choice(const struct kernel_param *param, long value);
+
+/*
+ * Parses one value ("64" or, for enumerated parameters, a name). Returns 0,
+ * or -1 with err naming the value and what was expected.
+ */
+int kernel_param_parse(const struct kernel_param *param, const char *text,
+		       long *value, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every variant of every family, run on real threads with 1 and 2
+ * threads, must pass its family's verify step; and a broken variant that
+ * drops one operation must fail it.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+
+#define OPS_PER_THREAD 20000
+
+struct worker {
+	pthread_t tid;
+	const struct kernel_variant *variant;
+	void *state;
+	unsigned int thread;
+	uint64_t nr_ops;
+	pthread_barrier_t *start;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_barrier_wait(w->start);
+	w->variant->run(w->state, w->thread, w->nr_ops);
+	return NULL;
+}
+
+/*
+ * Runs variant v of f on nr_threads threads, thread 0 doing `short_by`
+ * fewer operations than it reports. Returns verify's result.
+ */
+static int run_and_verify(const struct kernel_family *f, unsigned int v,
+			  unsigned int nr_threads, uint64_t short_by,
+			  char *msg, size_t msglen)
+{
+	struct worker w[2];
+	struct kernel_config cfg;
+	struct kernel_metrics metrics = { 0 };
+	pthread_barrier_t start;
+	uint64_t ops[2];
+	char err[256];
+	void *state;
+	int ret;
+
+	kernel_config_defaults(f, &cfg);
+	cfg.variant = v;
+	cfg.nr_threads = nr_threads;
+	state = f->create(&cfg, err, sizeof(err));
+	assert_non_null(state);
+	pthread_barrier_init(&start, NULL, nr_threads);
+	for (unsigned int t = 0; t < nr_threads; t++) {
+		ops[t] = OPS_PER_THREAD;
+		w[t] = (struct worker){ .variant = &f->variants[v], .state = state,
+					.thread = t, .start = &start,
+					.nr_ops = OPS_PER_THREAD - (t == 0 ? short_by : 0) };
+		assert_int_equal(pthread_create(&w[t].tid, NULL, worker_main, &w[t]), 0);
+	}
+	for (unsigned int t = 0; t < nr_threads; t++)
+		pthread_join(w[t].tid, NULL);
+	pthread_barrier_destroy(&start);
+	msg[0] = '\0';
+	ret = f->verify(state, &cfg, ops, &metrics, msg, msglen);
+	f->destroy(state);
+	return ret;
+}
+
+static void families_fit_the_thread_count(const struct kernel_family *f,
+					  unsigned int nr_threads, bool *fits)
+{
+	*fits = (!f->min_threads || nr_threads >= f->min_threads) &&
+		(!f->max_threads || nr_threads <= f->max_threads);
+}
+
+static void every_variant_verifies(void **unused)
+{
+	char msg[256];
+	bool fits;
+
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		for (unsigned int t = 1; t <= 2; t++) {
+			families_fit_the_thread_count(f, t, &fits);
+			if (!fits)
+				continue;
+			for (unsigned int v = 0; v < f->nr_variants; v++) {
+				int ret = run_and_verify(f, v, t, 0, msg, sizeof(msg));
+
+				if (ret)
+					print_error("%s/%s with %u threads: %s\n", f->name,
+						    f->variants[v].name, t, msg);
+				assert_int_equal(ret, 0);
+			}
+		}
+	}
+}
+
+static void a_dropped_operation_fails_verify(void **unused)
+{
+	char msg[256];
+	bool fits;
+
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+		unsigned int tested = 0;
+
+		for (unsigned int t = 1; t <= 2; t++) {
+			families_fit_the_thread_count(f, t, &fits);
+			if (!fits)
+				continue;
+			for (unsigned int v = 0; v < f->nr_variants; v++) {
+				if (f->variants[v].baseline ||
+				    f->variants[v].deliberately_racy)
+					continue;
+				if (run_and_verify(f, v, t, 1, msg, sizeof(msg)) == 0)
+					fail_msg("%s/%s with %u threads: verify missed a dropped operation",
+						 f->name, f->variants[v].name, t);
+				assert_true(msg[0] != '\0');
+				tested++;
+			}
+		}
+		assert_true(tested > 0);
+	}
+}
+
+static void parameters_parse_and_refuse(void **unused)
+{
+	const struct kernel_family *f = catalog_find("has_pinned");
+	const struct kernel_param *pin_work, *flag_line;
+	char err[256];
+	long v;
+
+	(void)unused;
+	assert_non_null(f);
+	pin_work = &f->params[kernel_param_index(f, "pin_work")];
+	flag_line = &f->params[kernel_param_index(f, "flag_line")];
+	assert_int_equal(kernel_param_parse(pin_work, "4", &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 4);
+	assert_int_equal(kernel_param_parse(pin_work, "65", &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "0 to 64"));
+	assert_int_equal(kernel_param_parse(pin_work, "x", &v, err, sizeof(err)), -1);
+	assert_int_equal(kernel_param_parse(flag_line, "alone", &v, err, sizeof(err)), 0);
+	assert_string_equal(kernel_param_choice(flag_line, v), "alone");
+	assert_int_equal(kernel_param_parse(flag_line, "nowhere", &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "shared|alone"));
+}
+
+/* Every family's suite sweep lists only valid values and has a lesson. */
+static void catalogue_is_well_formed(void **unused)
+{
+	char err[256], item[64];
+	long v;
+
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		assert_non_null(f->lesson);
+		assert_non_null(f->source);
+		assert_true(f->nr_params <= KERNEL_MAX_PARAMS);
+		assert_ptr_equal(catalog_find(f->name), f);
+		for (unsigned int p = 0; p < f->nr_params; p++) {
+			const char *s = f->params[p].suite;
+
+			assert_true(f->params[p].def >= f->params[p].min);
+			assert_true(f->params[p].def <= f->params[p].max);
+			while (s && *s) {
+				size_t len = strcspn(s, ",");
+
+				snprintf(item, sizeof(item), "%.*s", (int)len, s);
+				if (kernel_param_parse(&f->params[p], item, &v, err, sizeof(err)))
+					fail_msg("%s: %s", f->name, err);
+				s += len + (s[len] == ',');
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_variant_verifies),
+		cmocka_unit_test(a_dropped_operation_fails_verify),
+		cmocka_unit_test(parameters_parse_and_refuse),
+		cmocka_unit_test(catalogue_is_well_formed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* bouncelab run: plan the suite, run it under Google Benchmark, write JSON. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +11,23 @@
 #include "catalog.h"
 #include "cli.h"
 #include "gbench.h"
+#include "interrupt.h"
 #include "output.h"
 #include "results.h"
 #include "stats.h"
 #include "suite.h"
+#include "watchdog.h"
 
 #define DEFAULT_REPETITIONS 9
 #define DEFAULT_MIN_TIME 0.02
 #define QUICK_REPETITIONS 3
 #define QUICK_MIN_TIME 0.005
+/*
+ * A run lasts about --min-time; Google Benchmark's iteration probing may
+ * overshoot it up to tenfold. A shared VM can stall a vCPU for seconds.
+ */
+#define WATCHDOG_FLOOR 10.0
+#define WATCHDOG_MIN_TIMES 20.0
 
 struct run_progress {
 	struct suite *suite;
@@ -30,6 +39,8 @@ struct run_progress {
 	unsigned int per_case;
 	double *samples;
 	unsigned int *nr_samples;
+	/* cases with a run cut short by an interrupt: their aggregates are dropped */
+	bool *interrupted;
 };
 
 static void run_usage(FILE *out)
@@ -45,9 +56,15 @@ static void run_usage(FILE *out)
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
-		"  -h, --help              this help\n",
+		"  --force                 replace the results file if it exists\n"
+		"  --watchdog S            end a run taking longer than S seconds and go on\n"
+		"                          (default the larger of %g and %g x --min-time)\n"
+		"  --dry-run               print the cases and exit: runs and writes nothing\n"
+		"  -h, --help              this help\n\n"
+		"SIGINT or SIGTERM stops after the current benchmark: the finished rows\n"
+		"are written, marked incomplete, and the exit status is 130 or 143.\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
-		QUICK_MIN_TIME);
+		QUICK_MIN_TIME, WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES);
 }
 
 /* family.name=v1,v2 */
@@ -123,6 +140,15 @@ static void on_run(const struct gbench_run *run, void *arg)
 					   (unsigned int)run->threads);
 	double elapsed;
 
+	/* Runs after an interrupt are not results: they never ran. */
+	if (run->error_occurred && !strcmp(run->error_message, SUITE_INTERRUPTED)) {
+		if (c)
+			pr->interrupted[c - pr->suite->cases] = true;
+		return;
+	}
+	/* Aggregates over fewer repetitions than they claim would mislead. */
+	if (run->is_aggregate && c && pr->interrupted[c - pr->suite->cases])
+		return;
 	json_array_append_new(pr->rows, results_row(run, c));
 	if (run->is_aggregate)
 		return;
@@ -187,8 +213,79 @@ static void print_summary(const struct run_progress *pr)
 	}
 }
 
+/* The cases, one a line, and what a run would do: nothing is written. */
+static int print_plan(const struct suite *suite, const struct suite_options *opts,
+		      const char *out, double watchdog)
+{
+	for (unsigned int i = 0; i < suite->nr_cases; i++) {
+		const struct bench_case *c = &suite->cases[i];
+
+		printf("%-60s threads %u, cpus", c->name, c->cfg.nr_threads);
+		for (unsigned int t = 0; t < c->placement.nr_cpus; t++)
+			printf("%s%d", t ? "," : " ", c->placement.cpus[t]);
+		printf("\n");
+	}
+	printf("%u cases x %d repetitions of %g s, watchdog %g s; results would go to %s\n",
+	       suite->nr_cases, opts->repetitions, opts->min_time, watchdog, out);
+	return 0;
+}
+
+/*
+ * Refuses to replace a results file without --force, and fails before any
+ * benchmark runs when the file cannot be written, not after a long run.
+ */
+static int check_output(const char *out, bool force)
+{
+	struct stat st;
+	char err[512];
+
+	if (!force && !lstat(out, &st) && !S_ISDIR(st.st_mode))
+		return usage_error("--out '%s': the file exists: expected a new path, or --force to replace it",
+				   out);
+	if (output_check_writable(out, err, sizeof(err)))
+		return runtime_error("%s", err);
+	return 0;
+}
+
+/* "interrupted by SIGINT after 4 of 18 repetitions" */
+static void mark_incomplete(json_t *context, int signo,
+			    const struct run_progress *pr)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), "interrupted by %s after %u of %u repetitions",
+		 interrupt_signal_name(signo),
+		 pr->done, pr->total);
+	json_object_set_new(context, "incomplete", json_string(why));
+}
+
+/*
+ * Writes the finished rows. After SIGINT or SIGTERM the file is marked
+ * incomplete and the exit status is 128 + the signal, as the shell's own.
+ */
+static int write_results(const char *out, json_t *context,
+			 const struct run_progress *pr, bool force)
+{
+	int signo = interrupt_signal();
+	char err[512];
+
+	if (signo)
+		mark_incomplete(context, signo, pr);
+	if (results_write(out, context, pr->rows, force, err, sizeof(err)))
+		return runtime_error("%s", err);
+	if (signo) {
+		runtime_error("%s: wrote the %u finished repetitions to %s, marked incomplete",
+			      interrupt_signal_name(signo), pr->done, out);
+		return 128 + signo;
+	}
+	print_summary(pr);
+	fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out,
+		seconds_since(&pr->start));
+	return 0;
+}
+
 static int run_suite(struct suite *suite, const struct suite_options *opts,
-		     const char *out)
+		     const char *out, bool force, double watchdog)
 {
 	char rep_flag[64], time_flag[64], err[512];
 	char arg0[] = "bouncelab", interleave[] = "--benchmark_enable_random_interleaving=true";
@@ -211,9 +308,12 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	pr.per_case = (unsigned int)opts->repetitions;
 	pr.samples = calloc((size_t)suite->nr_cases * pr.per_case, sizeof(double));
 	pr.nr_samples = calloc(suite->nr_cases, sizeof(unsigned int));
-	if (!pr.rows || !pr.samples || !pr.nr_samples) {
+	pr.interrupted = calloc(suite->nr_cases, sizeof(bool));
+	if (!pr.rows || !pr.samples || !pr.nr_samples || !pr.interrupted) {
 		free(pr.samples);
 		free(pr.nr_samples);
+		free(pr.interrupted);
+		gbench_clear();
 		json_decref(pr.rows);
 		return runtime_error("out of memory for %u cases", suite->nr_cases);
 	}
@@ -222,17 +322,24 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	context = results_context();
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
-	gbench_run_all(&cb);
-	gbench_clear();
-	if (results_write(out, context, pr.rows, err, sizeof(err)))
+	interrupt_reset();
+	if (watchdog_start(watchdog, err, sizeof(err))) {
 		ret = runtime_error("%s", err);
-	else
-		print_summary(&pr);
-	fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out, seconds_since(&pr.start));
+	} else {
+		if (interrupt_catch())
+			fprintf(stderr, "bouncelab: cannot catch SIGINT: Ctrl-C loses the run\n");
+		gbench_run_all(&cb);
+		interrupt_release();
+		watchdog_stop();
+	}
+	gbench_clear();
+	if (!ret)
+		ret = write_results(out, context, &pr, force);
 	json_decref(context);
 	json_decref(pr.rows);
 	free(pr.samples);
 	free(pr.nr_samples);
+	free(pr.interrupted);
 	return ret;
 }
 
@@ -246,12 +353,17 @@ int cmd_run(int argc, char **argv)
 		{ "param", required_argument, NULL, 'p' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "watchdog", required_argument, NULL, 'w' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct suite_options opts = { .repetitions = 0 };
 	char out_buf[512], err[512];
 	const char *out = NULL;
+	bool force = false, dry_run = false;
+	double watchdog = 0;
 	struct suite suite;
 	struct topo *topo;
 	long value;
@@ -291,6 +403,18 @@ int cmd_run(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'F':
+			force = true;
+			break;
+		case 'w':
+			watchdog = parse_seconds(optarg);
+			if (watchdog < 0)
+				return usage_error("--watchdog '%s': expected seconds, more than 0 and at most 3600",
+						   optarg);
+			break;
+		case 'n':
+			dry_run = true;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -305,6 +429,8 @@ int cmd_run(int argc, char **argv)
 		opts.repetitions = opts.quick ? QUICK_REPETITIONS : DEFAULT_REPETITIONS;
 	if (opts.min_time == 0)
 		opts.min_time = opts.quick ? QUICK_MIN_TIME : DEFAULT_MIN_TIME;
+	if (watchdog == 0)
+		watchdog = fmax(WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES * opts.min_time);
 	if (!out) {
 		default_out(out_buf, sizeof(out_buf));
 		out = out_buf;
@@ -318,11 +444,12 @@ int cmd_run(int argc, char **argv)
 		topo_close(topo);
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	}
-	/* Fail before any benchmark runs, not after a long run. */
-	if (output_check_writable(out, err, sizeof(err)))
-		ret = runtime_error("%s", err);
+	if (dry_run)
+		ret = print_plan(&suite, &opts, out, watchdog);
 	else
-		ret = run_suite(&suite, &opts, out);
+		ret = check_output(out, force);
+	if (!ret && !dry_run)
+		ret = run_suite(&suite, &opts, out, force, watchdog);
 	suite_free(&suite);
 	topo_close(topo);
 	return ret;

@@ -25,69 +25,6 @@ static const struct command commands[] = {
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void vreport(const char *fmt, va_list ap)
-{
-	fputs("bouncelab: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(fmt, ap);
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
-int runtime_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(fmt, ap);
-	va_end(ap);
-	return EXIT_RUNTIME;
-}
-
-int bad_option(char **argv, const char *command)
-{
-	const char *opt = argv[optind - 1];
-
-	if (optopt && optopt != '?')
-		return usage_error("%s: option '-%c' needs a value or is unknown: see 'bouncelab %s --help'",
-				   command, optopt, command);
-	return usage_error("%s: option '%s' is unknown or needs a value: see 'bouncelab %s --help'",
-			   command, opt ? opt : "?", command);
-}
-
-double parse_seconds(const char *text)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(text, &end);
-	if (errno || end == text || *end || !isfinite(v) || v <= 0 || v > 3600)
-		return -1;
-	return v;
-}
-
-int parse_long(const char *text, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || end == text || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: bouncelab COMMAND [OPTIONS]\n\n"

@@ -165,7 +165,7 @@ json_t *results_row(const struct gbench_run *run, const struct bench_case *c)
 }
 
 int results_write(const char *path, json_t *context, json_t *rows,
-		  char *err, size_t errlen)
+		  bool replace, char *err, size_t errlen)
 {
 	json_t *doc = json_object();
 	char *text;
@@ -179,7 +179,10 @@ int results_write(const char *path, json_t *context, json_t *rows,
 		snprintf(err, errlen, "cannot encode the results of %s", path);
 		return -1;
 	}
-	ret = output_write_file(path, text, strlen(text), err, errlen);
+	if (replace)
+		ret = output_write_file(path, text, strlen(text), err, errlen);
+	else
+		ret = output_write_new_file(path, text, strlen(text), err, errlen);
 	free(text);
 	return ret;
 }

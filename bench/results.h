@@ -19,6 +19,7 @@
 #define BOUNCELAB_RESULTS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "gbench.h"
 #include "suite.h"
@@ -29,8 +30,11 @@ json_t *results_context(void);
 /* One row in Google Benchmark's format, with the case's facts. */
 json_t *results_row(const struct gbench_run *run, const struct bench_case *c);
 
-/* The whole document, written atomically. Returns 0 or -1 with err. */
+/*
+ * The whole document, written atomically; an existing file at path is
+ * replaced only if replace is true. Returns 0 or -1 with err.
+ */
 int results_write(const char *path, json_t *context, json_t *rows,
-		  char *err, size_t errlen);
+		  bool replace, char *err, size_t errlen);
 
 #endif

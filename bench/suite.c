@@ -19,7 +19,9 @@
 
 #include "catalog.h"
 #include "gbench.h"
+#include "interrupt.h"
 #include "suite.h"
+#include "watchdog.h"
 
 int parse_uint_list(const char *what, const char *text, unsigned int max_value,
 		    unsigned int *values, unsigned int *nr, char *err,
@@ -301,7 +303,11 @@ static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
 	char msg[256];
 
 	if (f->verify(c->state, &c->cfg, c->ops_done, &metrics, msg, sizeof(msg))) {
-		snprintf(c->error, sizeof(c->error), "verify failed: %s", msg);
+		/* An interrupt stops spinning kernels early: not a wrong result. */
+		if (interrupt_signal())
+			snprintf(c->error, sizeof(c->error), "%s", SUITE_INTERRUPTED);
+		else
+			snprintf(c->error, sizeof(c->error), "verify failed: %s", msg);
 		gbench_skip_with_error(st, c->error);
 	} else {
 		for (unsigned int i = 0; i < metrics.nr; i++)
@@ -309,6 +315,20 @@ static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
 					   metrics.m[i].value, GBENCH_SUM);
 	}
 	f->destroy(c->state);
+	c->state = NULL;
+}
+
+/* Thread 0, when the watchdog ended the run: no number, a clear message. */
+static void stop_and_destroy(struct gbench_state *st, struct bench_case *c)
+{
+	if (interrupt_signal())
+		snprintf(c->error, sizeof(c->error), "%s", SUITE_INTERRUPTED);
+	else
+		snprintf(c->error, sizeof(c->error),
+			 "stopped by watchdog after %g s: a thread spun on a descheduled one or the run hung (see --watchdog)",
+			 watchdog_limit());
+	gbench_skip_with_error(st, c->error);
+	c->family->destroy(c->state);
 	c->state = NULL;
 }
 
@@ -321,23 +341,32 @@ void bench_case_run(struct gbench_state *st, void *arg)
 	struct topo_binding *saved = NULL;
 	struct timespec start = { 0 }, end = { 0 };
 	char msg[256];
-	bool ran = false;
+	bool ran = false, stopped = false;
+	bool interrupted = interrupt_signal() != 0;
 	int ret;
 
 	if (t == 0)
 		saved = topo_save_binding(c->topo);
-	ret = topo_bind_self(c->topo, c->placement.cpus[t]);
+	/*
+	 * After SIGINT or SIGTERM, Google Benchmark still calls every
+	 * remaining run: each ends here at once and its row is dropped.
+	 */
+	if (interrupted)
+		gbench_skip_with_error(st, SUITE_INTERRUPTED);
+	ret = interrupted ? 0 : topo_bind_self(c->topo, c->placement.cpus[t]);
 	if (ret) {
 		snprintf(msg, sizeof(msg), "cannot bind thread %d to CPU %d: %s",
 			 t, c->placement.cpus[t], strerror(-ret));
 		gbench_skip_with_error(st, msg);
 	}
 	c->ops_done[t] = 0;
-	if (t == 0) {
+	if (t == 0 && !interrupted) {
 		c->state = c->family->create(&c->cfg, msg, sizeof(msg));
 		if (!c->state)
 			gbench_skip_with_error(st, msg);
 	}
+	if (t == 0)
+		watchdog_arm();
 
 	/* Not a loop over operations: the kernel runs all n in one call. */
 	while (gbench_keep_running_batch(st, n)) {
@@ -349,6 +378,8 @@ void bench_case_run(struct gbench_state *st, void *arg)
 		c->ops_done[t] = n;	/* published by the closing barrier */
 		ran = true;
 	}
+	if (t == 0)
+		stopped = watchdog_disarm();
 
 	if (ran) {
 		double wall = elapsed_ns(&start, &end);
@@ -359,7 +390,9 @@ void bench_case_run(struct gbench_state *st, void *arg)
 				   GBENCH_AVG_THREADS);
 	}
 	if (t == 0) {
-		if (c->state)
+		if (c->state && stopped)
+			stop_and_destroy(st, c);
+		else if (c->state)
 			verify_and_destroy(st, c);
 		topo_restore_binding(c->topo, saved);
 	}

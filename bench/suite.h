@@ -70,6 +70,9 @@ void suite_free(struct suite *suite);
 struct bench_case *suite_find(struct suite *suite, const char *name,
 			      unsigned int nr_threads);
 
+/* The error of a run cut short by SIGINT or SIGTERM; its row is dropped. */
+#define SUITE_INTERRUPTED "interrupted"
+
 /* The body every case runs in each Google Benchmark thread. */
 struct gbench_state;
 void bench_case_run(struct gbench_state *state, void *arg);

@@ -26,13 +26,13 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int output_write_file(const char *path, const char *data, size_t len,
-		      char *err, size_t errlen)
+/* Writes data into a new temporary file beside path, named in tmp. */
+static int write_temp(const char *path, const char *data, size_t len,
+		      char *tmp, size_t tmplen, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX];
 	int fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp)) {
+	if (snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path) >= (int)tmplen) {
 		snprintf(err, errlen, "%s: path too long", path);
 		return -1;
 	}
@@ -47,12 +47,47 @@ int output_write_file(const char *path, const char *data, size_t len,
 		unlink(tmp);
 		return -1;
 	}
-	if (close(fd) || rename(tmp, path)) {
+	if (close(fd)) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
 	return 0;
+}
+
+int output_write_file(const char *path, const char *data, size_t len,
+		      char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+
+	if (write_temp(path, data, len, tmp, sizeof(tmp), err, errlen))
+		return -1;
+	if (rename(tmp, path)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int output_write_new_file(const char *path, const char *data, size_t len,
+			  char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	int ret = 0;
+
+	if (write_temp(path, data, len, tmp, sizeof(tmp), err, errlen))
+		return -1;
+	/* link() fails with EEXIST where rename() would replace: no race. */
+	if (link(tmp, path)) {
+		if (errno == EEXIST)
+			snprintf(err, errlen, "%s: exists already: expected a new file", path);
+		else
+			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	unlink(tmp);
+	return ret;
 }
 
 int output_make_dirs(const char *dir, char *err, size_t errlen)

@@ -13,6 +13,10 @@
 int output_write_file(const char *path, const char *data, size_t len,
 		      char *err, size_t errlen);
 
+/* The same, but fails when path exists instead of replacing it. */
+int output_write_new_file(const char *path, const char *data, size_t len,
+			  char *err, size_t errlen);
+
 /* Creates dir and its missing parents. Returns 0, or -1 with err filled. */
 int output_make_dirs(const char *dir, char *err, size_t errlen);
 

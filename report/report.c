@@ -295,6 +295,23 @@ static void write_environment(FILE *md, json_t *doc, const char *file)
 	fprintf(md, "\n");
 }
 
+/*
+ * A run stopped by SIGINT or SIGTERM keeps its finished rows and says why
+ * in context.incomplete: the reader learns it before any table.
+ */
+static void write_incomplete_banner(FILE *md, json_t *const *docs,
+				    const char *const *files, unsigned int nr_files)
+{
+	for (unsigned int i = 0; i < nr_files; i++) {
+		json_t *why = json_object_get(json_object_get(docs[i], "context"),
+					      "incomplete");
+
+		if (json_is_string(why))
+			fprintf(md, "> **Incomplete results:** %s was %s. Its tables hold only the repetitions that finished; cases may be missing.\n\n",
+				files[i], json_string_value(why));
+	}
+}
+
 int report_generate(const char *const *files, unsigned int nr_files,
 		    const char *outdir, char *err, size_t errlen)
 {
@@ -324,6 +341,7 @@ int report_generate(const char *const *files, unsigned int nr_files,
 	}
 	if (md) {
 		fprintf(md, "# bouncelab report\n\n");
+		write_incomplete_banner(md, docs, files, nr_files);
 		for (unsigned int i = 0; i < nr_files; i++)
 			write_environment(md, docs[i], files[i]);
 		if (all.errors)

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -40,15 +41,32 @@ int runtime_error(const char *fmt, ...)
 	return EXIT_RUNTIME;
 }
 
+/*
+ * getopt_long() leaves optopt at the option's value when a known option
+ * lacks its value or has one it does not take, and at 0 for an unknown
+ * long option; argv[optind - 1] is the word it stopped at.
+ */
 int bad_option(char **argv, const char *command)
 {
-	const char *opt = argv[optind - 1];
+	const char *word = optind > 0 ? argv[optind - 1] : NULL;
 
+	if (word && !strncmp(word, "--", 2)) {
+		int len = (int)strcspn(word, "=");
+
+		if (!optopt)
+			return usage_error("%s: option '%.*s' is unknown or ambiguous: see 'bouncelab %s --help'",
+					   command, len, word, command);
+		if (word[len] == '=')
+			return usage_error("%s: option '%.*s' takes no value: see 'bouncelab %s --help'",
+					   command, len, word, command);
+		return usage_error("%s: option '%s' needs a value: see 'bouncelab %s --help'",
+				   command, word, command);
+	}
 	if (optopt && optopt != '?')
-		return usage_error("%s: option '-%c' needs a value or is unknown: see 'bouncelab %s --help'",
+		return usage_error("%s: option '-%c' is unknown or needs a value: see 'bouncelab %s --help'",
 				   command, optopt, command);
-	return usage_error("%s: option '%s' is unknown or needs a value: see 'bouncelab %s --help'",
-			   command, opt ? opt : "?", command);
+	return usage_error("%s: option '%s' is unknown: see 'bouncelab %s --help'",
+			   command, word ? word : "?", command);
 }
 
 double parse_seconds(const char *text)

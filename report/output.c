@@ -118,7 +118,8 @@ int output_make_dirs(const char *dir, char *err, size_t errlen)
 			break;
 	}
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "'%s' is not a directory", dir);
+		snprintf(err, errlen, "'%s' exists and is not a directory: expected a directory",
+			 dir);
 		return -1;
 	}
 	return 0;

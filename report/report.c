@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "catalog.h"
 #include "output.h"
@@ -130,10 +131,16 @@ static json_t *load_results(const char *file, struct samples *all, char *err,
 			    size_t errlen)
 {
 	json_error_t jerr;
-	json_t *doc = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
-	json_t *rows, *row;
+	json_t *doc, *rows, *row;
+	struct stat st;
 	size_t i;
 
+	/* jansson would read a directory as an empty document. */
+	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory: expected a results file", file);
+		return NULL;
+	}
+	doc = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
 	if (!doc) {
 		if (jerr.line > 0)
 			snprintf(err, errlen, "%s:%d:%d: %s", file, jerr.line,

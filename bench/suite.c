@@ -143,12 +143,15 @@ struct plan_state {
 	unsigned int matched_threads;	/* cases dropped for thread bounds */
 };
 
+/* Returns 0, 1 when the suite is full, or -1 when out of memory. */
 static int add_case(struct plan_state *ps, const struct bench_case *proto)
 {
 	struct suite *suite = ps->suite;
 
 	if (ps->filter && regexec(ps->filter, proto->name, 0, NULL, 0))
 		return 0;
+	if (suite->nr_cases == SUITE_MAX_CASES)
+		return 1;
 	if (suite->nr_cases == ps->capacity) {
 		unsigned int cap = ps->capacity ? ps->capacity * 2 : 64;
 		struct bench_case *c = realloc(suite->cases, cap * sizeof(*c));
@@ -168,6 +171,7 @@ static int plan_param_set(struct plan_state *ps,
 			  char *err, size_t errlen)
 {
 	struct bench_case c;
+	int ret;
 
 	for (unsigned int v = 0; v < f->nr_variants; v++) {
 		for (unsigned int ti = 0; ti < ps->nr_threads; ti++) {
@@ -188,7 +192,14 @@ static int plan_param_set(struct plan_state *ps,
 					      &c.placement, err, errlen))
 					return 2;
 				format_case_name(&c, ps->nr_placements > 1);
-				if (add_case(ps, &c)) {
+				ret = add_case(ps, &c);
+				if (ret > 0) {
+					snprintf(err, errlen,
+						 "the suite has more than %d cases: expected fewer --threads or --param values, or a narrower --filter",
+						 SUITE_MAX_CASES);
+					return 2;
+				}
+				if (ret < 0) {
 					snprintf(err, errlen, "out of memory planning the suite");
 					return 1;
 				}

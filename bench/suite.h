@@ -15,6 +15,12 @@
 #define SUITE_MAX_VALUES 64
 #define SUITE_MAX_OVERRIDES 32
 #define SUITE_MAX_PLACEMENTS 16
+/*
+ * A bound on the cases one run plans: sweeps multiply (64 thread counts x
+ * 64 values x 64 values is 262144 cases, 3 GB of plans and weeks of
+ * running). Hours of running at the defaults, well under 1 GB.
+ */
+#define SUITE_MAX_CASES 20000
 
 /* --param family.name=v1,v2: the values a parameter sweeps. */
 struct suite_override {

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "counters.h"
 
 struct command {
 	const char *name;
@@ -121,6 +122,8 @@ int main(int argc, char **argv)
 		return usage(stderr), usage_error("expected a command: one of %s",
 						  command_names());
 	name = argv[1];
+	/* libpfm4 is set up once, before any benchmark thread exists. */
+	counters_init();
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		usage(stdout);
 		return 0;

@@ -93,7 +93,7 @@ static struct seen run_one(const char *name, gbench_fn fn, void *arg,
 	gbench_set_threads(b, threads);
 	gbench_set_iterations(b, ITERATIONS);
 	gbench_set_repetitions(b, repetitions);
-	assert_int_equal(gbench_run_all(&cb), 1);
+	assert_int_equal(gbench_run_all(&cb, false), 1);
 	gbench_clear();
 	return s;
 }

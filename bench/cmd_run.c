@@ -49,6 +49,7 @@ static void run_usage(FILE *out)
 		"                          'bouncelab list --events' shows what works here\n"
 		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
+		"  --console               also print Google Benchmark's console table\n"
 		"  -h, --help              this help\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
 		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS);
@@ -226,7 +227,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	context = results_context();
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
-	gbench_run_all(&cb);
+	gbench_run_all(&cb, opts->console);
 	gbench_clear();
 	/* Again: a thread may have dropped an event during the run. */
 	json_object_set_new(context, "counters", counters_context());
@@ -252,8 +253,9 @@ int cmd_run(int argc, char **argv)
 		{ "param", required_argument, NULL, 'p' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
-		{ "counters", required_argument, NULL, 'c' },
-		{ "events", required_argument, NULL, 'e' },
+		{ "console", no_argument, NULL, 'c' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -301,9 +303,12 @@ int cmd_run(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'c':
+			opts.console = true;
+			break;
+		case 'C':
 			counter_sets = optarg;
 			break;
-		case 'e':
+		case 'E':
 			events = optarg;
 			break;
 		case 'h':

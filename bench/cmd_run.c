@@ -10,6 +10,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "counters.h"
 #include "gbench.h"
 #include "interrupt.h"
 #include "output.h"
@@ -55,7 +56,11 @@ static void run_usage(FILE *out)
 		"  --min-time S            minimum seconds per repetition (default %g)\n"
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
+		"  --counters SET[,SET]    counters per op: coherence, basic, sw or none (default %s);\n"
+		"                          'bouncelab list --events' shows what works here\n"
+		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
+		"  --console               also print Google Benchmark's console table\n"
 		"  --force                 replace the results file if it exists\n"
 		"  --watchdog S            end a run taking longer than S seconds and go on\n"
 		"                          (default the larger of %g and %g x --min-time)\n"
@@ -64,7 +69,7 @@ static void run_usage(FILE *out)
 		"SIGINT or SIGTERM stops after the current benchmark: the finished rows\n"
 		"are written, marked incomplete, and the exit status is 130 or 143.\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
-		QUICK_MIN_TIME, WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES);
+		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS, WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES);
 }
 
 /* family.name=v1,v2 */
@@ -328,11 +333,13 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	} else {
 		if (interrupt_catch())
 			fprintf(stderr, "bouncelab: cannot catch SIGINT: Ctrl-C loses the run\n");
-		gbench_run_all(&cb);
+		gbench_run_all(&cb, opts->console);
 		interrupt_release();
 		watchdog_stop();
 	}
 	gbench_clear();
+	/* Again: a thread may have dropped an event during the run. */
+	json_object_set_new(context, "counters", counters_context());
 	if (!ret)
 		ret = write_results(out, context, &pr, force);
 	json_decref(context);
@@ -353,6 +360,9 @@ int cmd_run(int argc, char **argv)
 		{ "param", required_argument, NULL, 'p' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "console", no_argument, NULL, 'c' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -362,6 +372,7 @@ int cmd_run(int argc, char **argv)
 	struct suite_options opts = { .repetitions = 0 };
 	char out_buf[512], err[512];
 	const char *out = NULL;
+	const char *counter_sets = COUNTERS_DEFAULT_SETS, *events = NULL;
 	bool force = false, dry_run = false;
 	double watchdog = 0;
 	struct suite suite;
@@ -403,6 +414,15 @@ int cmd_run(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'c':
+			opts.console = true;
+			break;
+		case 'C':
+			counter_sets = optarg;
+			break;
+		case 'E':
+			events = optarg;
+			break;
 		case 'F':
 			force = true;
 			break;
@@ -431,6 +451,8 @@ int cmd_run(int argc, char **argv)
 		opts.min_time = opts.quick ? QUICK_MIN_TIME : DEFAULT_MIN_TIME;
 	if (watchdog == 0)
 		watchdog = fmax(WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES * opts.min_time);
+	if (counters_select(counter_sets, events, err, sizeof(err)))
+		return usage_error("%s", err);
 	if (!out) {
 		default_out(out_buf, sizeof(out_buf));
 		out = out_buf;
@@ -448,8 +470,10 @@ int cmd_run(int argc, char **argv)
 		ret = print_plan(&suite, &opts, out, watchdog);
 	else
 		ret = check_output(out, force);
-	if (!ret && !dry_run)
+	if (!ret && !dry_run) {
+		counters_prepare(stderr);
 		ret = run_suite(&suite, &opts, out, force, watchdog);
+	}
 	suite_free(&suite);
 	topo_close(topo);
 	return ret;

@@ -155,7 +155,7 @@ static void run_cases(unsigned int nr, struct outcome *o)
 
 		gbench_set_iterations(b, 1);
 	}
-	gbench_run_all(&cb);
+	gbench_run_all(&cb, false);
 	gbench_clear();
 }
 

@@ -244,7 +244,15 @@ static int check_output(const char *out, bool force)
 	struct stat st;
 	char err[512];
 
-	if (!force && !lstat(out, &st) && !S_ISDIR(st.st_mode))
+	if (!*out || out[strlen(out) - 1] == '/')
+		return usage_error("--out '%s': expected a file path", out);
+	if (lstat(out, &st))
+		st.st_mode = 0;
+	/* rename() would put a regular file in place of a device or a link. */
+	if (st.st_mode && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return usage_error("--out '%s': exists and is not a regular file: expected a results file path",
+				   out);
+	if (!force && S_ISREG(st.st_mode))
 		return usage_error("--out '%s': the file exists: expected a new path, or --force to replace it",
 				   out);
 	if (output_check_writable(out, err, sizeof(err)))

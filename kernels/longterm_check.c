@@ -29,7 +29,27 @@
 #define PTE_PRESENT 1UL
 #define PTE_PFN_SHIFT 12
 
-enum migratetype { MIGRATE_MOVABLE, MIGRATE_CMA };
+/*
+ * Where a page's migratetype lives, as on x86-64 with SPARSEMEM_EXTREME:
+ * 2 MB pageblocks (order 9), 128 MB sections, 256 sections per root, and
+ * 4 bits per pageblock in the section's pageblock_flags bitmap.
+ */
+#define PAGEBLOCK_ORDER 9
+#define PAGES_PER_PAGEBLOCK (1UL << PAGEBLOCK_ORDER)
+#define PFN_SECTION_SHIFT 15
+#define PAGES_PER_SECTION (1UL << PFN_SECTION_SHIFT)
+#define SECTIONS_PER_ROOT 256
+#define NR_PAGEBLOCK_BITS 4
+#define MIGRATETYPE_MASK 7UL
+#define BITMAP_WORDS_PER_SECTION \
+	(PAGES_PER_SECTION / PAGES_PER_PAGEBLOCK * NR_PAGEBLOCK_BITS / 64)
+
+/* The values of enum migratetype in include/linux/mmzone.h. */
+enum { MIGRATE_MOVABLE = 1, MIGRATE_CMA = 4 };
+
+struct mem_section_model {
+	unsigned long *pageblock_flags;
+};
 
 /* struct page is 64 bytes: one line each, as in the kernel's vmemmap. */
 struct page_model {
@@ -52,11 +72,15 @@ struct longterm_state {
 	unsigned long buffer_pages;
 	unsigned long nr_chunks;
 	/*
-	 * get_pageblock_migratetype() reads a bitmap outside struct page;
-	 * one entry per page here so that any fraction of pages can be CMA.
-	 * The same layout for every thread's buffer.
+	 * The layout, the same for every thread's buffer (pfns count from
+	 * the buffer's first page): mem_section[root][section] leads to the
+	 * pageblock bitmaps the check reads; block_is_cma is the same layout
+	 * kept flat, for verify.
 	 */
-	unsigned char *migratetype;
+	struct mem_section_model **mem_section;
+	unsigned long nr_roots;
+	unsigned long nr_pageblocks;
+	unsigned char *block_is_cma;
 	struct longterm_thread *threads;
 };
 
@@ -70,7 +94,7 @@ static const struct kernel_param longterm_params[] = {
 	},
 	[PARAM_CMA_PERCENT] = {
 		.name = "cma_percent",
-		.help = "percentage of the buffer's pages in CMA pageblocks, placed at random (the seed's machine had CmaTotal 0 kB)",
+		.help = "percentage of the buffer's 2 MB pageblocks that are CMA (not longterm-pinnable), chosen at random (the seed's machine had CmaTotal 0 kB)",
 		.def = 0, .min = 0, .max = 100,
 	},
 	[PARAM_BUFFER_PAGES] = {
@@ -80,7 +104,7 @@ static const struct kernel_param longterm_params[] = {
 	},
 	[PARAM_LAYOUT_SEED] = {
 		.name = "layout_seed",
-		.help = "seed of the random choice of CMA pages",
+		.help = "seed of the random choice of CMA pageblocks",
 		.def = 1, .min = 0, .max = 2147483647,
 	},
 };
@@ -107,14 +131,24 @@ static inline unsigned long pfn_of(const struct longterm_thread *th,
 }
 
 /*
- * is_migrate_cma_page(): from the page to its pfn, then the pageblock's
- * migratetype.
+ * is_migrate_cma_page() of 5.2: page_to_pfn(), the pfn's mem_section,
+ * its pageblock_flags bitmap, and the pageblock's bits in it
+ * (__get_pfnblock_flags_mask()). Three dependent loads and some shifts
+ * per page, all of them hitting in the cache on a sequential walk.
  */
 static inline bool page_is_longterm_pinnable(const struct longterm_state *s,
 					     const struct longterm_thread *th,
 					     const struct page_model *page)
 {
-	return s->migratetype[pfn_of(th, page)] != MIGRATE_CMA;
+	unsigned long pfn = pfn_of(th, page);
+	unsigned long nr = pfn >> PFN_SECTION_SHIFT;
+	const struct mem_section_model *ms =
+		&s->mem_section[nr / SECTIONS_PER_ROOT][nr % SECTIONS_PER_ROOT];
+	unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> PAGEBLOCK_ORDER) *
+			       NR_PAGEBLOCK_BITS;
+	unsigned long word = ms->pageblock_flags[bitidx / 64];
+
+	return (word >> (bitidx % 64) & MIGRATETYPE_MASK) != MIGRATE_CMA;
 }
 
 static inline void unpin_page(struct page_model *page)
@@ -248,25 +282,72 @@ static void longterm_destroy(void *state)
 		free(s->threads[t].pages);
 	}
 	free(s->threads);
-	free(s->migratetype);
+	for (unsigned long r = 0; s->mem_section && r < s->nr_roots; r++) {
+		for (unsigned int k = 0; s->mem_section[r] && k < SECTIONS_PER_ROOT; k++)
+			free(s->mem_section[r][k].pageblock_flags);
+		free(s->mem_section[r]);
+	}
+	free(s->mem_section);
+	free(s->block_is_cma);
 	free(s);
 }
 
-/* Exactly round(cma_percent% of the buffer) CMA pages, at random places. */
-static void choose_cma_pages(struct longterm_state *s, long percent, long seed)
+/*
+ * CMA areas are made of whole pageblocks: exactly round(cma_percent% of
+ * the buffer's pageblocks) are CMA, chosen at random.
+ */
+static void choose_cma_pageblocks(struct longterm_state *s, long percent,
+				  long seed)
 {
-	unsigned long nr_cma = (s->buffer_pages * (unsigned long)percent + 50) / 100;
+	unsigned long nr_cma = (s->nr_pageblocks * (unsigned long)percent + 50) / 100;
 	uint64_t x = (uint64_t)seed;
 
-	for (unsigned long i = 0; i < s->buffer_pages; i++)
-		s->migratetype[i] = i < nr_cma ? MIGRATE_CMA : MIGRATE_MOVABLE;
-	for (unsigned long i = s->buffer_pages - 1; i > 0; i--) {
+	for (unsigned long i = 0; i < s->nr_pageblocks; i++)
+		s->block_is_cma[i] = i < nr_cma;
+	for (unsigned long i = s->nr_pageblocks - 1; i > 0; i--) {
 		unsigned long k = (x = mix64(x)) % (i + 1);
-		unsigned char tmp = s->migratetype[i];
+		unsigned char tmp = s->block_is_cma[i];
 
-		s->migratetype[i] = s->migratetype[k];
-		s->migratetype[k] = tmp;
+		s->block_is_cma[i] = s->block_is_cma[k];
+		s->block_is_cma[k] = tmp;
 	}
+}
+
+/* set_pageblock_migratetype() for every pageblock of the buffer. */
+static int build_mem_sections(struct longterm_state *s)
+{
+	unsigned long nr_sections =
+		(s->buffer_pages + PAGES_PER_SECTION - 1) / PAGES_PER_SECTION;
+
+	s->nr_roots = (nr_sections + SECTIONS_PER_ROOT - 1) / SECTIONS_PER_ROOT;
+	s->mem_section = calloc(s->nr_roots, sizeof(*s->mem_section));
+	if (!s->mem_section)
+		return -1;
+	for (unsigned long r = 0; r < s->nr_roots; r++) {
+		s->mem_section[r] = calloc(SECTIONS_PER_ROOT, sizeof(**s->mem_section));
+		if (!s->mem_section[r])
+			return -1;
+	}
+	for (unsigned long nr = 0; nr < nr_sections; nr++) {
+		struct mem_section_model *ms =
+			&s->mem_section[nr / SECTIONS_PER_ROOT][nr % SECTIONS_PER_ROOT];
+
+		ms->pageblock_flags = calloc(BITMAP_WORDS_PER_SECTION,
+					     sizeof(unsigned long));
+		if (!ms->pageblock_flags)
+			return -1;
+	}
+	for (unsigned long b = 0; b < s->nr_pageblocks; b++) {
+		unsigned long pfn = b << PAGEBLOCK_ORDER;
+		unsigned long nr = pfn >> PFN_SECTION_SHIFT;
+		unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> PAGEBLOCK_ORDER) *
+				       NR_PAGEBLOCK_BITS;
+		unsigned long type = s->block_is_cma[b] ? MIGRATE_CMA : MIGRATE_MOVABLE;
+
+		s->mem_section[nr / SECTIONS_PER_ROOT][nr % SECTIONS_PER_ROOT]
+			.pageblock_flags[bitidx / 64] |= type << (bitidx % 64);
+	}
+	return 0;
 }
 
 static int setup_thread(struct longterm_state *s, struct longterm_thread *th)
@@ -295,12 +376,15 @@ static void *longterm_create(const struct kernel_config *cfg, char *err,
 	s->buffer_pages = (unsigned long)cfg->param[PARAM_BUFFER_PAGES];
 	/* gup_benchmark walks the buffer in whole calls; a tail is left out. */
 	s->nr_chunks = s->buffer_pages / s->nr_pages;
-	s->migratetype = malloc(s->buffer_pages);
+	s->nr_pageblocks = (s->buffer_pages + PAGES_PER_PAGEBLOCK - 1) / PAGES_PER_PAGEBLOCK;
+	s->block_is_cma = malloc(s->nr_pageblocks);
 	s->threads = kernel_alloc_padded(s->nr_threads * sizeof(*s->threads));
-	if (!s->migratetype || !s->threads)
+	if (!s->block_is_cma || !s->threads)
 		goto oom;
-	choose_cma_pages(s, cfg->param[PARAM_CMA_PERCENT],
-			 cfg->param[PARAM_LAYOUT_SEED]);
+	choose_cma_pageblocks(s, cfg->param[PARAM_CMA_PERCENT],
+			      cfg->param[PARAM_LAYOUT_SEED]);
+	if (build_mem_sections(s))
+		goto oom;
 	for (unsigned int t = 0; t < s->nr_threads; t++)
 		if (setup_thread(s, &s->threads[t]))
 			goto oom;
@@ -324,7 +408,7 @@ static void expected_per_chunk(const struct longterm_state *s, bool longterm,
 	*nr = 0;
 	*hash = 0;
 	for (unsigned long pfn = first; pfn < first + s->nr_pages; pfn++) {
-		if (longterm && s->migratetype[pfn] == MIGRATE_CMA)
+		if (longterm && s->block_is_cma[pfn >> PAGEBLOCK_ORDER])
 			break;
 		(*nr)++;
 		*hash += page_hash(pfn);

@@ -45,6 +45,7 @@ static void run_usage(FILE *out)
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
+		"  --console               also print Google Benchmark's console table\n"
 		"  -h, --help              this help\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
 		QUICK_MIN_TIME);
@@ -222,7 +223,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	context = results_context();
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
-	gbench_run_all(&cb);
+	gbench_run_all(&cb, opts->console);
 	gbench_clear();
 	if (results_write(out, context, pr.rows, err, sizeof(err)))
 		ret = runtime_error("%s", err);
@@ -246,6 +247,7 @@ int cmd_run(int argc, char **argv)
 		{ "param", required_argument, NULL, 'p' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "console", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -290,6 +292,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'c':
+			opts.console = true;
 			break;
 		case 'h':
 			run_usage(stdout);

@@ -377,7 +377,10 @@ const struct kernel_family last_nidpid_family = {
 	"exclusive, and when another CPU wins the line between the read and "
 	"the cmpxchg the attempt fails and starts over: under contention a "
 	"success costs several round trips of the line, and some CPUs lose "
-	"repeatedly (watch retries_per_success and the success shares). "
+	"repeatedly. retries_per_success counts the failed attempts; "
+	"success_share_min and _max are the smallest and largest writer's "
+	"share of the updates done before the first writer finished (1 / "
+	"writers when fair; a vCPU the host descheduled shows up there too). "
 	"Threads that only read add no retries but still pull the line away "
 	"from the writers. When the field owns its whole word, one xchg does "
 	"the job and never retries; it still moves the line on every call.",

@@ -24,9 +24,10 @@
  * Modified in that CPU's cache: the off-core case the perfbook figures
  * describe, not a line from memory (which would come back exclusive and
  * make the store after the load free) nor one from this CPU's cache
- * (which costs nothing either way). With one thread there is no other
- * CPU and both ways of setting the flag cost the same. The retiring store
- * hits a line this CPU holds exclusive and is the same in every variant.
+ * (which costs little either way). With one thread no line moves, and
+ * only the extra load and branch of reading first remain. The retiring
+ * store hits a line this CPU holds exclusive and is the same in every
+ * variant.
  * Which calls find the flag set is a fixed pseudo-random pattern per
  * thread, the same in every variant: exactly already_set percent of
  * every 4096 consecutive calls go to the shared mm.

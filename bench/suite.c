@@ -139,14 +139,13 @@ struct plan_state {
 	unsigned int nr_placements;
 	const char *const *placements;
 	unsigned int matched_threads;	/* cases dropped for thread bounds */
+	char placement_skip[256];	/* why a placement skipped a thread count */
 };
 
 static int add_case(struct plan_state *ps, const struct bench_case *proto)
 {
 	struct suite *suite = ps->suite;
 
-	if (ps->filter && regexec(ps->filter, proto->name, 0, NULL, 0))
-		return 0;
 	if (suite->nr_cases == ps->capacity) {
 		unsigned int cap = ps->capacity ? ps->capacity * 2 : 64;
 		struct bench_case *c = realloc(suite->cases, cap * sizeof(*c));
@@ -160,12 +159,54 @@ static int add_case(struct plan_state *ps, const struct bench_case *proto)
 	return 0;
 }
 
+/*
+ * Places one case. A policy that cannot take this thread count (pair:
+ * takes 2) skips it; a bad policy is a usage error, and so is a spinning
+ * family with two threads on one CPU: each would wait for the other to be
+ * scheduled.
+ */
+static int plan_case(struct plan_state *ps, struct bench_case *c,
+		     const char *policy, char *err, size_t errlen)
+{
+	const struct kernel_family *f = c->family;
+	char why[256];
+	int ret;
+
+	ret = topo_plan(ps->topo, policy, c->cfg.nr_threads, &c->placement,
+			why, sizeof(why));
+	if (ret && ret != TOPO_PLAN_BAD_THREADS) {
+		snprintf(err, errlen, "%s", why);
+		return 2;
+	}
+	snprintf(c->placement.policy, sizeof(c->placement.policy), "%s", policy);
+	format_case_name(c, ps->nr_placements > 1);
+	if (ps->filter && regexec(ps->filter, c->name, 0, NULL, 0))
+		return 0;
+	if (ret) {
+		snprintf(ps->placement_skip, sizeof(ps->placement_skip), "%s", why);
+		return 0;
+	}
+	if (f->spins && placement_shares_cpu(&c->placement)) {
+		snprintf(err, errlen,
+			 "%s with %u threads, placement %s: %s spins, so each thread needs a CPU of its own (this process may use %u)",
+			 c->name, c->cfg.nr_threads, policy, f->name,
+			 topo_nr_allowed_cpus(ps->topo));
+		return 2;
+	}
+	if (add_case(ps, c)) {
+		snprintf(err, errlen, "out of memory planning the suite");
+		return 1;
+	}
+	return 0;
+}
+
 /* Every variant x thread count x placement for one parameter set. */
 static int plan_param_set(struct plan_state *ps,
 			  const struct kernel_family *f, const long *param,
 			  char *err, size_t errlen)
 {
 	struct bench_case c;
+	int ret;
 
 	for (unsigned int v = 0; v < f->nr_variants; v++) {
 		for (unsigned int ti = 0; ti < ps->nr_threads; ti++) {
@@ -182,14 +223,9 @@ static int plan_param_set(struct plan_state *ps,
 				c.cfg.variant = v;
 				c.cfg.nr_threads = t;
 				memcpy(c.cfg.param, param, sizeof(c.cfg.param));
-				if (topo_plan(ps->topo, ps->placements[pi], t,
-					      &c.placement, err, errlen))
-					return 2;
-				format_case_name(&c, ps->nr_placements > 1);
-				if (add_case(ps, &c)) {
-					snprintf(err, errlen, "out of memory planning the suite");
-					return 1;
-				}
+				ret = plan_case(ps, &c, ps->placements[pi], err, errlen);
+				if (ret)
+					return ret;
 			}
 		}
 	}
@@ -260,7 +296,10 @@ int suite_plan(const struct suite_options *opts, const struct topo *topo,
 		ret = plan_family(&ps, catalog[i], err, errlen);
 	if (ps.filter)
 		regfree(&filter);
-	if (!ret && !suite->nr_cases) {
+	if (!ret && !suite->nr_cases && ps.placement_skip[0]) {
+		snprintf(err, errlen, "%s", ps.placement_skip);
+		ret = 2;
+	} else if (!ret && !suite->nr_cases) {
 		snprintf(err, errlen, "filter '%s': no benchmark matches (see 'bouncelab list')",
 			 opts->filter ? opts->filter : "");
 		ret = 2;
@@ -357,6 +396,11 @@ void bench_case_run(struct gbench_state *st, void *arg)
 		gbench_set_counter(st, "wall_ns", wall, GBENCH_AVG_THREADS);
 		gbench_set_counter(st, "ns_per_op", wall / (double)n,
 				   GBENCH_AVG_THREADS);
+		if (c->family->ns_per_op_metric)
+			gbench_set_counter(st, c->family->ns_per_op_metric,
+					   wall / (double)n /
+					   c->family->ns_per_op_divisor,
+					   GBENCH_AVG_THREADS);
 	}
 	if (t == 0) {
 		if (c->state)

@@ -524,8 +524,10 @@ static void format_obj(hwloc_obj_t obj, char *buf, size_t len)
 	if (used < 0 || (size_t)used >= len)
 		return;
 	if (hwloc_obj_type_is_cache(obj->type) && obj->attr->cache.size)
-		snprintf(buf + used, len - (size_t)used, " (%lluKB)",
-			 (unsigned long long)(obj->attr->cache.size >> 10));
+		snprintf(buf + used, len - (size_t)used, " (%llu%s)",
+			 (unsigned long long)(obj->attr->cache.size >>
+					      (obj->attr->cache.size >= 1 << 20 ? 20 : 10)),
+			 obj->attr->cache.size >= 1 << 20 ? "MB" : "KB");
 	else if (obj->type == HWLOC_OBJ_NUMANODE)
 		snprintf(buf + used, len - (size_t)used, " (P#%u, %lluMB)",
 			 obj->os_index,

@@ -262,6 +262,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	pr.total = suite->nr_cases * (unsigned int)opts->repetitions;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	context = results_context();
+	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
 	gbench_run_all(&cb);

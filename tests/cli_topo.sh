@@ -100,8 +100,10 @@ if [ "$(nproc)" -ge 2 ]; then
 	checks=$((checks + 1))
 	python3 - "$tmp/r.json" "$two" <<'EOF' || fail "pingpong rows: see above"
 import json, sys
-rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
-        if b["run_type"] == "iteration"]
+doc = json.load(open(sys.argv[1]))
+topology = doc["context"]["topology"]
+assert topology["nr_allowed_cpus"] >= 2 and "same_pu" in topology["classes"], topology
+rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
 policies = sorted(b["bouncelab"]["placement"]["policy"] for b in rows)
 assert policies == sorted(["compact", "cpus:" + sys.argv[2], "spread"]), policies
 for b in rows:

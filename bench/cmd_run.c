@@ -47,6 +47,7 @@ static void run_usage(FILE *out)
 		"                          spread, cores, pair:CLASS, cpus:0,4,8 ('bouncelab topo')\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
+		"  --console               also print Google Benchmark's console table\n"
 		"  -h, --help              this help\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
 		QUICK_MIN_TIME);
@@ -265,7 +266,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
-	gbench_run_all(&cb);
+	gbench_run_all(&cb, opts->console);
 	gbench_clear();
 	if (results_write(out, context, pr.rows, err, sizeof(err)))
 		ret = runtime_error("%s", err);
@@ -290,6 +291,7 @@ int cmd_run(int argc, char **argv)
 		{ "placement", required_argument, NULL, 'P' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "console", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -340,6 +342,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'c':
+			opts.console = true;
 			break;
 		case 'h':
 			run_usage(stdout);

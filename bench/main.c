@@ -119,8 +119,8 @@ int main(int argc, char **argv)
 	/* Our own one-line messages replace getopt's. */
 	opterr = 0;
 	if (argc < 2)
-		return usage(stderr), usage_error("expected a command: one of %s",
-						  command_names());
+		return usage_error("expected a command: one of %s (see 'bouncelab --help')",
+				   command_names());
 	name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		usage(stdout);

@@ -4,7 +4,7 @@
 # End-to-end: bouncelab topo and run --placement, as a user types them.
 # Usage errors exit 2 with exactly one "bouncelab: ..." line on stderr.
 #
-#   cli_topo.sh BOUNCELAB
+#   test_cli_topo.sh BOUNCELAB
 set -u
 bouncelab=$1
 tmp=$(mktemp -d)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "catalog.h"
+#include "counters.h"
 #include "gbench.h"
 #include "suite.h"
 
@@ -376,6 +377,7 @@ void bench_case_run(struct gbench_state *st, void *arg)
 	int t = gbench_thread_index(st);
 	uint64_t n = gbench_max_iterations(st);
 	struct topo_binding *saved = NULL;
+	struct counters_thread *counters;
 	struct timespec start = { 0 }, end = { 0 };
 	char msg[256];
 	bool ran = false;
@@ -398,6 +400,8 @@ void bench_case_run(struct gbench_state *st, void *arg)
 			atomic_store(&c->abandoned, true);
 		}
 	}
+	/* Opened before the opening barrier, enabled outside the timed span. */
+	counters = counters_thread_open();
 
 	/*
 	 * Not a loop over operations: the kernel runs all n in one call. A
@@ -407,10 +411,13 @@ void bench_case_run(struct gbench_state *st, void *arg)
 	while (gbench_keep_running_batch(st, n)) {
 		if (atomic_load(&c->abandoned))
 			continue;
+		counters_thread_enable(counters);
+		/* After the enable syscall, which would skew the start again. */
 		wait_at_start_line(c);
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		v->run(c->state, (unsigned int)t, n);
 		clock_gettime(CLOCK_MONOTONIC, &end);
+		counters_thread_disable(counters);
 		c->ops_done[t] = n;	/* published by the closing barrier */
 		ran = true;
 	}
@@ -428,6 +435,7 @@ void bench_case_run(struct gbench_state *st, void *arg)
 					   c->family->ns_per_op_divisor,
 					   GBENCH_AVG_THREADS);
 	}
+	counters_thread_finish(counters, st, ran ? n : 0);
 	if (t == 0) {
 		if (c->state)
 			verify_and_destroy(st, c);

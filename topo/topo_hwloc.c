@@ -272,8 +272,8 @@ static int order_cpus(struct topo *topo)
 	}
 	free(dense);
 	topo->nr_cpus = n;
-	spread_order(be, hwloc_get_root_obj(t), topo->spread);
-	return 0;
+	/* Fewer CPUs in spread order than allowed: an allocation failed. */
+	return spread_order(be, hwloc_get_root_obj(t), topo->spread) == n ? 0 : -1;
 }
 
 struct topo *topo_open(const char *spec, char *err, size_t errlen)

@@ -142,6 +142,7 @@ struct plan_state {
 	const char *const *placements;
 	unsigned int matched_threads;	/* cases dropped for thread bounds */
 	char placement_skip[256];	/* why a placement skipped a thread count */
+	char thread_skip[256];		/* why a family skipped a thread count */
 };
 
 static int add_case(struct plan_state *ps, const struct bench_case *proto)
@@ -202,6 +203,30 @@ static int plan_case(struct plan_state *ps, struct bench_case *c,
 	return 0;
 }
 
+/*
+ * Remembers why a family the filter asks for ran no case, for the message
+ * when nothing is left (pingpong on one allowed CPU: only 1 thread).
+ */
+static void note_thread_bounds(struct plan_state *ps,
+			       const struct kernel_family *f, unsigned int v,
+			       unsigned int t)
+{
+	char name[160], range[64];
+
+	snprintf(name, sizeof(name), "%s/%s", f->name, f->variants[v].name);
+	if (ps->filter && regexec(ps->filter, name, 0, NULL, 0))
+		return;
+	if (f->min_threads && f->max_threads)
+		snprintf(range, sizeof(range), "%u to %u", f->min_threads, f->max_threads);
+	else if (f->min_threads)
+		snprintf(range, sizeof(range), "at least %u", f->min_threads);
+	else
+		snprintf(range, sizeof(range), "at most %u", f->max_threads);
+	snprintf(ps->thread_skip, sizeof(ps->thread_skip),
+		 "%s runs with %s threads, not %u: expected --threads in that range (this process may use %u CPUs)",
+		 f->name, range, t, topo_nr_allowed_cpus(ps->topo));
+}
+
 /* Every variant x thread count x placement for one parameter set. */
 static int plan_param_set(struct plan_state *ps,
 			  const struct kernel_family *f, const long *param,
@@ -215,8 +240,10 @@ static int plan_param_set(struct plan_state *ps,
 			unsigned int t = ps->threads[ti];
 
 			if ((f->min_threads && t < f->min_threads) ||
-			    (f->max_threads && t > f->max_threads))
+			    (f->max_threads && t > f->max_threads)) {
+				note_thread_bounds(ps, f, v, t);
 				continue;
+			}
 			ps->matched_threads++;
 			for (unsigned int pi = 0; pi < ps->nr_placements; pi++) {
 				memset(&c, 0, sizeof(c));
@@ -300,6 +327,9 @@ int suite_plan(const struct suite_options *opts, const struct topo *topo,
 		regfree(&filter);
 	if (!ret && !suite->nr_cases && ps.placement_skip[0]) {
 		snprintf(err, errlen, "%s", ps.placement_skip);
+		ret = 2;
+	} else if (!ret && !suite->nr_cases && ps.thread_skip[0]) {
+		snprintf(err, errlen, "%s", ps.thread_skip);
 		ret = 2;
 	} else if (!ret && !suite->nr_cases) {
 		snprintf(err, errlen, "filter '%s': no benchmark matches (see 'bouncelab list')",

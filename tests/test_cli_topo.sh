@@ -89,6 +89,7 @@ fi
 
 expect_usage_error "placement 'bogus'" run --quick --placement bogus
 expect_usage_error "spins" run --quick --filter pingpong --threads 2 --placement pair:same_pu
+expect_usage_error "pingpong runs with 2 to 2 threads, not 1" run --quick --filter pingpong --threads 1
 
 # pingpong rows carry one_way_ns = ns_per_op / 2 and their placement;
 # a list of placements is swept, cpus: lists keep their commas.

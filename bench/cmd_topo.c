@@ -228,13 +228,14 @@ static void default_latency_out(char *buf, size_t len)
 	snprintf(buf, len, "results/%s/latency.json", stamp);
 }
 
-static int write_latency(const char *out, json_t *lat)
+static int write_latency(const struct topo *topo, const char *out, json_t *lat)
 {
-	json_t *doc = json_object();
+	json_t *doc = json_object(), *context = results_context();
 	char err[512], *text;
 	int ret = 0;
 
-	json_object_set_new(doc, "context", results_context());
+	json_object_set_new(context, "topology", results_topology(topo));
+	json_object_set_new(doc, "context", context);
 	json_object_set(doc, "latency", lat);
 	text = json_dumps(doc, JSON_INDENT(2));
 	json_decref(doc);
@@ -282,7 +283,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
 				   pairs, nr_pairs);
 		print_latency_table(lat, pairs, nr_pairs, o);
-		ret = write_latency(out, lat);
+		ret = write_latency(topo, out, lat);
 		if (!ret)
 			printf("  JSON: %s\n", out);
 		json_decref(lat);
@@ -324,8 +325,12 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 	optind = 0;
 	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 't': o->topology = optarg; break;
-		case 'd': o->numa_distances = optarg; break;
+		case 't':
+			o->topology = optarg;
+			break;
+		case 'd':
+			o->numa_distances = optarg;
+			break;
 		case 'p':
 			if (o->nr_policies == MAX_POLICIES)
 				return usage_error("--policy '%s': expected at most %d policies",
@@ -335,8 +340,13 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 		case 'n':
 			ret = parse_count("--threads", optarg, 1, PLACEMENT_MAX_CPUS, &o->threads);
 			break;
-		case 'l': o->latency = true; break;
-		case 'v': o->variant = optarg; o->latency_tuned = true; break;
+		case 'l':
+			o->latency = true;
+			break;
+		case 'v':
+			o->variant = optarg;
+			o->latency_tuned = true;
+			break;
 		case 'k':
 			ret = parse_count("--pairs-per-class", optarg, 1, 1000, &o->pairs_per_class);
 			o->latency_tuned = true;
@@ -349,9 +359,15 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 			ret = parse_count("--round-trips", optarg, 1, 100000000, &o->round_trips);
 			o->latency_tuned = true;
 			break;
-		case 'o': o->latency_out = optarg; o->latency_tuned = true; break;
-		case 'h': topo_usage(stdout); return -1;
-		default: return bad_option(argv, "topo");
+		case 'o':
+			o->latency_out = optarg;
+			o->latency_tuned = true;
+			break;
+		case 'h':
+			topo_usage(stdout);
+			return -1;
+		default:
+			return bad_option(argv, "topo");
 		}
 	}
 	if (ret)

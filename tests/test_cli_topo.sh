@@ -114,5 +114,22 @@ for b in rows:
 EOF
 fi
 
+# --latency: a table per class and JSON with every pair's samples.
+if [ "$(nproc)" -ge 2 ]; then
+	expect_ok topo --latency --samples 3 --round-trips 200 --latency-out "$tmp/lat.json"
+	grep -q "^One-way latency, pingpong/store_load" "$tmp/out" || fail "no latency table"
+	checks=$((checks + 1))
+	python3 - "$tmp/lat.json" <<'EOF' || fail "latency JSON: see above"
+import json, sys
+lat = json.load(open(sys.argv[1]))["latency"]
+assert lat["classes"] and lat["pairs"], lat
+for c in lat["classes"]:
+    assert c["class"] != "same_pu" and 0 < c["min_ns"] <= c["median_ns"], c
+for p in lat["pairs"]:
+    assert len(p["samples_ns"]) == 3 and p["cpus"][0] != p["cpus"][1], p
+EOF
+	expect_usage_error "expected store_load or cas" topo --latency --variant nope
+fi
+
 echo "$((checks - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "latency.h"
 #include "suite.h"
 #include "topo.h"
 
@@ -382,7 +383,72 @@ static void xml_and_environment_topologies(void **unused)
 	assert_null(topo_save_binding(topo));
 	topo_close(topo);
 }
+
+/* A few pairs per class, each of its class, spread through the machine. */
+static void latency_pairs_are_sampled_per_class(void **unused)
+{
+	struct topo *topo = open_seed_like();
+	struct latency_pair *pairs;
+	unsigned int n, per_class[NR_DISTANCE_CLASSES] = { 0 };
+
+	(void)unused;
+	n = latency_pick_pairs(topo, 3, &pairs);
+	assert_int_equal(n, 9);		/* smt, l3, cross_package: 3 each */
+	for (unsigned int i = 0; i < n; i++) {
+		assert_int_equal(topo_classify(topo, pairs[i].cpu_a, pairs[i].cpu_b),
+				 pairs[i].cls);
+		assert_int_not_equal(pairs[i].cpu_a, pairs[i].cpu_b);
+		per_class[pairs[i].cls]++;
+		if (i && pairs[i].cls == pairs[i - 1].cls)
+			assert_false(pairs[i].cpu_a == pairs[i - 1].cpu_a &&
+				     pairs[i].cpu_b == pairs[i - 1].cpu_b);
+	}
+	assert_int_equal(per_class[DISTANCE_SMT], 3);
+	assert_int_equal(per_class[DISTANCE_L3], 3);
+	assert_int_equal(per_class[DISTANCE_CROSS_PACKAGE], 3);
+	/* Evenly spaced: not all from CPU 0. */
+	assert_true(pairs[2].cpu_a > 0);
+	assert_int_equal(pairs[6].numa_distance, 32);
+	free(pairs);
+	topo_close(topo);
+}
 #endif /* HAVE_HWLOC */
+
+/*
+ * A VM's two latency modes (60 vs 250 ns) are flagged, with each mode's
+ * median; one mode with noise, or a single outlier, is not.
+ */
+static void latency_statistics_flag_two_modes(void **unused)
+{
+	double two_modes[20], noisy[21], outlier[20];
+	struct latency_summary s;
+
+	(void)unused;
+	for (int i = 0; i < 20; i++) {
+		two_modes[i] = i % 4 ? 58 + i % 3 : 250 + i % 5;
+		outlier[i] = 50 + i % 4;
+	}
+	for (int i = 0; i < 21; i++)
+		noisy[i] = 40 + 2 * i;	/* 40 to 80: wide, but no gap */
+	outlier[7] = 400;
+
+	latency_summarize(two_modes, 20, &s);
+	assert_true(s.bimodal);
+	assert_true(s.low_mode >= 58 && s.low_mode <= 60);
+	assert_true(s.high_mode >= 250 && s.high_mode <= 254);
+	assert_true(s.high_share > 0.24 && s.high_share < 0.26);
+	assert_true(s.min == 58);
+
+	latency_summarize(noisy, 21, &s);
+	assert_false(s.bimodal);
+	assert_true(s.median == 60);
+	assert_true(s.min == 40);
+	assert_true(s.p10 == 44 && s.p90 == 76);
+
+	latency_summarize(outlier, 20, &s);
+	assert_false(s.bimodal);
+	assert_true(s.median < 54);
+}
 
 static bool same_affinity(const cpu_set_t *a)
 {
@@ -550,7 +616,9 @@ int main(void)
 		cmocka_unit_test(clustered_l2_without_smt),
 		cmocka_unit_test(invalid_policies_are_refused),
 		cmocka_unit_test(xml_and_environment_topologies),
+		cmocka_unit_test(latency_pairs_are_sampled_per_class),
 #endif
+		cmocka_unit_test(latency_statistics_flag_two_modes),
 		cmocka_unit_test(binding_on_this_machine),
 		cmocka_unit_test(the_allowed_cpus_are_respected),
 		cmocka_unit_test(the_suite_applies_placement_rules),

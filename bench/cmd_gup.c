@@ -185,16 +185,19 @@ static int parse_name_list(const char *option, const char *text,
 
 static int not_modelled(int opt)
 {
-	static const struct { int opt; const char *what; } list[] = {
-		{ 'F', "raw gup_flags" }, { 'f', "a file mapping" },
-		{ 'S', "MAP_SHARED" }, { 'H', "hugetlbfs" },
-		{ 'c', "DUMP_USER_PAGES_TEST" }, { 'p', "DUMP_USER_PAGES_TEST with pins" },
+	static const struct { int opt; const char *what, *why; } list[] = {
+		{ 'F', "raw gup_flags", "use -w, -W and -l" },
+		{ 'f', "a file mapping", "the model maps private anonymous memory only" },
+		{ 'S', "MAP_SHARED", "the model maps private anonymous memory only" },
+		{ 'H', "hugetlbfs", "use -t for 2M THP leaves" },
+		{ 'c', "DUMP_USER_PAGES_TEST", "the model has no page contents to dump" },
+		{ 'p', "DUMP_USER_PAGES_TEST with pins", "the model has no page contents to dump" },
 	};
 
 	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
 		if (list[i].opt == opt)
-			return usage_error("gup: option '-%c' (%s) is not modelled: the model maps private anonymous memory only",
-					   opt, list[i].what);
+			return usage_error("gup: option '-%c' (%s) is not modelled: %s",
+					   opt, list[i].what, list[i].why);
 	return 0;
 }
 
@@ -807,8 +810,11 @@ int cmd_gup(int argc, char **argv)
 		free(b);
 		return runtime_error("%s", err);
 	}
-	if (topo_plan(b->topo, "compact", o.threads, &b->placement, err, sizeof(err)))
-		ret = usage_error("gup: -j %u: %s", o.threads, err);
+	if (o.threads > topo_nr_allowed_cpus(b->topo))
+		ret = usage_error("gup: -j '%u': expected 1 to %u threads, one per allowed CPU",
+				  o.threads, topo_nr_allowed_cpus(b->topo));
+	else if (topo_plan(b->topo, "compact", o.threads, &b->placement, err, sizeof(err)))
+		ret = usage_error("gup: -j '%u': %s", o.threads, err);
 	else
 		ret = plan_combos(b);
 	if (!ret)

@@ -156,7 +156,7 @@ static bool gup_fast_pud_range(struct gup_walk *w, uint64_t pgd,
 static void gup_fast_pgd_range(struct gup_walk *w, unsigned long addr,
 			       unsigned long end)
 {
-	gup_entry_t *pgdp = &w->mm->tables[0]->entry[table_index(addr, GUP_PGDIR_SHIFT)];
+	gup_entry_t *pgdp = &w->mm->tables[0].entry[table_index(addr, GUP_PGDIR_SHIFT)];
 	unsigned long next;
 
 	do {

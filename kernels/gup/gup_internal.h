@@ -173,7 +173,7 @@ struct gup_mm {
 	/* Read-mostly from here on: set up before any thread walks. */
 	_Alignas(CACHE_PAD) enum gup_flag_update flag_update;
 	enum gup_longterm_check longterm_check;
-	struct gup_table **tables;	/* [0] is the pgd */
+	struct gup_table *tables;	/* [0] is the pgd */
 	unsigned long nr_tables;
 	unsigned long tables_cap;
 	struct gup_page *mem_map;
@@ -197,7 +197,7 @@ struct gup_mm {
 
 static inline struct gup_table *entry_table(const struct gup_mm *mm, uint64_t e)
 {
-	return mm->tables[entry_pfn(e)];
+	return &mm->tables[entry_pfn(e)];
 }
 
 static inline struct gup_page *pfn_to_page(const struct gup_mm *mm,
@@ -240,17 +240,102 @@ void gup_frame_init(struct gup_mm *mm, unsigned long pfn, unsigned int order,
 struct gup_page *gup_alloc_folio(struct gup_mm *mm, unsigned int pool);
 void gup_free_folio(struct gup_mm *mm, struct gup_page *folio);
 unsigned int gup_folio_pool(const struct gup_page *folio);
-void gup_folio_put_refs(struct gup_mm *mm, struct gup_page *folio, int refs);
-struct gup_page *try_grab_folio_fast(struct gup_task *task,
-				     struct gup_page *page, int refs,
-				     unsigned int flags);
 int try_grab_folio(struct gup_task *task, struct gup_page *folio, int refs,
 		   unsigned int flags);
-void gup_put_folio(struct gup_task *task, struct gup_page *folio, int refs,
-		   unsigned int flags);
-void folio_set_referenced(struct gup_page *folio);
 /* The folio has references beyond its one mapping: a pin or a get. */
 bool folio_has_extra_refs(struct gup_page *folio);
+
+/*
+ * The per-page fast path, inline as in the kernel's headers (page_ref.h,
+ * mm.h): see page.c for how pins are accounted.
+ */
+/* folio_put_refs(): whoever drops the last reference frees the folio. */
+static inline void gup_folio_put_refs(struct gup_mm *mm,
+				      struct gup_page *folio, int refs)
+{
+	if (atomic_fetch_sub_explicit(&folio->refcount, refs,
+				      memory_order_seq_cst) == refs)
+		gup_free_folio(mm, folio);
+}
+
+/*
+ * folio_ref_try_add_rcu(): add unless zero, a cmpxchg loop as in
+ * atomic_add_unless(). A zero refcount means the folio is free or being
+ * freed, and must not be resurrected.
+ */
+static inline bool folio_ref_try_add(struct gup_page *folio, int refs)
+{
+	int old = atomic_load_explicit(&folio->refcount, memory_order_relaxed);
+
+	do {
+		if (old == 0)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&folio->refcount, &old,
+							 old + refs,
+							 memory_order_seq_cst,
+							 memory_order_relaxed));
+	return true;
+}
+
+/*
+ * try_grab_folio_fast() (try_grab_compound_head() in 5.14): the fast
+ * path's grab, on a folio that may be freed under us. The kernel adds
+ * refs first, then refs * (BIAS - 1) for a small page; one add of
+ * refs * BIAS is the same to every observer here. The compound head is
+ * not rechecked after the grab: folios in this model are never split,
+ * so page_folio() cannot change. The seq_cst add orders the grab before
+ * the caller's recheck of the entry (smp_mb__after_atomic() in the
+ * kernel), pairing with the writer's clear-then-check.
+ */
+static inline struct gup_page *try_grab_folio_fast(struct gup_task *task,
+						   struct gup_page *page,
+						   int refs, unsigned int flags)
+{
+	struct gup_page *folio = page_folio(page);
+	bool large = folio_is_large(folio);
+
+	if ((flags & FOLL_PIN) && !large) {
+		if (!folio_ref_try_add(folio, refs * GUP_PIN_COUNTING_BIAS))
+			return NULL;
+	} else if (!folio_ref_try_add(folio, refs)) {
+		return NULL;
+	}
+	if (flags & FOLL_PIN) {
+		if (large)
+			atomic_fetch_add_explicit(folio_pincount_ptr(folio), refs,
+						  memory_order_seq_cst);
+		task->stats.pins_acquired += (uint64_t)refs;
+	}
+	return folio;
+}
+
+/* gup_put_folio(): undoes try_grab_folio*() with the same flags. */
+static inline void gup_put_folio(struct gup_task *task,
+				 struct gup_page *folio, int refs,
+				 unsigned int flags)
+{
+	if (flags & FOLL_PIN) {
+		task->stats.pins_released += (uint64_t)refs;
+		if (folio_is_large(folio))
+			atomic_fetch_sub_explicit(folio_pincount_ptr(folio), refs,
+						  memory_order_seq_cst);
+		else
+			refs *= GUP_PIN_COUNTING_BIAS;
+	}
+	gup_folio_put_refs(task->mm, folio, refs);
+}
+
+/*
+ * folio_set_referenced() (SetPageReferenced() in 5.14): an atomic set_bit
+ * on every grab, as the kernel does; it writes the line the grab already
+ * owns.
+ */
+static inline void folio_set_referenced(struct gup_page *folio)
+{
+	atomic_fetch_or_explicit(&folio->flags, 1UL << PG_REFERENCED,
+				 memory_order_relaxed);
+}
+
 
 /* mm.c */
 void mm_set_has_pinned_flag(struct gup_mm *mm);

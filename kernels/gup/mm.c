@@ -237,8 +237,6 @@ void gup_mm_destroy(struct gup_mm *mm)
 		return;
 	if (mm->writer)
 		gup_writer_stop(mm);
-	for (unsigned long i = 0; i < mm->nr_tables; i++)
-		free(mm->tables[i]);
 	free(mm->tables);
 	gup_pools_destroy(mm);
 	free(mm->vmas);

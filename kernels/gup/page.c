@@ -101,65 +101,6 @@ void gup_free_folio(struct gup_mm *mm, struct gup_page *folio)
 	pthread_mutex_unlock(&pool->lock);
 }
 
-/* folio_put_refs(): whoever drops the last reference frees the folio. */
-void gup_folio_put_refs(struct gup_mm *mm, struct gup_page *folio, int refs)
-{
-	if (atomic_fetch_sub_explicit(&folio->refcount, refs,
-				      memory_order_seq_cst) == refs)
-		gup_free_folio(mm, folio);
-}
-
-/*
- * folio_ref_try_add_rcu(): add unless zero, a cmpxchg loop as in
- * atomic_add_unless(). A zero refcount means the folio is free or being
- * freed, and must not be resurrected.
- */
-static inline bool folio_ref_try_add(struct gup_page *folio, int refs)
-{
-	int old = atomic_load_explicit(&folio->refcount, memory_order_relaxed);
-
-	do {
-		if (old == 0)
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&folio->refcount, &old,
-							 old + refs,
-							 memory_order_seq_cst,
-							 memory_order_relaxed));
-	return true;
-}
-
-/*
- * try_grab_folio_fast() (try_grab_compound_head() in 5.14): the fast
- * path's grab, on a folio that may be freed under us. The kernel adds
- * refs first, then refs * (BIAS - 1) for a small page; one add of
- * refs * BIAS is the same to every observer here. The compound head is
- * not rechecked after the grab: folios in this model are never split,
- * so page_folio() cannot change. The seq_cst add orders the grab before
- * the caller's recheck of the entry (smp_mb__after_atomic() in the
- * kernel), pairing with the writer's clear-then-check.
- */
-struct gup_page *try_grab_folio_fast(struct gup_task *task,
-				     struct gup_page *page, int refs,
-				     unsigned int flags)
-{
-	struct gup_page *folio = page_folio(page);
-	bool large = folio_is_large(folio);
-
-	if ((flags & FOLL_PIN) && !large) {
-		if (!folio_ref_try_add(folio, refs * GUP_PIN_COUNTING_BIAS))
-			return NULL;
-	} else if (!folio_ref_try_add(folio, refs)) {
-		return NULL;
-	}
-	if (flags & FOLL_PIN) {
-		if (large)
-			atomic_fetch_add_explicit(folio_pincount_ptr(folio), refs,
-						  memory_order_seq_cst);
-		task->stats.pins_acquired += (uint64_t)refs;
-	}
-	return folio;
-}
-
 /*
  * try_grab_folio(): the slow path's grab. mmap_lock keeps the mapping,
  * and with it a reference, so a plain add is enough; the kernel warns
@@ -184,32 +125,6 @@ int try_grab_folio(struct gup_task *task, struct gup_page *folio, int refs,
 	if (flags & FOLL_PIN)
 		task->stats.pins_acquired += (uint64_t)refs;
 	return 0;
-}
-
-/* gup_put_folio(): undoes try_grab_folio*() with the same flags. */
-void gup_put_folio(struct gup_task *task, struct gup_page *folio, int refs,
-		   unsigned int flags)
-{
-	if (flags & FOLL_PIN) {
-		task->stats.pins_released += (uint64_t)refs;
-		if (folio_is_large(folio))
-			atomic_fetch_sub_explicit(folio_pincount_ptr(folio), refs,
-						  memory_order_seq_cst);
-		else
-			refs *= GUP_PIN_COUNTING_BIAS;
-	}
-	gup_folio_put_refs(task->mm, folio, refs);
-}
-
-/*
- * folio_set_referenced() (SetPageReferenced() in 5.14): an atomic set_bit
- * on every grab, as the kernel does; it writes the line the grab already
- * owns.
- */
-void folio_set_referenced(struct gup_page *folio)
-{
-	atomic_fetch_or_explicit(&folio->flags, 1UL << PG_REFERENCED,
-				 memory_order_relaxed);
 }
 
 bool folio_has_extra_refs(struct gup_page *folio)

@@ -11,26 +11,28 @@
 
 #include "gup_internal.h"
 
-/* A new, empty table; its index goes into the parent entry's pfn field. */
+/*
+ * A new, empty table; its index goes into the parent entry's pfn field.
+ * All tables live in one array, so that a walker finds the next table
+ * with one load and some arithmetic, as the kernel does with __va(): the
+ * array may move while buffers are mapped, but never after.
+ */
 static long table_alloc(struct gup_mm *mm)
 {
 	struct gup_table *t;
 
 	if (mm->nr_tables == mm->tables_cap) {
-		unsigned long cap = mm->tables_cap ? mm->tables_cap * 2 : 64;
-		struct gup_table **grown = realloc(mm->tables, cap * sizeof(*grown));
+		unsigned long cap = mm->tables_cap ? mm->tables_cap * 2 : 16;
+		struct gup_table *grown = realloc(mm->tables, cap * sizeof(*grown));
 
 		if (!grown)
 			return -1;
 		mm->tables = grown;
 		mm->tables_cap = cap;
 	}
-	t = aligned_alloc(4096, sizeof(*t));
-	if (!t)
-		return -1;
+	t = &mm->tables[mm->nr_tables];
 	for (unsigned int i = 0; i < GUP_PTRS_PER_TABLE; i++)
 		atomic_init(&t->entry[i], 0);
-	mm->tables[mm->nr_tables] = t;
 	return (long)mm->nr_tables++;
 }
 
@@ -39,30 +41,33 @@ int gup_tables_init(struct gup_mm *mm)
 	return table_alloc(mm) == 0 ? 0 : -1;
 }
 
-/* The entry for addr in the table below *parent, allocating that table. */
-static gup_entry_t *descend_alloc(struct gup_mm *mm, gup_entry_t *parent,
-				  unsigned long addr, unsigned int shift)
+/*
+ * The table below entry idx of table parent, allocated if missing.
+ * Indices, not pointers: an allocation may move every table.
+ */
+static long child_table(struct gup_mm *mm, unsigned long parent, unsigned int idx)
 {
-	uint64_t e = atomic_load_explicit(parent, memory_order_relaxed);
+	uint64_t e = atomic_load_explicit(&mm->tables[parent].entry[idx],
+					  memory_order_relaxed);
+	long child;
 
-	if (!entry_present(e)) {
-		long idx = table_alloc(mm);
-
-		if (idx < 0)
-			return NULL;
-		e = make_entry((unsigned long)idx, GUP_ENTRY_PRESENT | GUP_ENTRY_WRITE);
-		atomic_store_explicit(parent, e, memory_order_relaxed);
-	}
-	return &entry_table(mm, e)->entry[table_index(addr, shift)];
+	if (entry_present(e))
+		return (long)entry_pfn(e);
+	child = table_alloc(mm);
+	if (child < 0)
+		return -1;
+	e = make_entry((unsigned long)child, GUP_ENTRY_PRESENT | GUP_ENTRY_WRITE);
+	atomic_store_explicit(&mm->tables[parent].entry[idx], e, memory_order_relaxed);
+	return child;
 }
 
-/* The pmd entry for addr, allocating the pud and pmd tables on the way. */
-static gup_entry_t *pmd_alloc(struct gup_mm *mm, unsigned long addr)
+/* The pmd table for addr, allocating the pud and pmd tables on the way. */
+static long pmd_table(struct gup_mm *mm, unsigned long addr)
 {
-	gup_entry_t *pgdp = &mm->tables[0]->entry[table_index(addr, GUP_PGDIR_SHIFT)];
-	gup_entry_t *pudp = descend_alloc(mm, pgdp, addr, GUP_PUD_SHIFT);
+	long pud = child_table(mm, 0, table_index(addr, GUP_PGDIR_SHIFT));
 
-	return pudp ? descend_alloc(mm, pudp, addr, GUP_PMD_SHIFT) : NULL;
+	return pud < 0 ? -1 : child_table(mm, (unsigned long)pud,
+					  table_index(addr, GUP_PUD_SHIFT));
 }
 
 /*
@@ -95,33 +100,35 @@ int gup_map_buffer(struct gup_mm *mm, const struct gup_vma *vma,
 {
 	const uint64_t bits = GUP_ENTRY_PRESENT | GUP_ENTRY_WRITE;
 	unsigned long addr = vma->start;
-	gup_entry_t *pmdp, *ptep;
 
 	while (addr < vma->end) {
 		bool huge = addr < vma->huge_end;
 		unsigned int migratetype = gup_folio_in_cma(cur->folio_index++,
 							    cur->cma_percent) ?
 					   MIGRATE_CMA : MIGRATE_MOVABLE;
+		unsigned int pmd_idx = table_index(addr, GUP_PMD_SHIFT);
+		long pmd = pmd_table(mm, addr), pte;
 		unsigned long pfn;
 
-		pmdp = pmd_alloc(mm, addr);
-		if (!pmdp)
+		if (pmd < 0)
 			goto nomem;
 		if (huge) {
 			pfn = cur->next_huge_pfn;
 			cur->next_huge_pfn += GUP_HPAGE_NR;
 			gup_frame_init(mm, pfn, GUP_HPAGE_SHIFT - GUP_PAGE_SHIFT,
 				       migratetype);
-			map_folio(mm, pmdp, pfn, addr, bits | GUP_ENTRY_LEAF);
+			map_folio(mm, &mm->tables[pmd].entry[pmd_idx], pfn, addr,
+				  bits | GUP_ENTRY_LEAF);
 			addr += GUP_HPAGE_SIZE;
 			continue;
 		}
-		ptep = descend_alloc(mm, pmdp, addr, GUP_PAGE_SHIFT);
-		if (!ptep)
+		pte = child_table(mm, (unsigned long)pmd, pmd_idx);
+		if (pte < 0)
 			goto nomem;
 		pfn = cur->next_small_pfn++;
 		gup_frame_init(mm, pfn, 0, migratetype);
-		map_folio(mm, ptep, pfn, addr, bits);
+		map_folio(mm, &mm->tables[pte].entry[table_index(addr, GUP_PAGE_SHIFT)],
+			  pfn, addr, bits);
 		addr += GUP_PAGE_SIZE;
 	}
 	return 0;
@@ -133,7 +140,7 @@ nomem:
 
 gup_entry_t *gup_leaf_entry(struct gup_mm *mm, unsigned long addr, bool *huge)
 {
-	gup_entry_t *p = &mm->tables[0]->entry[table_index(addr, GUP_PGDIR_SHIFT)];
+	gup_entry_t *p = &mm->tables[0].entry[table_index(addr, GUP_PGDIR_SHIFT)];
 	static const unsigned int shifts[] = { GUP_PUD_SHIFT, GUP_PMD_SHIFT };
 	uint64_t e;
 

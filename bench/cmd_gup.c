@@ -710,6 +710,32 @@ static void print_ratios(const struct gup_bench *b)
 	}
 }
 
+/* How often the slow path, the seqcount retry and the recheck ran. */
+static void print_paths(const struct gup_bench *b, const struct gup_combo *c)
+{
+	struct gup_stats sum = { 0 };
+
+	for (unsigned int t = 0; t < b->opts->threads; t++) {
+		const struct gup_stats *st = &c->tasks[t].stats;
+
+		sum.fast_calls += st->fast_calls;
+		sum.slow_path_calls += st->slow_path_calls;
+		sum.seq_retries += st->seq_retries + st->seq_busy;
+		sum.recheck_failures += st->recheck_failures;
+		sum.longterm_rejects += st->longterm_rejects;
+		sum.longterm_migrations += st->longterm_migrations;
+	}
+	if (!sum.slow_path_calls && !b->opts->writer)
+		return;
+	printf("#   %llu fast calls, %llu slow-path calls, %llu seqcount retries, %llu recheck failures, "
+	       "%llu longterm rejects, %llu CMA migrations, %llu writer changes\n",
+	       (unsigned long long)sum.fast_calls, (unsigned long long)sum.slow_path_calls,
+	       (unsigned long long)sum.seq_retries, (unsigned long long)sum.recheck_failures,
+	       (unsigned long long)sum.longterm_rejects,
+	       (unsigned long long)sum.longterm_migrations,
+	       (unsigned long long)c->writer_changes);
+}
+
 /*
  * Mean and spread of the get times as seed 000 summarised them ("Old
  * kernel: 477729.97 (+-3.79%)"), the median, and pin+unpin per page.
@@ -741,9 +767,7 @@ static void gup_print_summary(const struct gup_bench *b)
 		       gup_flag_update_names[c->variant], mode_names[c->mode],
 		       check_matters(o) ? gup_longterm_check_names[c->check] : "-",
 		       mean, st.get_median_us, st.put_mean_us, st.ns_per_page);
-		if (o->writer)
-			printf("#   writer: %llu page-table changes\n",
-			       (unsigned long long)c->writer_changes);
+		print_paths(b, c);
 	}
 	print_ratios(b);
 }

@@ -607,8 +607,9 @@ struct combo_stats {
 	double get_sd_pct;
 	double get_median_us;
 	double put_mean_us;
-	double ns_per_page;		/* (get + put) / pages */
+	double ns_per_page;		/* median over samples of (get + put) / pages */
 };
+
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -617,33 +618,41 @@ static int compare_doubles(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), compare_doubles);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void combo_stats(const struct gup_bench *b, const struct gup_combo *c,
 			struct combo_stats *st)
 {
 	unsigned int n = b->opts->repeats * b->opts->threads;
-	double *get = calloc(n, sizeof(*get));
-	double sum = 0, sq = 0, put = 0, ns = 0, pages = 0;
+	double *get = calloc(n, sizeof(*get)), *per_page = calloc(n, sizeof(*per_page));
+	double sum = 0, sq = 0, put = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (!get)
-		return;
+	if (!get || !per_page)
+		goto out;
 	for (unsigned int i = 0; i < n; i++) {
-		get[i] = (double)c->samples[i].get_ns / 1000.0;
+		const struct gup_sample *s = &c->samples[i];
+
+		get[i] = (double)s->get_ns / 1000.0;
 		sum += get[i];
-		put += (double)c->samples[i].put_ns / 1000.0;
-		ns += (double)(c->samples[i].get_ns + c->samples[i].put_ns);
-		pages += (double)c->samples[i].pages;
+		put += (double)s->put_ns / 1000.0;
+		per_page[i] = s->pages ? (double)(s->get_ns + s->put_ns) / (double)s->pages : 0;
 	}
 	st->get_mean_us = sum / n;
 	for (unsigned int i = 0; i < n; i++)
 		sq += (get[i] - st->get_mean_us) * (get[i] - st->get_mean_us);
 	st->get_sd_pct = n > 1 && sum > 0 ?
 			 100.0 * sqrt(sq / (n - 1)) / st->get_mean_us : 0;
-	qsort(get, n, sizeof(*get), compare_doubles);
-	st->get_median_us = n % 2 ? get[n / 2] : (get[n / 2 - 1] + get[n / 2]) / 2;
+	st->get_median_us = median(get, n);
 	st->put_mean_us = put / n;
-	st->ns_per_page = pages > 0 ? ns / pages : 0;
+	st->ns_per_page = median(per_page, n);
+out:
 	free(get);
+	free(per_page);
 }
 
 /* The longterm-check switch only matters to a fast call with FOLL_LONGTERM. */
@@ -754,6 +763,7 @@ static void gup_print_summary(const struct gup_bench *b)
 	       cmd_names[o->cmd], o->mib, o->page_size == GUP_PAGES_2M ? "2M THP" : "4K",
 	       per_call, o->threads, o->threads > 1 ? "s" : "", o->repeats,
 	       o->repeats > 1 ? "s" : "", b->nr_combos > 1 ? ", interleaved" : "");
+	printf("# ns/page: the median over threads and repeats of (get + put) / pages\n");
 	printf("# %-18s %-8s %-12s %24s %12s %10s %12s\n", "variant", "mode", "longterm",
 	       "get us: mean (+-sd)", "median", "put us", "ns/page");
 	for (unsigned int i = 0; i < b->nr_combos; i++) {

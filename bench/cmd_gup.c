@@ -91,7 +91,7 @@ struct gup_combo {
 
 struct gup_bench {
 	const struct gup_options *opts;
-	const struct topo *topo;
+	struct topo *topo;
 	struct placement placement;
 	unsigned int nr_combos;
 	struct gup_combo combos[GUP_MAX_COMBOS];
@@ -854,7 +854,7 @@ int cmd_gup(int argc, char **argv)
 	if (!ret)
 		ret = run_bench(b);
 	free_combos(b);
-	topo_close((struct topo *)b->topo);
+	topo_close(b->topo);
 	free(b);
 	return ret;
 }

@@ -197,9 +197,15 @@ static unsigned long gup_fast(struct gup_task *task, unsigned long start,
 	};
 	unsigned int seq = 0;
 
+	/*
+	 * raw_read_seqcount() and read_seqcount_retry(). Both loads are
+	 * seq_cst, like the rechecks: any entry the walk kept was rechecked
+	 * after the writer's odd count was stored, so the second load sees a
+	 * change, with no smp_rmb() needed. On x86 they are plain loads.
+	 */
 	if (flags & FOLL_PIN) {
 		seq = atomic_load_explicit(&mm->write_protect_seq,
-					   memory_order_acquire);
+					   memory_order_seq_cst);
 		if (seq & 1) {
 			task->stats.seq_busy++;
 			return 0;
@@ -208,10 +214,8 @@ static unsigned long gup_fast(struct gup_task *task, unsigned long start,
 	gup_fast_pgd_range(&w, start, end);
 	if (flags & FOLL_PIN) {
 		gup_hook(mm, before_seq_retry);
-		/* smp_rmb() of read_seqcount_retry(): the walk's loads first */
-		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&mm->write_protect_seq,
-					 memory_order_relaxed) != seq) {
+					 memory_order_seq_cst) != seq) {
 			gup_fast_undo(task, pages, w.nr, flags);
 			task->stats.seq_retries++;
 			return 0;

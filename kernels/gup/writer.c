@@ -36,15 +36,19 @@ struct gup_writer {
 	uint64_t changes;
 };
 
-/* raw_write_seqcount_begin(): odd while the change is in progress. */
+/*
+ * raw_write_seqcount_begin()/end(): odd while the change is in progress.
+ * The kernel orders the count and the entries with smp_wmb(); here the
+ * count's stores, the entry changes and the walkers' seqcount loads and
+ * rechecks are all sequentially consistent, which orders them without a
+ * fence (and lets ThreadSanitizer follow every one of them).
+ */
 static void write_seqcount_begin(struct gup_mm *mm)
 {
 	unsigned int seq = atomic_load_explicit(&mm->write_protect_seq,
 						memory_order_relaxed);
 
-	atomic_store_explicit(&mm->write_protect_seq, seq + 1, memory_order_relaxed);
-	/* smp_wmb(): the odd count is visible before any entry changes */
-	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&mm->write_protect_seq, seq + 1, memory_order_seq_cst);
 }
 
 static void write_seqcount_end(struct gup_mm *mm)
@@ -52,7 +56,7 @@ static void write_seqcount_end(struct gup_mm *mm)
 	unsigned int seq = atomic_load_explicit(&mm->write_protect_seq,
 						memory_order_relaxed);
 
-	atomic_store_explicit(&mm->write_protect_seq, seq + 1, memory_order_release);
+	atomic_store_explicit(&mm->write_protect_seq, seq + 1, memory_order_seq_cst);
 }
 
 int gup_zap_begin_locked(struct gup_mm *mm, unsigned long addr, bool bump_seq,

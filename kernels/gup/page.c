@@ -158,16 +158,18 @@ static void release_pages_batched(struct gup_task *task,
 				  struct gup_page **pages,
 				  unsigned long npages, unsigned int flags)
 {
+	struct gup_page *folio = npages ? page_folio(pages[0]) : NULL;
 	unsigned long i = 0;
 
 	while (i < npages) {
-		struct gup_page *folio = page_folio(pages[i]);
+		struct gup_page *next = NULL;
 		unsigned long nr = 1;
 
-		while (i + nr < npages && page_folio(pages[i + nr]) == folio)
+		while (i + nr < npages && (next = page_folio(pages[i + nr])) == folio)
 			nr++;
 		gup_put_folio(task, folio, (int)nr, flags);
 		i += nr;
+		folio = next;
 	}
 }
 

@@ -73,7 +73,7 @@ enum { MIGRATE_MOVABLE, MIGRATE_CMA };
  * struct page: 64 bytes like the kernel's, so that each page's refcount
  * has a cache line of its own and pinners of one page bounce one line.
  * A large folio keeps its refcount in the head page and its pincount in
- * the first tail page (folio->_pincount, compound_pincount before 5.18):
+ * the first tail page (folio->_pincount; compound_pincount in 5.x):
  * two lines per THP pin, as in the kernel.
  */
 struct gup_page {

@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "counters.h"
 #include "gbench.h"
 #include "output.h"
 #include "results.h"
@@ -43,12 +44,17 @@ static void run_usage(FILE *out)
 		"  --repetitions N         repetitions of each case, interleaved (default %d)\n"
 		"  --min-time S            minimum seconds per repetition (default %g)\n"
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
+		"  --placement P[,P...]    where threads go, swept if several: compact (default),\n"
+		"                          spread, cores, pair:CLASS, cpus:0,4,8 ('bouncelab topo')\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
+		"  --counters SET[,SET]    counters per op: coherence, basic, sw or none (default %s);\n"
+		"                          'bouncelab list --events' shows what works here\n"
+		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
 		"  --console               also print Google Benchmark's console table\n"
 		"  -h, --help              this help\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
-		QUICK_MIN_TIME);
+		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS);
 }
 
 /* family.name=v1,v2 */
@@ -105,6 +111,46 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 		}
 	}
 	opts->nr_overrides++;
+	return 0;
+}
+
+/*
+ * compact,pair:smt,cpus:0,4: policies split at commas, except that a
+ * number continues the cpus: list before it. The texts live in store.
+ */
+static int parse_placement_option(const char *text, struct suite_options *opts,
+				  char store[][64])
+{
+	char copy[1024], *item, *save = NULL;
+	char *last = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		bool continues = last && !strncmp(last, "cpus:", 5) &&
+				 *item >= '0' && *item <= '9';
+
+		if (continues) {
+			size_t used = strlen(last);
+
+			if (used + 1 + strlen(item) >= 64)
+				return usage_error("--placement '%s': expected a policy of at most 63 characters (ranges help: cpus:0-15)",
+						   text);
+			snprintf(last + used, 64 - used, ",%s", item);
+			continue;
+		}
+		if (opts->nr_placements == SUITE_MAX_PLACEMENTS)
+			return usage_error("--placement '%s': expected at most %d policies",
+					   text, SUITE_MAX_PLACEMENTS);
+		if (strlen(item) >= 64)
+			return usage_error("--placement '%s': expected a policy of at most 63 characters",
+					   text);
+		last = store[opts->nr_placements];
+		snprintf(last, 64, "%s", item);
+		opts->placements[opts->nr_placements++] = last;
+	}
+	if (!last)
+		return usage_error("--placement '%s': expected compact, spread, cores, pair:CLASS or cpus:LIST",
+				   text);
 	return 0;
 }
 
@@ -221,10 +267,13 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	pr.total = suite->nr_cases * (unsigned int)opts->repetitions;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	context = results_context();
+	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
 	gbench_run_all(&cb, opts->console);
 	gbench_clear();
+	/* Again: a thread may have dropped an event during the run. */
+	json_object_set_new(context, "counters", counters_context());
 	if (results_write(out, context, pr.rows, err, sizeof(err)))
 		ret = runtime_error("%s", err);
 	else
@@ -245,15 +294,20 @@ int cmd_run(int argc, char **argv)
 		{ "repetitions", required_argument, NULL, 'r' },
 		{ "min-time", required_argument, NULL, 'm' },
 		{ "param", required_argument, NULL, 'p' },
+		{ "placement", required_argument, NULL, 'P' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "console", no_argument, NULL, 'c' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct suite_options opts = { .repetitions = 0 };
+	static char placement_store[SUITE_MAX_PLACEMENTS][64];
 	char out_buf[512], err[512];
 	const char *out = NULL;
+	const char *counter_sets = COUNTERS_DEFAULT_SETS, *events = NULL;
 	struct suite suite;
 	struct topo *topo;
 	long value;
@@ -287,6 +341,11 @@ int cmd_run(int argc, char **argv)
 			if (ret)
 				return ret;
 			break;
+		case 'P':
+			ret = parse_placement_option(optarg, &opts, placement_store);
+			if (ret)
+				return ret;
+			break;
 		case 'q':
 			opts.quick = true;
 			break;
@@ -295,6 +354,12 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'c':
 			opts.console = true;
+			break;
+		case 'C':
+			counter_sets = optarg;
+			break;
+		case 'E':
+			events = optarg;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -310,6 +375,8 @@ int cmd_run(int argc, char **argv)
 		opts.repetitions = opts.quick ? QUICK_REPETITIONS : DEFAULT_REPETITIONS;
 	if (opts.min_time == 0)
 		opts.min_time = opts.quick ? QUICK_MIN_TIME : DEFAULT_MIN_TIME;
+	if (counters_select(counter_sets, events, err, sizeof(err)))
+		return usage_error("%s", err);
 	if (!out) {
 		default_out(out_buf, sizeof(out_buf));
 		out = out_buf;
@@ -318,16 +385,24 @@ int cmd_run(int argc, char **argv)
 	topo = topo_open(NULL, err, sizeof(err));
 	if (!topo)
 		return runtime_error("%s", err);
+	if (!topo_is_this_system(topo)) {
+		ret = usage_error("run: the topology is %s, not this system's: unset HWLOC_SYNTHETIC or HWLOC_XMLFILE ('bouncelab topo' plans on it)",
+				  topo_describe(topo));
+		topo_close(topo);
+		return ret;
+	}
 	ret = suite_plan(&opts, topo, &suite, err, sizeof(err));
 	if (ret) {
 		topo_close(topo);
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	}
 	/* Fail before any benchmark runs, not after a long run. */
-	if (output_check_writable(out, err, sizeof(err)))
+	if (output_check_writable(out, err, sizeof(err))) {
 		ret = runtime_error("%s", err);
-	else
+	} else {
+		counters_prepare(stderr);
 		ret = run_suite(&suite, &opts, out);
+	}
 	suite_free(&suite);
 	topo_close(topo);
 	return ret;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "counters.h"
 
 struct command {
 	const char *name;
@@ -21,6 +22,8 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run the suite and write results JSON" },
 	{ "list", cmd_list, "list families, variants and parameters" },
 	{ "report", cmd_report, "turn results JSON into a markdown report" },
+	{ "gup", cmd_gup, "the mini GUP walker, with gup_test's options and output" },
+	{ "topo", cmd_topo, "topology, distance classes, placements, core-to-core latency" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -121,6 +124,8 @@ int main(int argc, char **argv)
 		return usage_error("expected a command: one of %s (see 'bouncelab --help')",
 				   command_names());
 	name = argv[1];
+	/* libpfm4 is set up once, before any benchmark thread exists. */
+	counters_init();
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		usage(stdout);
 		return 0;

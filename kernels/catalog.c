@@ -8,6 +8,8 @@
 #include "catalog.h"
 
 extern const struct kernel_family has_pinned_family;
+extern const struct kernel_family gup_family;
+extern const struct kernel_family pingpong_family;
 extern const struct kernel_family counter_family;
 extern const struct kernel_family last_nidpid_family;
 extern const struct kernel_family longterm_check_family;
@@ -15,6 +17,8 @@ extern const struct kernel_family false_sharing_family;
 
 const struct kernel_family *const catalog[] = {
 	&has_pinned_family,
+	&gup_family,
+	&pingpong_family,
 	&counter_family,
 	&last_nidpid_family,
 	&longterm_check_family,

@@ -24,6 +24,7 @@ struct sample {
 	long threads;
 	double ns_per_op;
 	double mops;
+	json_t *row;		/* for its counters per op */
 };
 
 struct samples {
@@ -118,6 +119,7 @@ static int read_row(const char *file, size_t index, json_t *row,
 		return -1;
 	}
 	s.mops = json_number_value(ops) / json_number_value(wall) * 1e3;
+	s.row = row;
 	describe_setting(facts, s.setting, sizeof(s.setting));
 	if (add_sample(all, &s)) {
 		snprintf(err, errlen, "out of memory reading %s", file);
@@ -231,10 +233,76 @@ static double best_at(const struct samples *all, size_t i)
 	return best;
 }
 
+#define MAX_COUNTER_COLUMNS 12
+
+/* hitm_per_op, page_faults_per_op, ...: the harness's counters per op. */
+static bool is_counter_column(const char *key)
+{
+	size_t len = strlen(key);
+
+	return (len > 7 && !strcmp(key + len - 7, "_per_op") &&
+		strcmp(key, "ns_per_op")) ||
+	       !strcmp(key, "counters_running_fraction");
+}
+
+static unsigned int counter_columns(const struct samples *all, size_t first,
+				    const char **keys)
+{
+	unsigned int n = 0;
+
+	for (size_t i = first; i < all->nr; i++) {
+		const char *key;
+		json_t *value;
+
+		if (!same_setting(&all->s[i], &all->s[first]))
+			continue;
+		json_object_foreach(all->s[i].row, key, value) {
+			unsigned int k;
+
+			if (!is_counter_column(key) || !json_is_number(value))
+				continue;
+			for (k = 0; k < n && strcmp(keys[k], key); k++)
+				;
+			if (k == n && n < MAX_COUNTER_COLUMNS)
+				keys[n++] = key;
+		}
+	}
+	return n;
+}
+
+/* Median of one counter over the case's repetitions that have it. */
+static double case_counter_median(const struct samples *all, size_t i,
+				  const char *key)
+{
+	double *v = malloc(all->nr * sizeof(double));
+	unsigned int n = 0;
+	double median;
+
+	if (!v)
+		return NAN;
+	for (size_t k = 0; k < all->nr; k++) {
+		json_t *value = json_object_get(all->s[k].row, key);
+
+		if (same_case(&all->s[k], &all->s[i]) && json_is_number(value))
+			v[n++] = json_number_value(value);
+	}
+	median = n ? stats_median(v, n) : NAN;
+	free(v);
+	return median;
+}
+
 static void write_table(FILE *md, const struct samples *all, size_t first)
 {
-	fprintf(md, "| variant | threads | median ns/op | Mops/s | vs best | repetitions |\n"
-		    "|---|---:|---:|---:|---:|---:|\n");
+	const char *keys[MAX_COUNTER_COLUMNS];
+	unsigned int nr_keys = counter_columns(all, first, keys);
+
+	fprintf(md, "| variant | threads | median ns/op | Mops/s | vs best | repetitions |");
+	for (unsigned int k = 0; k < nr_keys; k++)
+		fprintf(md, " %s |", keys[k]);
+	fprintf(md, "\n|---|---:|---:|---:|---:|---:|");
+	for (unsigned int k = 0; k < nr_keys; k++)
+		fprintf(md, "---:|");
+	fprintf(md, "\n");
 	for (size_t i = first; i < all->nr; i++) {
 		double ns, mops, best;
 		unsigned int n;
@@ -244,9 +312,12 @@ static void write_table(FILE *md, const struct samples *all, size_t first)
 			continue;
 		n = case_medians(all, i, &ns, &mops);
 		best = best_at(all, i);
-		fprintf(md, "| %s | %ld | %.2f | %.1f | %.2fx | %u |\n",
+		fprintf(md, "| %s | %ld | %.2f | %.1f | %.2fx | %u |",
 			all->s[i].variant, all->s[i].threads, ns, mops,
 			best > 0 ? ns / best : 1.0, n);
+		for (unsigned int k = 0; k < nr_keys; k++)
+			fprintf(md, " %.4g |", case_counter_median(all, i, keys[k]));
+		fprintf(md, "\n");
 	}
 	fprintf(md, "\n");
 }
@@ -271,6 +342,24 @@ static void write_family(FILE *md, const struct samples *all, size_t first)
 	}
 }
 
+/* "counters: coherence (HITM) | n/a (no hardware PMU)", one row a set. */
+static void write_counter_sets(FILE *md, json_t *counters)
+{
+	json_t *set;
+	const char *name;
+
+	json_object_foreach(json_object_get(counters, "sets"), name, set) {
+		json_t *label = json_object_get(set, "label");
+		json_t *summary = json_object_get(set, "summary");
+
+		fprintf(md, "| counters: %s%s%s%s | %s |\n", name,
+			json_is_string(label) ? " (" : "",
+			json_is_string(label) ? json_string_value(label) : "",
+			json_is_string(label) ? ")" : "",
+			json_is_string(summary) ? json_string_value(summary) : "?");
+	}
+}
+
 static void write_environment(FILE *md, json_t *doc, const char *file)
 {
 	static const char *const keys[] = {
@@ -292,6 +381,7 @@ static void write_environment(FILE *md, json_t *doc, const char *file)
 		fprintf(md, "| %s | %s |\n", keys[i], text ? text : "?");
 		free(text);
 	}
+	write_counter_sets(md, json_object_get(ctx, "counters"));
 	fprintf(md, "\n");
 }
 

@@ -67,7 +67,8 @@ static void counting_body(struct gbench_state *st, void *arg)
 	while (gbench_keep_running_batch(st, n))
 		done += n;
 	__atomic_or_fetch(&ts->index_mask, 1 << t, __ATOMIC_RELAXED);
-	ts->count = gbench_threads(st);
+	/* Every thread stores it: a plain store would race (found by TSan). */
+	__atomic_store_n(&ts->count, gbench_threads(st), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&ts->batches, done, __ATOMIC_RELAXED);
 	gbench_set_counter(st, "sum", t + 1, GBENCH_SUM);
 	gbench_set_counter(st, "avg", t + 1, GBENCH_AVG_THREADS);

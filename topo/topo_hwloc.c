@@ -44,6 +44,41 @@ static bool looks_like_xml(const char *spec)
 	       (len > 4 && !strcmp(spec + len - 4, ".xml"));
 }
 
+/*
+ * A bound on synthetic machines. hwloc builds every object and the
+ * distance classes look at pairs: 8192 PUs took 2 s here, 65536 more than
+ * a minute, so "pack:1000 core:1000 pu:100" would look like a hang.
+ */
+#define SYNTHETIC_MAX_PUS 8192
+
+/*
+ * The PUs a synthetic description makes: the product of its levels'
+ * arities ("pack:2 core:64 pu:2" is 256). Memory-side objects in
+ * brackets add no PUs. Stops counting once past the bound.
+ */
+static unsigned long synthetic_pus(const char *spec)
+{
+	unsigned long pus = 1;
+	const char *p = spec;
+
+	while (*p && pus <= SYNTHETIC_MAX_PUS) {
+		size_t len;
+		const char *colon;
+		unsigned long arity;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		colon = memchr(p, ':', len);
+		arity = strtoul(colon ? colon + 1 : p, NULL, 10);
+		if (*p != '[' && arity > SYNTHETIC_MAX_PUS)
+			return arity;	/* and no product can overflow */
+		if (*p != '[' && arity)
+			pus *= arity;
+		p += len;
+	}
+	return pus;
+}
+
 static int load_topology(struct topo *topo, const char *spec, char *err,
 			 size_t errlen)
 {
@@ -64,6 +99,12 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 		snprintf(topo->description, sizeof(topo->description),
 			 "XML file %s", spec);
 	} else if (spec) {
+		if (synthetic_pus(spec) > SYNTHETIC_MAX_PUS) {
+			snprintf(err, errlen,
+				 "topology '%s': more than %d PUs: expected a smaller synthetic machine",
+				 spec, SYNTHETIC_MAX_PUS);
+			return -1;
+		}
 		if (hwloc_topology_set_synthetic(t, spec)) {
 			snprintf(err, errlen,
 				 "topology '%s': expected a synthetic description such as \"pack:2 numa:1 core:64 pu:2\" or an XML file",

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run the suite and write results JSON" },
 	{ "list", cmd_list, "list families, variants and parameters" },
 	{ "report", cmd_report, "turn results JSON into a markdown report" },
+	{ "compare", cmd_compare, "compare two results files, benchmark by benchmark" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

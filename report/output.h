@@ -23,4 +23,31 @@ int output_make_dirs(const char *dir, char *err, size_t errlen);
  */
 int output_check_writable(const char *path, char *err, size_t errlen);
 
+/*
+ * A report is many files: the plots, the CSV files, then report.md. They
+ * are written to temporary names, flushed to disk with one syncfs() (one
+ * fsync per file costs ~1 ms each here, too slow for hundreds of plots),
+ * then renamed in order, report.md last: a reader never sees a report
+ * whose plots are missing, and a failure leaves no file half-written.
+ */
+struct output_file {
+	char *path;
+	char *data;
+	size_t len;
+};
+
+struct output_batch {
+	size_t nr, cap;
+	struct output_file *files;
+};
+
+/* Adds a file; takes data (malloc'd) even on failure. Returns 0 or -1. */
+int output_batch_add(struct output_batch *batch, const char *path,
+		     char *data, size_t len);
+
+/* Writes every file, in order. Returns 0, or -1 with err filled. */
+int output_batch_commit(struct output_batch *batch, char *err, size_t errlen);
+
+void output_batch_free(struct output_batch *batch);
+
 #endif

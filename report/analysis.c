@@ -378,3 +378,43 @@ const struct pair_view *group_view_widest_pair(const struct group_view *g)
 {
 	return g->nr_pairs ? &g->pairs[g->nr_pairs - 1] : NULL;
 }
+
+int distance_rank(const char *cls)
+{
+	static const char *const order[] = {
+		"same_pu", "smt", "l2", "l3", "package", "numa", "cross_package",
+	};
+
+	for (size_t i = 0; cls && i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(cls, order[i]))
+			return (int)i;
+	return (int)(sizeof(order) / sizeof(order[0]));	/* unknown: last */
+}
+
+static int compare_by_distance(const void *x, const void *y)
+{
+	const struct result_case *a = *(const struct result_case *const *)x;
+	const struct result_case *b = *(const struct result_case *const *)y;
+	int ra = distance_rank(a->widest_class), rb = distance_rank(b->widest_class);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return result_case_compare(a, b);
+}
+
+size_t analysis_one_way_cases(const struct analysis *a,
+			      const struct family_view *f,
+			      const struct result_case **out)
+{
+	size_t nr = 0;
+
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
+		const struct result_group *grp = a->groups[k].group;
+
+		for (size_t i = grp->first; i < grp->first + grp->nr; i++)
+			if (result_case_counter(&a->cases->cases[i], "one_way_ns"))
+				out[nr++] = &a->cases->cases[i];
+	}
+	qsort(out, nr, sizeof(*out), compare_by_distance);
+	return nr;
+}

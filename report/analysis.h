@@ -91,6 +91,22 @@ const struct case_view *group_view_find(const struct analysis *a,
 const struct pair_view *group_view_pair(const struct group_view *g,
 					long threads);
 
+/*
+ * A distance class's place from nearest to farthest, as topo/topo.h
+ * names them (same_pu, smt, l2, l3, package, numa, cross_package);
+ * unknown classes last.
+ */
+int distance_rank(const char *cls);
+
+/*
+ * The cases of a ping-pong family (those with a one_way_ns counter),
+ * nearest distance class first. out holds room for every case. Returns
+ * how many.
+ */
+size_t analysis_one_way_cases(const struct analysis *a,
+			      const struct family_view *f,
+			      const struct result_case **out);
+
 /* The largest thread count at which the pair was measured, or NULL. */
 const struct pair_view *group_view_widest_pair(const struct group_view *g);
 

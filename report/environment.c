@@ -41,6 +41,8 @@ static size_t brief_array(FILE *out, json_t *v, size_t budget)
 	size_t used = 0, i;
 	json_t *item;
 
+	if (!json_array_size(v))
+		return (size_t)fprintf(out, "none");
 	json_array_foreach(v, i, item) {
 		if (used >= budget || i == 16) {
 			fprintf(out, ", … (%zu in all)", json_array_size(v));

@@ -41,6 +41,8 @@ static void ratio_text(char *buf, size_t len, double v, const char *suffix)
 {
 	if (!isfinite(v))
 		snprintf(buf, len, "n/a");
+	else if (v < 0.095)
+		snprintf(buf, len, "%.2g%s", v, suffix);
 	else if (v < 9.995)
 		snprintf(buf, len, "%.2f%s", v, suffix);
 	else if (v < 99.95)

@@ -103,67 +103,84 @@ static void write_image(FILE *out, const struct analysis *a,
 /* ---- the physical baseline ---- */
 
 static void write_one_way_table(FILE *out, const struct report_input *in,
-				const struct group_view *g)
+				const struct family_view *f)
 {
+	const struct result_case **cases = calloc(in->a->cases->nr + 1, sizeof(*cases));
+	size_t nr = cases ? analysis_one_way_cases(in->a, f, cases) : 0;
 	char m[FORMAT_LEN], lo[FORMAT_LEN];
 
-	fputs("| distance | variant | threads | one-way ns (95% CI) | min | n | flags |\n"
-	      "|---|---|---:|---:|---:|---:|---|\n", out);
-	for (size_t i = 0; i < g->group->nr; i++) {
-		const struct result_case *c = &in->a->cases->cases[g->group->first + i];
+	fputs("| distance | variant | placement | one-way ns (95% CI) | min | n | flags |\n"
+	      "|---|---|---|---:|---:|---:|---|\n", out);
+	for (size_t i = 0; i < nr; i++) {
+		const struct result_case *c = cases[i];
 		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
 		struct stats_summary s;
 
-		if (!cc || stats_summarize(cc->values, cc->n, &s))
+		if (stats_summarize(cc->values, cc->n, &s))
 			continue;
 		fputs("| ", out);
 		md_escape(out, c->widest_class ? c->widest_class : "unknown");
 		fputs(" | ", out);
 		md_code(out, c->variant);
-		fprintf(out, " | %ld | %s | %s | %zu | %s%s |\n", c->threads,
+		fputs(" | ", out);
+		md_escape(out, c->setting && *c->setting ? c->setting : "defaults");
+		fprintf(out, " | %s | %s | %zu | %s%s%s |\n",
 			format_median_ci(m, &s, 1), format_sig(lo, s.min), s.n,
-			s.bimodal ? "bimodal " : "", s.noisy ? "noisy" : "");
+			s.bimodal ? "bimodal" : "", s.bimodal && s.noisy ? ", " : "",
+			s.noisy ? "noisy" : "");
 	}
-	fputc('\n', out);
+	fputs("\nOne-way latency is half a round trip; *min* is the fastest repetition. A *bimodal* "
+	      "pair moved between two latency modes during the run: its median alone would hide that.\n\n", out);
+	free(cases);
 }
 
-/* Per distance class: how many pairs, their median and range. */
+static int compare_pairs_by_class(const void *x, const void *y)
+{
+	const struct latency_pair *a = x, *b = y;
+	int ra = distance_rank(a->cls), rb = distance_rank(b->cls);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return strcmp(a->cls ? a->cls : "", b->cls ? b->cls : "");
+}
+
+/* Per distance class, nearest first: how many pairs, their median and range. */
 static void write_latency_classes(FILE *out, const struct latency_map *map)
 {
-	const char *done[64];
-	size_t nr_done = 0;
+	struct latency_pair *p = malloc((map->nr_pairs + 1) * sizeof(*p));
 	double *v = malloc((map->nr_pairs + 1) * sizeof(double));
 
-	if (!v)
-		return;
+	if (!p || !v)
+		goto out;
+	memcpy(p, map->pairs, map->nr_pairs * sizeof(*p));
+	qsort(p, map->nr_pairs, sizeof(*p), compare_pairs_by_class);
 	fputs("| distance class | pairs | median one-way ns | min | max |\n|---|---:|---:|---:|---:|\n", out);
-	for (size_t i = 0; i < map->nr_pairs && nr_done < 64; i++) {
-		const char *cls = map->pairs[i].cls ? map->pairs[i].cls : "unknown";
+	for (size_t i = 0; i < map->nr_pairs;) {
 		char m[FORMAT_LEN], lo[FORMAT_LEN], hi[FORMAT_LEN];
-		size_t n = 0, k;
+		size_t n = 0;
 
-		for (k = 0; k < nr_done && strcmp(done[k], cls); k++)
-			;
-		if (k < nr_done)
-			continue;
-		done[nr_done++] = cls;
-		for (size_t j = i; j < map->nr_pairs; j++)
-			if (!strcmp(map->pairs[j].cls ? map->pairs[j].cls : "unknown", cls))
-				v[n++] = map->pairs[j].ns;
+		while (i + n < map->nr_pairs && !compare_pairs_by_class(&p[i], &p[i + n])) {
+			v[n] = p[i + n].ns;
+			n++;
+		}
 		stats_sort(v, n);
 		fputs("| ", out);
-		md_escape(out, cls);
+		md_escape(out, p[i].cls ? p[i].cls : "unknown");
 		fprintf(out, " | %zu | %s | %s | %s |\n", n,
 			format_sig(m, stats_median_sorted(v, n)), format_sig(lo, v[0]),
 			format_sig(hi, v[n - 1]));
+		i += n;
 	}
 	fputc('\n', out);
+out:
+	free(p);
 	free(v);
 }
 
 static void write_baseline(FILE *out, const struct report_input *in)
 {
 	const struct analysis *a = in->a;
+	char name[PATH_MAX];
 	bool any = false;
 
 	fputs("## Physical baseline: one cache line between two CPUs\n\n", out);
@@ -177,14 +194,14 @@ static void write_baseline(FILE *out, const struct report_input *in)
 			fputs("\n\n", out);
 		}
 		any = true;
-		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
-			const struct group_view *g = &a->groups[k];
-
-			write_setting_heading(out, in, g, "###");
-			write_one_way_table(out, in, g);
-			write_image(out, a, g, "oneway", "one-way latency by distance class");
-			fputc('\n', out);
+		if (in->nr_files > 1) {
+			fputs("On ", out);
+			md_code(out, in->files[f->file]);
+			fputs(":\n\n", out);
 		}
+		write_one_way_table(out, in, f);
+		plot_family_name(name, sizeof(name), a, f, "oneway");
+		fprintf(out, "![one-way latency by distance class](%s)\n\n", name);
 	}
 	if (in->latency) {
 		fputs("### Core-to-core latency matrix\n\nFrom ", out);
@@ -416,8 +433,9 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 	for (size_t i = g->nr_pairs - 1; i-- > 0;)
 		fprintf(out, ", %s at %ld thread%s", format_ratio_ci(r, &g->pairs[i].gain),
 			g->pairs[i].threads, plural(g->pairs[i].threads));
-	fprintf(out, " (U test at %ld thread%s: p = %s).", p->threads, plural(p->threads),
-		format_p(pv, p->p));
+	format_p(pv, p->p);
+	fprintf(out, " (U test at %ld thread%s: p %s%s).", p->threads, plural(p->threads),
+		pv[0] == '<' ? "" : "= ", pv);
 }
 
 static void write_verdict(FILE *out, const struct report_input *in,
@@ -595,7 +613,7 @@ static void write_usl(FILE *out, const struct report_input *in,
 		md_code(out, v->name);
 		fprintf(out, " | %.3g | %.3g | %.3f | ", v->fit.sigma, v->fit.kappa, v->fit.r2);
 		if (isfinite(peak))
-			fprintf(out, "%.0f threads", peak);
+			fprintf(out, "%.0f thread%s", peak, peak < 1.5 ? "" : "s");
 		else
 			fputs("none (κ = 0)", out);
 		fprintf(out, " | %s | %s |\n",

@@ -155,8 +155,8 @@ static void remove_temporaries(char (*tmp)[PATH_MAX], size_t nr)
 }
 
 /* Writes one temporary file beside path; its name goes to tmp. */
-static int write_temporary(const struct output_file *f, char *tmp, char *err,
-			   size_t errlen)
+static int write_temporary(const struct output_file *f, bool durable, char *tmp,
+			   char *err, size_t errlen)
 {
 	int fd;
 
@@ -169,7 +169,8 @@ static int write_temporary(const struct output_file *f, char *tmp, char *err,
 		snprintf(err, errlen, "cannot write %s: %s", f->path, strerror(errno));
 		return -1;
 	}
-	if (write_all(fd, f->data, f->len) || fchmod(fd, 0644)) {
+	if (write_all(fd, f->data, f->len) || fchmod(fd, 0644) ||
+	    (durable && fsync(fd))) {
 		snprintf(err, errlen, "cannot write %s: %s", f->path, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -183,23 +184,6 @@ static int write_temporary(const struct output_file *f, char *tmp, char *err,
 	return 0;
 }
 
-/* syncfs() of the file system holding path: all temporaries at once. */
-static int sync_filesystem(const char *path, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY);
-	int ret;
-
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	ret = syncfs(fd);
-	if (ret)
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-	close(fd);
-	return ret;
-}
-
 int output_batch_commit(struct output_batch *batch, char *err, size_t errlen)
 {
 	char (*tmp)[PATH_MAX] = calloc(batch->nr ? batch->nr : 1, PATH_MAX);
@@ -211,10 +195,9 @@ int output_batch_commit(struct output_batch *batch, char *err, size_t errlen)
 		return -1;
 	}
 	for (; written < batch->nr; written++)
-		if (write_temporary(&batch->files[written], tmp[written], err, errlen))
+		if (write_temporary(&batch->files[written], written + 1 == batch->nr,
+				    tmp[written], err, errlen))
 			goto out;
-	if (batch->nr && sync_filesystem(tmp[0], err, errlen))
-		goto out;
 	for (size_t i = 0; i < batch->nr; i++) {
 		if (rename(tmp[i], batch->files[i].path)) {
 			snprintf(err, errlen, "cannot write %s: %s",

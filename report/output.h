@@ -24,11 +24,14 @@ int output_make_dirs(const char *dir, char *err, size_t errlen);
 int output_check_writable(const char *path, char *err, size_t errlen);
 
 /*
- * A report is many files: the plots, the CSV files, then report.md. They
- * are written to temporary names, flushed to disk with one syncfs() (one
- * fsync per file costs ~1 ms each here, too slow for hundreds of plots),
- * then renamed in order, report.md last: a reader never sees a report
- * whose plots are missing, and a failure leaves no file half-written.
+ * A report is many files: the plots, the CSV files, then report.md. Each
+ * is written whole to a temporary name and renamed into place, report.md
+ * last, and only once every file has been written: an error or an
+ * interruption never leaves a half-written file or a report.md whose
+ * plots are missing. Only report.md is fsync()ed: one fsync per plot
+ * costs ~1 ms here (hundreds for a big suite) and syncfs() waits for
+ * every other writer on the disk, while the plots can be regenerated
+ * from the results file at any time.
  */
 struct output_file {
 	char *path;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "plots.h"
 #include "svg.h"
 
@@ -45,6 +46,18 @@ void plot_name(char *buf, size_t len, const struct analysis *a,
 	snprintf(buf, len, PLOT_DIR "/%s-%s.svg", prefix, kind);
 }
 
+void plot_family_name(char *buf, size_t len, const struct analysis *a,
+		      const struct family_view *f, const char *kind)
+{
+	char family[128];
+
+	safe_name(family, sizeof(family), f->name);
+	if (a->set->nr_files > 1)
+		snprintf(buf, len, PLOT_DIR "/m%u-%s-%s.svg", f->file + 1, family, kind);
+	else
+		snprintf(buf, len, PLOT_DIR "/%s-%s.svg", family, kind);
+}
+
 void csv_name(char *buf, size_t len, const struct analysis *a,
 	      const struct group_view *g, const char *variant)
 {
@@ -80,25 +93,28 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 {
 	long t = g->threads[g->nr_threads - 1];
 	struct svg_bar *bars = calloc(g->nr_variants + 1, sizeof(*bars));
+	char (*labels)[FORMAT_LEN] = calloc(g->nr_variants + 1, sizeof(*labels));
 	struct svg_bar_chart chart = { .bars = bars };
 	double lo = INFINITY, hi = 0;
 	char title[160];
-	char *svg;
+	char *svg = NULL;
 
-	if (!bars)
-		return NULL;
+	if (!bars || !labels)
+		goto out;
 	for (size_t k = 0; k < g->nr_variants; k++) {
 		const struct result_case *c =
 			result_group_find(a->cases, g->group, g->variants[k].name, t);
 
 		if (!c)
 			continue;
-		bars[chart.nr_bars++] = (struct svg_bar){
+		bars[chart.nr_bars] = (struct svg_bar){
 			g->variants[k].name, c->ns_stats.median,
 			c->ns_stats.n > 1 ? c->ns_stats.ci_lo : NAN,
 			c->ns_stats.n > 1 ? c->ns_stats.ci_hi : NAN,
 			g->variants[k].baseline ? SVG_STYLE_REFERENCE : (int)k,
+			format_sig(labels[chart.nr_bars], c->ns_stats.median),
 		};
+		chart.nr_bars++;
 		lo = fmin(lo, c->ns_stats.median);
 		hi = fmax(hi, c->ns_stats.median);
 	}
@@ -109,48 +125,61 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 	/* Two decades apart: a linear axis would hide the fast variants. */
 	chart.log_x = hi > 100 * lo;
 	svg = svg_bar_chart(&chart);
-	free(bars);
-	return svg;
-}
-
-/* One-way latency (one_way_ns) of each case: the physical baseline. */
-static char *one_way_bars(const struct analysis *a, const struct group_view *g)
-{
-	struct svg_bar *bars = calloc(g->group->nr + 1, sizeof(*bars));
-	char (*labels)[160] = calloc(g->group->nr + 1, sizeof(*labels));
-	struct svg_bar_chart chart = { .bars = bars };
-	char title[160];
-	char *svg = NULL;
-
-	if (!bars || !labels)
-		goto out;
-	for (size_t i = 0; i < g->group->nr; i++) {
-		const struct result_case *c = &a->cases->cases[g->group->first + i];
-		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
-		struct stats_summary s;
-		size_t k;
-
-		if (!cc || stats_summarize(cc->values, cc->n, &s))
-			continue;
-		for (k = 0; k < g->nr_variants && strcmp(g->variants[k].name, c->variant); k++)
-			;
-		snprintf(labels[chart.nr_bars], sizeof(labels[0]), "%s, %s",
-			 c->widest_class ? c->widest_class : "unknown", c->variant);
-		bars[chart.nr_bars] = (struct svg_bar){
-			labels[chart.nr_bars], s.median, s.n > 1 ? s.ci_lo : NAN,
-			s.n > 1 ? s.ci_hi : NAN, (int)k,
-		};
-		chart.nr_bars++;
-	}
-	snprintf(title, sizeof(title), "%s: one cache line between two CPUs",
-		 g->group->family);
-	chart.title = title;
-	chart.x_label = "one-way latency, ns (median, bar: 95% CI)";
-	svg = svg_bar_chart(&chart);
 out:
 	free(bars);
 	free(labels);
 	return svg;
+}
+
+/* One-way latency (one_way_ns) of each case, nearest class first. */
+static char *one_way_bars(const struct analysis *a, const struct family_view *f)
+{
+	const struct result_case **cases = calloc(a->cases->nr + 1, sizeof(*cases));
+	size_t nr = cases ? analysis_one_way_cases(a, f, cases) : 0;
+	struct svg_bar *bars = calloc(nr + 1, sizeof(*bars));
+	char (*labels)[160] = calloc(nr + 1, sizeof(*labels));
+	char (*values)[FORMAT_LEN] = calloc(nr + 1, sizeof(*values));
+	struct svg_bar_chart chart = { .bars = bars };
+	char title[160];
+	char *svg = NULL;
+
+	if (!cases || !bars || !labels || !values)
+		goto out;
+	for (size_t i = 0; i < nr; i++) {
+		const struct result_case *c = cases[i];
+		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
+		struct stats_summary s;
+
+		if (stats_summarize(cc->values, cc->n, &s))
+			goto out;
+		snprintf(labels[i], sizeof(labels[0]), "%s, %s",
+			 c->widest_class ? c->widest_class : "unknown", c->variant);
+		bars[chart.nr_bars++] = (struct svg_bar){
+			labels[i], s.median, s.n > 1 ? s.ci_lo : NAN,
+			s.n > 1 ? s.ci_hi : NAN,
+			c->variant_order == CASE_ORDER_UNKNOWN ? 0 : c->variant_order,
+			format_sig(values[i], s.median),
+		};
+	}
+	snprintf(title, sizeof(title), "%s: one cache line between two CPUs", f->name);
+	chart.title = title;
+	chart.x_label = "one-way latency, ns (median, bar: 95% CI)";
+	svg = svg_bar_chart(&chart);
+out:
+	free(cases);
+	free(bars);
+	free(labels);
+	free(values);
+	return svg;
+}
+
+int plots_add_one_way(struct output_batch *batch, const char *outdir,
+		      const struct analysis *a, const struct family_view *f)
+{
+	char name[PATH_MAX];
+
+	plot_family_name(name, sizeof(name), a, f, "oneway");
+	return add(batch, outdir, name, one_way_bars(a, f));
 }
 
 enum scaling_kind { THROUGHPUT, SPEEDUP, EFFICIENCY };
@@ -190,7 +219,12 @@ static int scaling_series(const struct analysis *a, const struct group_view *g,
 		if (var->baseline)
 			continue;
 		v += 4 * nt;
-		*s = (struct svg_series){ var->name, 0, x, y, lo, hi, (int)k, false, true };
+		*s = (struct svg_series){
+			.name = var->name, .x = x, .y = y, .y_lo = lo, .y_hi = hi,
+			.style = (int)k, .markers = true,
+			/* the fitted model draws the line through the points */
+			.no_line = kind == THROUGHPUT && var->fitted,
+		};
 		for (size_t t = 0; t < nt; t++) {
 			const struct case_view *cv = group_view_find(a, g, var->name, g->threads[t]);
 
@@ -213,7 +247,9 @@ static int scaling_series(const struct analysis *a, const struct group_view *g,
 			continue;
 		/* The model between the measured counts, 64 steps. */
 		s = &d->series[d->nr_series++];
-		*s = (struct svg_series){ NULL, 65, v, v + 65, NULL, NULL, (int)k, true, false };
+		*s = (struct svg_series){
+			.n = 65, .x = v, .y = v + 65, .style = (int)k, .dashed = true,
+		};
 		for (size_t i = 0; i <= 64; i++) {
 			double n = 1 + ((double)g->threads[nt - 1] - 1) * (double)i / 64;
 
@@ -235,8 +271,10 @@ static void reference_line(const struct group_view *g, enum scaling_kind kind,
 	x[1] = (double)g->threads[g->nr_threads - 1];
 	y[0] = 1;
 	y[1] = kind == SPEEDUP ? x[1] : 1;
-	*s = (struct svg_series){ "ideal (linear)", 2, x, y, NULL, NULL,
-				  SVG_STYLE_REFERENCE, true, false };
+	*s = (struct svg_series){
+		.name = "ideal (linear)", .n = 2, .x = x, .y = y,
+		.style = SVG_STYLE_REFERENCE, .dashed = true,
+	};
 }
 
 static char *scaling_chart(const struct analysis *a, const struct group_view *g,
@@ -269,6 +307,7 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 		.y_from_zero = true, .x_ticks = ticks,
 		.nr_x_ticks = g->nr_threads < 64 ? g->nr_threads : 64,
 		.nr_series = d.nr_series, .series = d.series,
+		.model_label = "USL model (dashed)",
 	};
 	svg = svg_line_chart(&chart);
 	free(d.values);
@@ -316,10 +355,8 @@ int plots_add_group(struct output_batch *batch, const char *outdir,
 	static const char *const kinds[] = { "throughput", "speedup", "efficiency" };
 	char name[PATH_MAX];
 
-	if (g->pingpong) {
-		plot_name(name, sizeof(name), a, g, "oneway");
-		return add(batch, outdir, name, one_way_bars(a, g));
-	}
+	if (g->pingpong)
+		return 0;	/* drawn per family: plots_add_one_way() */
 	plot_name(name, sizeof(name), a, g, "ns");
 	if (add(batch, outdir, name, ns_bars(a, g)))
 		return -1;

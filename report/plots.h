@@ -21,6 +21,14 @@
 void plot_name(char *buf, size_t len, const struct analysis *a,
 	       const struct group_view *g, const char *kind);
 
+/* Relative to the report: "plots/pingpong-oneway.svg", one per family and file. */
+void plot_family_name(char *buf, size_t len, const struct analysis *a,
+		      const struct family_view *f, const char *kind);
+
+/* Adds the one-way latency chart of a ping-pong family. */
+int plots_add_one_way(struct output_batch *batch, const char *outdir,
+		      const struct analysis *a, const struct family_view *f);
+
 /* Relative to the report: "will-it-scale/has_pinned-1-store_always.csv". */
 void csv_name(char *buf, size_t len, const struct analysis *a,
 	      const struct group_view *g, const char *variant);
@@ -28,7 +36,7 @@ void csv_name(char *buf, size_t len, const struct analysis *a,
 /* The throughput, speedup and efficiency plots exist for this table. */
 bool plot_has_scaling(const struct group_view *g);
 
-/* Adds the table's plots (and, outside the physical baseline, CSVs). */
+/* Adds the table's plots and CSVs (none for the physical baseline's). */
 int plots_add_group(struct output_batch *batch, const char *outdir,
 		    const struct analysis *a, const struct group_view *g);
 

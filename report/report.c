@@ -59,6 +59,10 @@ static int render(const struct report_options *opts, struct report_state *st,
 	for (size_t i = 0; i < st->a.nr_groups; i++)
 		if (plots_add_group(&st->batch, opts->outdir, &st->a, &st->a.groups[i]))
 			goto oom;
+	for (size_t i = 0; i < st->a.nr_families; i++)
+		if (st->a.families[i].pingpong &&
+		    plots_add_one_way(&st->batch, opts->outdir, &st->a, &st->a.families[i]))
+			goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, opts->outdir, &st->latency))
 		goto oom;
 	md = markdown_report(&in, &len);

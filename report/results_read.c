@@ -123,8 +123,8 @@ static int bad(struct reader *r, const char *field, const json_t *found,
 			 r->index, r->row_name);
 	else if (r->index != (size_t)-1)
 		snprintf(where, sizeof(where), "benchmarks[%zu]: ", r->index);
-	snprintf(r->err, r->errlen, "%s: %s%s%s: %s, found %s", r->path, where,
-		 r->prefix ? r->prefix : "", field, what, value);
+	snprintf(r->err, r->errlen, "%s: %s%s%s%s%s, found %s", r->path, where,
+		 r->prefix ? r->prefix : "", field, *field ? ": " : "", what, value);
 	return -1;
 }
 
@@ -434,7 +434,7 @@ static int read_row(struct reader *r, json_t *row)
 	r->row_name = NULL;
 	r->prefix = NULL;
 	if (!json_is_object(row))
-		return bad(r, "row", row, "expected an object");
+		return bad(r, "", row, "expected an object");
 	if (check_string(r, row, "name", true, &r->row_name))
 		return -1;
 	out.name = r->row_name;
@@ -462,11 +462,62 @@ static int read_row(struct reader *r, json_t *row)
 	return read_foreign(r, row, &out);
 }
 
+/* What a parse error usually means, in words. */
+static const char *parse_hint(const char *text)
+{
+	if (strstr(text, "'NaN'") || strstr(text, "Infinity'"))
+		return " (NaN and Infinity are not JSON numbers)";
+	if (strstr(text, "end of file") || strstr(text, "end of input") ||
+	    strstr(text, "near ''"))
+		return " (the file is empty, cut short or not JSON)";
+	return "";
+}
+
+/* The whole file in memory, or NULL with errno set. */
+static char *read_whole(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, used = 0, n;
+	char *buf = malloc(cap), *grown;
+
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return NULL;
+	}
+	while ((n = fread(buf + used, 1, cap - used, f)) > 0) {
+		used += n;
+		if (used < cap)
+			continue;
+		grown = realloc(buf, cap * 2);
+		if (!grown) {
+			free(buf);
+			fclose(f);
+			errno = ENOMEM;
+			return NULL;
+		}
+		buf = grown;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	*len = used;
+	return buf;
+}
+
 static json_t *load(struct reader *r)
 {
 	json_error_t jerr;
 	struct stat st;
 	json_t *doc;
+	char *text;
+	size_t len;
 
 	if (stat(r->path, &st)) {
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
@@ -477,18 +528,18 @@ static json_t *load(struct reader *r)
 			 r->path);
 		return NULL;
 	}
-	doc = json_load_file(r->path, JSON_REJECT_DUPLICATES, &jerr);
+	/* Read whole, then parse: json_load_file() reads one getc() at a time. */
+	text = read_whole(r->path, &len);
+	if (!text) {
+		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
+		return NULL;
+	}
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (doc)
 		return doc;
-	if (jerr.line < 0)
-		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, jerr.text);
-	else
-		snprintf(r->err, r->errlen, "%s:%d:%d: not valid JSON: %s%s", r->path,
-			 jerr.line, jerr.column, jerr.text,
-			 strstr(jerr.text, "'NaN'") || strstr(jerr.text, "Infinity'") ?
-			 " (NaN and Infinity are not JSON numbers)" :
-			 strstr(jerr.text, "end of file") ? " (the file is empty, cut short or not JSON)" :
-			 "");
+	snprintf(r->err, r->errlen, "%s:%d:%d: not valid JSON: %s%s", r->path,
+		 jerr.line, jerr.column, jerr.text, parse_hint(jerr.text));
 	return NULL;
 }
 
@@ -512,7 +563,7 @@ int results_read(struct results *set, const char *path, char *err,
 	context = json_object_get(doc, "context");
 	rows = json_object_get(doc, "benchmarks");
 	if (!json_is_object(doc)) {
-		bad(&r, "top level", doc, "expected Google Benchmark JSON: an object with \"context\" and \"benchmarks\"");
+		bad(&r, "", doc, "expected Google Benchmark JSON: an object with \"context\" and \"benchmarks\"");
 		goto fail;
 	}
 	if (!json_is_object(context)) {

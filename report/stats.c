@@ -302,33 +302,62 @@ static double select_kth(double *v, size_t n, size_t k)
 	return v[k];
 }
 
-static double resampled_median(const double *sorted, size_t n, double *buf,
-			       uint64_t *state)
+/*
+ * An index below n from 32 random bits, by multiplication rather than a
+ * division (this loop is most of the report's run time).
+ */
+static size_t random_index(uint32_t bits, size_t n)
 {
-	double upper, lower;
-
-	for (size_t i = 0; i < n; i++)
-		buf[i] = sorted[next_random(state) % n];
-	upper = select_kth(buf, n, n / 2);
-	if (n % 2)
-		return upper;
-	/* After selection, everything below index n/2 is <= upper. */
-	lower = buf[0];
-	for (size_t i = 1; i < n / 2; i++)
-		if (buf[i] > lower)
-			lower = buf[i];
-	return (lower + upper) / 2;
+	return (size_t)(((uint64_t)bits * n) >> 32);
 }
 
-/* Type-7 quantile (linear interpolation) of sorted values. */
-static double quantile_sorted(const double *sorted, size_t n, double q)
+/*
+ * The median of n values drawn with replacement from sorted[]: count how
+ * often each position is drawn, then walk the counts to the middle. The
+ * resample is never built or sorted, so this is O(n) with no data moves.
+ */
+static double resampled_median(const double *sorted, size_t n,
+			       uint32_t *counts, uint64_t *state)
 {
-	double h = (double)(n - 1) * q;
+	size_t lower_rank = (n - 1) / 2, upper_rank = n / 2, seen = 0, i = 0;
+	double lower = NAN;
+
+	memset(counts, 0, n * sizeof(*counts));
+	for (; i + 1 < n; i += 2) {
+		uint64_t r = next_random(state);
+
+		counts[random_index((uint32_t)r, n)]++;
+		counts[random_index((uint32_t)(r >> 32), n)]++;
+	}
+	if (i < n)
+		counts[random_index((uint32_t)next_random(state), n)]++;
+	for (size_t k = 0; k < n; k++) {
+		seen += counts[k];
+		if (isnan(lower) && seen > lower_rank)
+			lower = sorted[k];
+		if (seen > upper_rank)
+			return (lower + sorted[k]) / 2;
+	}
+	return sorted[n - 1];	/* not reached: the counts sum to n */
+}
+
+/*
+ * Type-7 quantile (linear interpolation) of n values, by selection: the
+ * values are reordered, not sorted.
+ */
+static double quantile_select(double *v, size_t n, double q)
+{
+	double h = (double)(n - 1) * q, low, next;
 	size_t i = (size_t)floor(h);
 
+	low = select_kth(v, n, i);
 	if (i + 1 >= n)
-		return sorted[n - 1];
-	return sorted[i] + (h - (double)i) * (sorted[i + 1] - sorted[i]);
+		return low;
+	next = v[i + 1];	/* the smallest value above index i */
+	for (size_t k = i + 2; k < n; k++)
+		if (v[k] < next)
+			next = v[k];
+	return low + (h - (double)i) * (next - low);
 }
 
 int stats_ratio_of_medians(const double *num, size_t nn, const double *den,
@@ -336,12 +365,12 @@ int stats_ratio_of_medians(const double *num, size_t nn, const double *den,
 {
 	double *a = malloc(nn * sizeof(double));
 	double *b = malloc(nd * sizeof(double));
-	double *buf = malloc((nn > nd ? nn : nd) * sizeof(double));
+	uint32_t *counts = malloc((nn > nd ? nn : nd) * sizeof(uint32_t));
 	double *ratios = malloc(STATS_BOOTSTRAP_RESAMPLES * sizeof(double));
 	uint64_t state = 0xcbf29ce484222325ULL;
 	int ret = -1;
 
-	if (!a || !b || !buf || !ratios)
+	if (!a || !b || !counts || !ratios)
 		goto out;
 	memcpy(a, num, nn * sizeof(double));
 	memcpy(b, den, nd * sizeof(double));
@@ -354,19 +383,18 @@ int stats_ratio_of_medians(const double *num, size_t nn, const double *den,
 		goto out;
 	state = hash_values(hash_values(state, a, nn), b, nd);
 	for (size_t r = 0; r < STATS_BOOTSTRAP_RESAMPLES; r++) {
-		double top = resampled_median(a, nn, buf, &state);
+		double top = resampled_median(a, nn, counts, &state);
 
-		ratios[r] = top / resampled_median(b, nd, buf, &state);
+		ratios[r] = top / resampled_median(b, nd, counts, &state);
 	}
-	stats_sort(ratios, STATS_BOOTSTRAP_RESAMPLES);
-	out->lo = quantile_sorted(ratios, STATS_BOOTSTRAP_RESAMPLES,
+	out->lo = quantile_select(ratios, STATS_BOOTSTRAP_RESAMPLES,
 				  (1 - STATS_CONFIDENCE) / 2);
-	out->hi = quantile_sorted(ratios, STATS_BOOTSTRAP_RESAMPLES,
+	out->hi = quantile_select(ratios, STATS_BOOTSTRAP_RESAMPLES,
 				  (1 + STATS_CONFIDENCE) / 2);
 out:
 	free(a);
 	free(b);
-	free(buf);
+	free(counts);
 	free(ratios);
 	return ret;
 }

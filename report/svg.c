@@ -15,11 +15,11 @@
  */
 static const char *const palette_light[SVG_PALETTE_SIZE] = {
 	"#0072b2", "#c45200", "#007f5f", "#8f3f97",
-	"#a66a00", "#b2325f", "#3d6f8f", "#5f6f00",
+	"#00829b", "#b2325f", "#5f6f00", "#a66a00",
 };
 static const char *const palette_dark[SVG_PALETTE_SIZE] = {
 	"#56b4e9", "#ff9a4d", "#3fd0a0", "#d08ee0",
-	"#f0b83c", "#f07ca0", "#8fc3e3", "#c0d040",
+	"#4fd6e8", "#f07ca0", "#c0d040", "#f0b83c",
 };
 #define REFERENCE_LIGHT "#6e7781"
 #define REFERENCE_DARK "#8b949e"
@@ -49,11 +49,15 @@ void svg_escape(FILE *out, const char *s)
 	}
 }
 
-static const char *style_class(int style, char *buf, size_t len)
+/*
+ * Stroke and fill have classes of their own ("s0" and "f0"): a class that
+ * set both would fill every polyline between its ends.
+ */
+static const char *style_class(int style, bool fill, char *buf, size_t len)
 {
 	if (style < 0)
-		return "ref";
-	snprintf(buf, len, "s%d", style % SVG_PALETTE_SIZE);
+		return fill ? "fref" : "ref";
+	snprintf(buf, len, "%c%d", fill ? 'f' : 's', style % SVG_PALETTE_SIZE);
 	return buf;
 }
 
@@ -73,18 +77,18 @@ static void begin(FILE *out, double width, double height, const char *title)
 	svg_escape(out, title);
 	fputs("</title>\n<style>\n"
 	      "text{fill:#1f2328}\n.bg{fill:#ffffff}\n.axis{stroke:#57606a}\n"
-	      ".grid{stroke:#d8dee4}\n.ref{stroke:" REFERENCE_LIGHT ";fill:" REFERENCE_LIGHT "}\n",
+	      ".grid{stroke:#d8dee4}\n.ref{stroke:" REFERENCE_LIGHT "}\n.fref{fill:" REFERENCE_LIGHT "}\n",
 	      out);
 	for (int i = 0; i < SVG_PALETTE_SIZE; i++)
-		fprintf(out, ".s%d{stroke:%s;fill:%s}\n", i, palette_light[i],
-			palette_light[i]);
+		fprintf(out, ".s%d{stroke:%s}\n.f%d{fill:%s}\n", i, palette_light[i],
+			i, palette_light[i]);
 	fputs("@media (prefers-color-scheme: dark) {\n"
 	      "text{fill:#e6edf3}\n.bg{fill:#0d1117}\n.axis{stroke:#8b949e}\n"
-	      ".grid{stroke:#30363d}\n.ref{stroke:" REFERENCE_DARK ";fill:" REFERENCE_DARK "}\n",
+	      ".grid{stroke:#30363d}\n.ref{stroke:" REFERENCE_DARK "}\n.fref{fill:" REFERENCE_DARK "}\n",
 	      out);
 	for (int i = 0; i < SVG_PALETTE_SIZE; i++)
-		fprintf(out, ".s%d{stroke:%s;fill:%s}\n", i, palette_dark[i],
-			palette_dark[i]);
+		fprintf(out, ".s%d{stroke:%s}\n.f%d{fill:%s}\n", i, palette_dark[i],
+			i, palette_dark[i]);
 	fputs("}\n</style>\n", out);
 	fprintf(out, "<rect class=\"bg\" fill=\"#ffffff\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" rx=\"6\"/>\n",
 		width, height);
@@ -279,10 +283,12 @@ static bool plottable(const struct axis *a, double v)
 	       v <= a->max * (a->log ? 1.001 : 1) + (a->log ? 0 : 1e-9 * fabs(a->max - a->min));
 }
 
-static void marker(FILE *out, int style, size_t shape, double x, double y)
+/* The shape follows the style, so a variant looks the same in every chart. */
+static void marker(FILE *out, int style, double x, double y)
 {
-	char cls[16];
-	const char *c = style_class(style, cls, sizeof(cls));
+	size_t shape = style < 0 ? 0 : (size_t)style;
+	char cls[16], line[16];
+	const char *c = style_class(style, true, cls, sizeof(cls));
 	const char *colour = style_colour(style);
 
 	switch (shape % 5) {
@@ -304,7 +310,8 @@ static void marker(FILE *out, int style, size_t shape, double x, double y)
 		break;
 	default:
 		fprintf(out, "<path class=\"%s\" stroke=\"%s\" stroke-width=\"2.5\" fill=\"none\" d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\"/>\n",
-			c, colour, x - 4, y - 4, x + 4, y + 4, x - 4, y + 4, x + 4, y - 4);
+			style_class(style, false, line, sizeof(line)), colour,
+			x - 4, y - 4, x + 4, y + 4, x - 4, y + 4, x + 4, y - 4);
 		break;
 	}
 }
@@ -314,8 +321,8 @@ static void line_style(FILE *out, const struct svg_series *s)
 	char cls[16];
 
 	fprintf(out, "class=\"%s\" stroke=\"%s\" fill=\"none\" stroke-width=\"%s\"%s",
-		style_class(s->style, cls, sizeof(cls)), style_colour(s->style),
-		s->style < 0 ? "1.5" : "2",
+		style_class(s->style, false, cls, sizeof(cls)), style_colour(s->style),
+		s->style < 0 || s->dashed ? "1.5" : "2",
 		s->dashed ? " stroke-dasharray=\"6 4\"" : "");
 }
 
@@ -352,11 +359,11 @@ static void draw_axes(FILE *out, const struct axis *x, const struct axis *y,
 }
 
 static void draw_series(FILE *out, const struct axis *x, const struct axis *y,
-			const struct svg_series *s, size_t index)
+			const struct svg_series *s)
 {
 	bool open = false;
 
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; i < s->n && !s->no_line; i++) {
 		if (!plottable(x, s->x[i]) || !plottable(y, s->y[i])) {
 			if (open)
 				fputs("\"/>\n", out);
@@ -391,25 +398,46 @@ static void draw_series(FILE *out, const struct axis *x, const struct axis *y,
 				px, lo, px, hi, px - 4, lo, px + 4, lo, px - 4, hi, px + 4, hi);
 		}
 		if (s->markers)
-			marker(out, s->style, index, px, axis_map(y, s->y[i]));
+			marker(out, s->style, px, axis_map(y, s->y[i]));
 	}
 }
 
+/*
+ * One entry per named series; unnamed dashed series (models drawn in
+ * their variant's colour) share one grey entry at the end.
+ */
 static void draw_legend(FILE *out, const struct svg_line_chart *c, double left,
 			double top)
 {
+	const struct svg_series model = { .style = SVG_STYLE_REFERENCE, .dashed = true };
+	bool any_model = false;
+	double y = top;
+
 	for (size_t s = 0; s < c->nr_series; s++) {
 		const struct svg_series *ser = &c->series[s];
-		double y = top + (double)s * 20;
 
-		fprintf(out, "<line ");
-		line_style(out, ser);
-		fprintf(out, " x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-			left, y, left + 24, y);
+		if (!ser->name) {
+			any_model |= ser->dashed;
+			continue;
+		}
+		if (!ser->no_line) {
+			fprintf(out, "<line ");
+			line_style(out, ser);
+			fprintf(out, " x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+				left, y, left + 24, y);
+		}
 		if (ser->markers)
-			marker(out, ser->style, s, left + 12, y);
+			marker(out, ser->style, left + 12, y);
 		text(out, left + 32, y + 4, "start", NULL, ser->name);
+		y += 20;
 	}
+	if (!any_model)
+		return;
+	fprintf(out, "<line ");
+	line_style(out, &model);
+	fprintf(out, " x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		left, y, left + 24, y);
+	text(out, left + 32, y + 4, "start", NULL, c->model_label ? c->model_label : "model");
 }
 
 static double longest_name(const struct svg_line_chart *c)
@@ -419,6 +447,8 @@ static double longest_name(const struct svg_line_chart *c)
 	for (size_t s = 0; s < c->nr_series; s++)
 		if (c->series[s].name && strlen(c->series[s].name) > longest)
 			longest = strlen(c->series[s].name);
+	if (c->model_label && strlen(c->model_label) > longest)
+		longest = strlen(c->model_label);
 	return (double)longest;
 }
 
@@ -446,7 +476,7 @@ char *svg_line_chart(const struct svg_line_chart *c)
 	text(out, 70, 24, "start", "font-size=\"14\" font-weight=\"bold\"", c->title);
 	draw_axes(out, &x, &y, c->x_label, c->y_label);
 	for (size_t s = 0; s < c->nr_series; s++)
-		draw_series(out, &x, &y, &c->series[s], s);
+		draw_series(out, &x, &y, &c->series[s]);
 	if (!c->nr_series)
 		text(out, (x.px0 + x.px1) / 2, (y.px0 + y.px1) / 2, "middle", NULL, "no data");
 	draw_legend(out, c, x.px1 + 20, 50);
@@ -504,7 +534,7 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 			continue;
 		end = axis_map(&x, b->value);
 		fprintf(out, "<rect class=\"%s\" fill=\"%s\" fill-opacity=\"0.75\" stroke-width=\"0\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
-			style_class(b->style, cls, sizeof(cls)), style_colour(b->style),
+			style_class(b->style, true, cls, sizeof(cls)), style_colour(b->style),
 			axis_map(&x, base), top, end - axis_map(&x, base));
 		if (plottable(&x, b->lo) && plottable(&x, b->hi)) {
 			double l = axis_map(&x, b->lo), h = axis_map(&x, b->hi);
@@ -514,7 +544,10 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 			if (h > end)
 				end = h;
 		}
-		snprintf(value, sizeof(value), "%.3g", b->value);
+		if (b->value_label)
+			snprintf(value, sizeof(value), "%s", b->value_label);
+		else
+			snprintf(value, sizeof(value), "%.3g", b->value);
 		text(out, end + 6, top + 13, "start", NULL, value);
 	}
 	fprintf(out, "<line class=\"axis\" stroke=\"#57606a\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",

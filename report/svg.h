@@ -23,7 +23,7 @@
 #define SVG_STYLE_REFERENCE (-1)
 
 struct svg_series {
-	const char *name;
+	const char *name;		/* NULL: not in the legend (e.g. a model) */
 	size_t n;
 	const double *x;
 	const double *y;		/* NaN: no point */
@@ -31,6 +31,7 @@ struct svg_series {
 	int style;			/* 0.. or SVG_STYLE_REFERENCE */
 	bool dashed;			/* e.g. a model, not a measurement */
 	bool markers;
+	bool no_line;			/* markers only (a model draws the line) */
 };
 
 struct svg_line_chart {
@@ -43,6 +44,8 @@ struct svg_line_chart {
 	size_t nr_x_ticks;
 	size_t nr_series;
 	const struct svg_series *series;
+	/* legend entry for the unnamed dashed series, e.g. "USL model" */
+	const char *model_label;
 };
 
 struct svg_bar {
@@ -50,6 +53,7 @@ struct svg_bar {
 	double value;
 	double lo, hi;		/* whisker (e.g. 95% CI), or NaN */
 	int style;
+	const char *value_label;	/* beside the bar; NULL: the value, %.3g */
 };
 
 struct svg_bar_chart {

@@ -11,9 +11,11 @@ double usl_throughput(const struct usl_fit *fit, double n)
 
 double usl_peak(const struct usl_fit *fit)
 {
-	if (fit->kappa <= 0 || fit->sigma >= 1)
+	if (fit->sigma >= 1)
+		return 1;	/* every thread added slows the whole down */
+	if (fit->kappa <= 0)
 		return INFINITY;
-	return sqrt((1 - fit->sigma) / fit->kappa);
+	return fmax(1, sqrt((1 - fit->sigma) / fit->kappa));
 }
 
 /* Sums over the points with n > 1 of x = n - 1 and y = n / C(n) - 1. */
@@ -21,9 +23,25 @@ struct usl_sums {
 	double x2, x3, x4, xy, x2y;
 };
 
-/* Least squares of y = kappa * (x^2 + x) alone (sigma held at 0). */
-static double kappa_only(const double *n, const double *x, size_t count,
-			 double x1)
+/* Squared error of the linearised model over the points with n > 1. */
+static double linear_sse(const double *n, const double *x, size_t count,
+			 double x1, double sigma, double kappa)
+{
+	double sse = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		double dx = n[i] - 1, y = n[i] * x1 / x[i] - 1;
+		double e = y - kappa * dx * dx - (sigma + kappa) * dx;
+
+		if (n[i] != 1)
+			sse += e * e;
+	}
+	return sse;
+}
+
+/* kappa >= 0 by least squares with sigma held fixed. */
+static double kappa_given_sigma(const double *n, const double *x, size_t count,
+				double x1, double sigma)
 {
 	double num = 0, den = 0;
 
@@ -33,32 +51,51 @@ static double kappa_only(const double *n, const double *x, size_t count,
 
 		if (n[i] == 1)
 			continue;
-		num += basis * y;
+		num += basis * (y - sigma * dx);
 		den += basis * basis;
 	}
 	return den > 0 && num > 0 ? num / den : 0;
 }
 
+/*
+ * Least squares with sigma in [0, 1] and kappa >= 0: the unconstrained
+ * optimum if it lies in that box, else the best point on its edges
+ * (sigma = 0, sigma = 1 or kappa = 0), each a one-parameter fit. sigma is
+ * the serialised share of the work and cannot exceed all of it; a slower
+ * second thread is coherency (kappa), not more than total contention.
+ */
 static void solve(const struct usl_sums *s, const double *n, const double *x,
 		  size_t count, struct usl_fit *fit)
 {
 	double det = s->x4 * s->x2 - s->x3 * s->x3;
-	double a = 0, b = 0;
+	double cand[4][2];
+	double best = INFINITY;
+	int nr = 0;
 
 	if (det != 0) {
-		a = (s->x2y * s->x2 - s->x3 * s->xy) / det;
-		b = (s->x4 * s->xy - s->x3 * s->x2y) / det;
+		double a = (s->x2y * s->x2 - s->x3 * s->xy) / det;
+		double b = (s->x4 * s->xy - s->x3 * s->x2y) / det;
+
+		if (a >= 0 && b - a >= 0 && b - a <= 1) {
+			cand[nr][0] = b - a;
+			cand[nr++][1] = a;
+		}
 	}
-	fit->kappa = a;
-	fit->sigma = b - a;
-	if (fit->kappa < 0) {
-		/* y = sigma * x alone */
-		fit->kappa = 0;
-		fit->sigma = s->x2 > 0 ? s->xy / s->x2 : 0;
+	cand[nr][0] = s->x2 > 0 ? fmin(fmax(s->xy / s->x2, 0), 1) : 0;	/* kappa = 0 */
+	cand[nr++][1] = 0;
+	for (int edge = 0; edge <= 1; edge++) {		/* sigma = 0, sigma = 1 */
+		cand[nr][0] = edge;
+		cand[nr][1] = kappa_given_sigma(n, x, count, fit->x1, edge);
+		nr++;
 	}
-	if (fit->sigma < 0) {
-		fit->sigma = 0;
-		fit->kappa = kappa_only(n, x, count, fit->x1);
+	for (int i = 0; i < nr; i++) {
+		double sse = linear_sse(n, x, count, fit->x1, cand[i][0], cand[i][1]);
+
+		if (sse < best) {
+			best = sse;
+			fit->sigma = cand[i][0];
+			fit->kappa = cand[i][1];
+		}
 	}
 }
 

@@ -34,8 +34,9 @@ struct usl_fit {
  * Fits sigma and kappa to throughputs x[i] measured at thread counts n[i]
  * (distinct, one of them 1). Linear least squares on the deviation from
  * linear scaling, N / C(N) - 1 = kappa * (N - 1)^2 + (sigma + kappa) * (N - 1)
- * with C(N) = X(N) / X(1), then both constrained to >= 0 (a negative
- * value means faster than linear, which these kernels cannot be: noise).
+ * with C(N) = X(N) / X(1), constrained to 0 <= sigma <= 1 and kappa >= 0
+ * (a negative value would mean faster than linear, which these kernels
+ * cannot be: noise).
  * Returns 0, or -1 when there are fewer than USL_MIN_POINTS counts, no
  * count of 1, or a value that is not positive.
  */
@@ -44,7 +45,7 @@ int usl_fit(const double *n, const double *x, size_t count, struct usl_fit *fit)
 /* The model's throughput at n threads. */
 double usl_throughput(const struct usl_fit *fit, double n);
 
-/* The thread count of peak throughput; INFINITY when kappa is 0. */
+/* The thread count of peak throughput (1 when sigma is 1); INFINITY when kappa is 0. */
 double usl_peak(const struct usl_fit *fit);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "counters.h"
 
 static void list_params(const struct kernel_family *f)
 {
@@ -44,10 +45,26 @@ static void list_family(const struct kernel_family *f)
 	printf("\n");
 }
 
+/* Every set, opened once here to learn what works and why not. */
+static int list_events(int argc, char **argv)
+{
+	char err[256];
+
+	if (optind < argc)
+		return usage_error("list: unexpected argument '%s' with --events",
+				   argv[optind]);
+	if (counters_select("coherence,basic,sw", NULL, err, sizeof(err)))
+		return runtime_error("%s", err);
+	counters_prepare(NULL);
+	counters_list(stdout);
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "events", no_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -55,10 +72,14 @@ int cmd_list(int argc, char **argv)
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("usage: bouncelab list [FAMILY...]\n\n"
-			       "Lists the kernel families, their variants and parameters.\n");
+			printf("usage: bouncelab list [FAMILY...]\n"
+			       "       bouncelab list --events\n\n"
+			       "Lists the kernel families, their variants and parameters;\n"
+			       "with --events, the counter sets and whether each works here.\n");
 			return 0;
 		}
+		if (c == 'e')
+			return list_events(argc, argv);
 		return bad_option(argv, "list");
 	}
 	for (int i = optind; i < argc; i++)

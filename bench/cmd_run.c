@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "counters.h"
 #include "gbench.h"
 #include "output.h"
 #include "results.h"
@@ -44,10 +45,14 @@ static void run_usage(FILE *out)
 		"  --min-time S            minimum seconds per repetition (default %g)\n"
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
+		"  --counters SET[,SET]    counters per op: coherence, basic, sw or none (default %s);\n"
+		"                          'bouncelab list --events' shows what works here\n"
+		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
+		"  --console               also print Google Benchmark's console table\n"
 		"  -h, --help              this help\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
-		QUICK_MIN_TIME);
+		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS);
 }
 
 /* family.name=v1,v2 */
@@ -257,8 +262,10 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	json_object_set_new(context, "command", json_string(run_command));
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
-	gbench_run_all(&cb);
+	gbench_run_all(&cb, opts->console);
 	gbench_clear();
+	/* Again: a thread may have dropped an event during the run. */
+	json_object_set_new(context, "counters", counters_context());
 	if (results_write(out, context, pr.rows, err, sizeof(err)))
 		ret = runtime_error("%s", err);
 	else
@@ -281,12 +288,16 @@ int cmd_run(int argc, char **argv)
 		{ "param", required_argument, NULL, 'p' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "console", no_argument, NULL, 'c' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct suite_options opts = { .repetitions = 0 };
 	char out_buf[512], err[512];
 	const char *out = NULL;
+	const char *counter_sets = COUNTERS_DEFAULT_SETS, *events = NULL;
 	struct suite suite;
 	struct topo *topo;
 	long value;
@@ -327,6 +338,15 @@ int cmd_run(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'c':
+			opts.console = true;
+			break;
+		case 'C':
+			counter_sets = optarg;
+			break;
+		case 'E':
+			events = optarg;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -341,6 +361,8 @@ int cmd_run(int argc, char **argv)
 		opts.repetitions = opts.quick ? QUICK_REPETITIONS : DEFAULT_REPETITIONS;
 	if (opts.min_time == 0)
 		opts.min_time = opts.quick ? QUICK_MIN_TIME : DEFAULT_MIN_TIME;
+	if (counters_select(counter_sets, events, err, sizeof(err)))
+		return usage_error("%s", err);
 	if (!out) {
 		default_out(out_buf, sizeof(out_buf));
 		out = out_buf;
@@ -355,10 +377,12 @@ int cmd_run(int argc, char **argv)
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	}
 	/* Fail before any benchmark runs, not after a long run. */
-	if (output_check_writable(out, err, sizeof(err)))
+	if (output_check_writable(out, err, sizeof(err))) {
 		ret = runtime_error("%s", err);
-	else
+	} else {
+		counters_prepare(stderr);
 		ret = run_suite(&suite, &opts, out);
+	}
 	suite_free(&suite);
 	topo_close(topo);
 	return ret;

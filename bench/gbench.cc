@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "gbench.h"
@@ -30,17 +31,36 @@ benchmark::internal::Benchmark *to_benchmark(struct gbench_benchmark *b)
 	return reinterpret_cast<benchmark::internal::Benchmark *>(b);
 }
 
-/* Forwards each run to C; prints nothing itself. */
+/*
+ * Forwards each run to C and, when asked, also to Google Benchmark's own
+ * console reporter (its table, counters included).
+ */
 class CallbackReporter : public benchmark::BenchmarkReporter {
 public:
-	explicit CallbackReporter(const struct gbench_run_callbacks *cb) : cb_(cb) {}
+	/* Colours only on a terminal: a constructed reporter ignores --benchmark_color. */
+	CallbackReporter(const struct gbench_run_callbacks *cb, bool console)
+		: cb_(cb), console_(console),
+		  console_reporter_(isatty(STDOUT_FILENO) ?
+				    benchmark::ConsoleReporter::OO_ColorTabular :
+				    benchmark::ConsoleReporter::OO_Tabular) {}
 
-	bool ReportContext(const Context &) override { return true; }
+	bool ReportContext(const Context &context) override
+	{
+		return console_ ? console_reporter_.ReportContext(context) : true;
+	}
 
 	void ReportRuns(const std::vector<Run> &runs) override
 	{
+		if (console_)
+			console_reporter_.ReportRuns(runs);
 		for (const Run &run : runs)
 			forward(run);
+	}
+
+	void Finalize() override
+	{
+		if (console_)
+			console_reporter_.Finalize();
 	}
 
 private:
@@ -90,6 +110,8 @@ private:
 	}
 
 	const struct gbench_run_callbacks *cb_;
+	bool console_;
+	benchmark::ConsoleReporter console_reporter_;
 };
 
 } // namespace
@@ -178,9 +200,9 @@ void gbench_initialize(int argc, char **argv)
 	benchmark::Initialize(&argc, argv);
 }
 
-int gbench_run_all(const struct gbench_run_callbacks *callbacks)
+int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool console)
 {
-	CallbackReporter reporter(callbacks);
+	CallbackReporter reporter(callbacks, console);
 
 	return (int)benchmark::RunSpecifiedBenchmarks(&reporter);
 }

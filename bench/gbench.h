@@ -78,9 +78,12 @@ struct gbench_run_callbacks {
 void gbench_initialize(int argc, char **argv);
 /*
  * Runs every registered benchmark, reporting each run through the
- * callbacks (no console table). Returns the number of benchmarks run.
+ * callbacks and, with console, Google Benchmark's console table on stdout.
+ * Google Benchmark's own JSON file reporter is written too when
+ * --benchmark_out=FILE was given to gbench_initialize(). Returns the
+ * number of benchmarks run.
  */
-int gbench_run_all(const struct gbench_run_callbacks *callbacks);
+int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool console);
 /* Forgets every registered benchmark. */
 void gbench_clear(void);
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "counters.h"
 
 struct command {
 	const char *name;
@@ -119,9 +120,11 @@ int main(int argc, char **argv)
 	/* Our own one-line messages replace getopt's. */
 	opterr = 0;
 	if (argc < 2)
-		return usage(stderr), usage_error("expected a command: one of %s",
-						  command_names());
+		return usage_error("expected a command: one of %s (see 'bouncelab --help')",
+				   command_names());
 	name = argv[1];
+	/* libpfm4 is set up once, before any benchmark thread exists. */
+	counters_init();
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		usage(stdout);
 		return 0;

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 
 #include "config.h"
+#include "counters.h"
 #include "output.h"
 #include "results.h"
 
@@ -79,6 +80,8 @@ json_t *results_context(void)
 	json_object_set_new(ctx, "build_type", json_string(BOUNCELAB_BUILD_TYPE));
 	json_object_set_new(ctx, "gbench_version", json_string(BOUNCELAB_GBENCH_VERSION));
 	json_object_set_new(ctx, "governor", json_string(governor));
+	/* Sets asked for, events used, and why any are n/a. */
+	json_object_set_new(ctx, "counters", counters_context());
 	return ctx;
 }
 

@@ -7,11 +7,20 @@
  *   cpu_model, hypervisor (bool), kernel_release, compiler,
  *   gbench_version, governor, topology{...}, counters{...} and, for a run
  *   that stopped early, incomplete (a string saying why).
+ *   counters: requested[] (sets), events_requested[] (--events),
+ *   core_pmu, hardware_pmu, perf_event_paranoid, sets{NAME: {title,
+ *   label, status "ok"|"partial"|"n/a", summary, events[{counter, event,
+ *   encoding, counts, status, reason}], totals[{counter, sum_of[]}]}},
+ *   and na{counter: "n/a (reason)"} for every counter the rows lack.
  * benchmarks[]: one row per repetition (run_type "iteration") and
  *   Google Benchmark's aggregates (run_type "aggregate"). Counters are
  *   top-level keys as usual: ops (summed over threads), wall_ns (mean over
  *   threads), ns_per_op (one operation in one thread) and the family's
- *   metrics. Each row also has an object "bouncelab": family, variant,
+ *   metrics. With --counters, each counted event per operation:
+ *   NAME_per_op (hitm_per_op, c2c_fills_per_op, cycles_per_op,
+ *   page_faults_per_op, task_clock_ns_per_op, ...: all counts / all ops),
+ *   and counters_running_fraction (below 1: multiplexed, counts scaled).
+ *   Each row also has an object "bouncelab": family, variant,
  *   params {name: value}, placement {policy, cpus[], widest_class,
  *   numa_distance}.
  */

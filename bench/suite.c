@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "catalog.h"
+#include "counters.h"
 #include "gbench.h"
 #include "suite.h"
 
@@ -319,6 +320,7 @@ void bench_case_run(struct gbench_state *st, void *arg)
 	int t = gbench_thread_index(st);
 	uint64_t n = gbench_max_iterations(st);
 	struct topo_binding *saved = NULL;
+	struct counters_thread *counters;
 	struct timespec start = { 0 }, end = { 0 };
 	char msg[256];
 	bool ran = false;
@@ -338,14 +340,18 @@ void bench_case_run(struct gbench_state *st, void *arg)
 		if (!c->state)
 			gbench_skip_with_error(st, msg);
 	}
+	/* Opened before the opening barrier, enabled outside the timed span. */
+	counters = counters_thread_open();
 
 	/* Not a loop over operations: the kernel runs all n in one call. */
 	while (gbench_keep_running_batch(st, n)) {
 		if (!c->state || gbench_error_occurred(st))
 			continue;
+		counters_thread_enable(counters);
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		v->run(c->state, (unsigned int)t, n);
 		clock_gettime(CLOCK_MONOTONIC, &end);
+		counters_thread_disable(counters);
 		c->ops_done[t] = n;	/* published by the closing barrier */
 		ran = true;
 	}
@@ -358,6 +364,7 @@ void bench_case_run(struct gbench_state *st, void *arg)
 		gbench_set_counter(st, "ns_per_op", wall / (double)n,
 				   GBENCH_AVG_THREADS);
 	}
+	counters_thread_finish(counters, st, ran ? n : 0);
 	if (t == 0) {
 		if (c->state)
 			verify_and_destroy(st, c);

@@ -35,6 +35,7 @@ struct suite_options {
 	int repetitions;
 	double min_time;
 	bool quick;			/* parameter defaults only */
+	bool console;			/* Google Benchmark's table on stdout */
 };
 
 struct bench_case {

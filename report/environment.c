@@ -191,11 +191,50 @@ static void row_compiler(FILE *out, const struct report_input *in, unsigned int 
 	}
 }
 
+/* "coherence (cache-to-cache fills): n/a (no hardware PMU); sw: ok; PMU ..." */
+static void counter_sets(FILE *out, json_t *counters, json_t *sets)
+{
+	json_t *pmu = json_object_get(counters, "core_pmu");
+	json_t *paranoid = json_object_get(counters, "perf_event_paranoid");
+	const char *name, *sep = "";
+	json_t *set;
+
+	json_object_foreach(sets, name, set) {
+		json_t *label = json_object_get(set, "label");
+		json_t *summary = json_object_get(set, "summary");
+
+		if (!json_is_string(label))
+			label = json_object_get(set, "title");
+		fprintf(out, "%s", sep);
+		md_name(out, name);
+		if (json_is_string(label)) {
+			fputs(" (", out);
+			md_escape(out, json_string_value(label));
+			fputc(')', out);
+		}
+		fputs(": ", out);
+		md_escape(out, json_is_string(summary) ? json_string_value(summary) : "?");
+		sep = "; ";
+	}
+	if (!*sep)
+		fputs("none asked for (`bouncelab run --counters coherence,sw`)", out);
+	if (json_is_string(pmu)) {
+		fputs("; core PMU ", out);
+		md_escape(out, json_string_value(pmu));
+	}
+	if (json_is_integer(paranoid))
+		fprintf(out, ", perf_event_paranoid %" JSON_INTEGER_FORMAT,
+			json_integer_value(paranoid));
+}
+
 static void row_counters(FILE *out, const struct report_input *in, unsigned int f)
 {
 	json_t *c = ctx(in, f, "counters");
+	json_t *sets = json_object_get(c, "sets");
 
-	if (c)
+	if (json_is_object(sets))
+		counter_sets(out, c, sets);
+	else if (c)
 		brief(out, c, 600);
 	else
 		fputs("not recorded in the results", out);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ static void sig_text(char *buf, size_t len, double v)
 		return;
 	}
 	mag = floor(log10(fabs(v)));
-	if (mag >= 15 || mag < -9) {
+	if (mag >= 15 || mag < -3) {
 		snprintf(buf, len, "%.3g", v);
 		return;
 	}
@@ -112,14 +113,28 @@ const char *format_percent(char *buf, double fraction)
 	return buf;
 }
 
+static bool is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
 void md_escape(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
+	char prev = ' ';
+
+	for (; s && *s; prev = *s, s++) {
 		switch (*s) {
+		case '_':
+			/* Intraword underscores are never emphasis: has_pinned. */
+			if (is_alnum(prev) && is_alnum(s[1])) {
+				fputc('_', out);
+				break;
+			}
+			/* fall through */
 		case '|':
 		case '`':
 		case '*':
-		case '_':
 		case '[':
 		case ']':
 		case '\\':
@@ -153,4 +168,14 @@ void md_code(FILE *out, const char *s)
 		if (*s != '`' && *s != '\n' && *s != '\r' && *s != '|')
 			fputc(*s, out);
 	fputc('`', out);
+}
+
+void md_name(FILE *out, const char *s)
+{
+	/* GitHub and pandoc leave intraword underscores alone. */
+	if (s && *s && *s != '_' && s[strlen(s) - 1] != '_' &&
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/=+-") == strlen(s))
+		fputs(s, out);
+	else
+		md_escape(out, s);
 }

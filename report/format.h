@@ -36,6 +36,9 @@ const char *format_percent(char *buf, double fraction);
 /* Text for a markdown table cell or paragraph: | < > ` * _ escaped. */
 void md_escape(FILE *out, const char *s);
 
+/* A name as is when it is an identifier (has_pinned), else escaped. */
+void md_name(FILE *out, const char *s);
+
 /* A name as inline code: `store_always` (backticks in it dropped). */
 void md_code(FILE *out, const char *s);
 

@@ -121,7 +121,7 @@ static void write_one_way_table(FILE *out, const struct report_input *in,
 		fputs("| ", out);
 		md_escape(out, c->widest_class ? c->widest_class : "unknown");
 		fputs(" | ", out);
-		md_code(out, c->variant);
+		md_name(out, c->variant);
 		fputs(" | ", out);
 		md_escape(out, c->setting && *c->setting ? c->setting : "defaults");
 		fprintf(out, " | %s | %s | %zu | %s%s%s |\n",
@@ -223,17 +223,15 @@ static void write_lesson(FILE *out, const struct family_view *f)
 {
 	const struct kernel_family *kf = f->kf;
 
+	fputs("## ", out);
+	md_name(out, f->name);
 	if (!kf) {
-		fputs("## ", out);
-		md_code(out, f->name);
 		fputs("\n\nThis family is not in this build's catalogue: no lesson to show.\n\n", out);
 		return;
 	}
-	fputs("## ", out);
+	fputs(" — ", out);
 	md_escape(out, kf->title);
-	fputs(" (", out);
-	md_code(out, kf->name);
-	fputs(")\n\n", out);
+	fputs("\n\n", out);
 	md_escape(out, kf->lesson);
 	fputs("\n\n*Source:* ", out);
 	md_escape(out, kf->source);
@@ -475,7 +473,7 @@ static void write_main_table(FILE *out, const struct group_view *g)
 		const struct result_case *c = v->c;
 
 		fprintf(out, "| %ld | ", c->threads);
-		md_code(out, c->variant);
+		md_name(out, c->variant);
 		fputs(c->baseline ? " (baseline) | " : " | ", out);
 		md_escape(out, c->widest_class ? c->widest_class : "n/a");
 		fprintf(out, " | %s | %s | %s | %s | %s | %zu | ",
@@ -520,37 +518,88 @@ static void write_pair_table(FILE *out, const struct group_view *g)
 	fputc('\n', out);
 }
 
-static void write_counters_table(FILE *out, const struct analysis *a,
+/* Counters the run asked for but could not count: context.counters.na. */
+static json_t *counters_na(const struct report_input *in, const struct group_view *g)
+{
+	json_t *na = json_object_get(json_object_get(file_of(in, g)->context, "counters"), "na");
+
+	return json_is_object(na) ? na : NULL;
+}
+
+static bool has_counter_name(const struct group_view *g, const char *name)
+{
+	for (size_t k = 0; k < g->nr_counter_names; k++)
+		if (!strcmp(g->counter_names[k], name))
+			return true;
+	return false;
+}
+
+static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
+{
+	const char *name, *sep = "";
+	json_t *why;
+
+	json_object_foreach(na, name, why) {
+		if (has_counter_name(g, name))
+			continue;
+		fputs(*sep ? sep : "Not counted here: ", out);
+		md_name(out, name);
+		fputs(" ", out);
+		md_escape(out, json_is_string(why) ? json_string_value(why) : "n/a");
+		sep = "; ";
+	}
+	if (*sep)
+		fputs(".\n\n", out);
+}
+
+static void write_counters_table(FILE *out, const struct report_input *in,
 				 const struct group_view *g)
 {
+	const struct analysis *a = in->a;
+	json_t *na = counters_na(in, g), *why;
+	const char *name;
 	char v[FORMAT_LEN];
 
-	if (!g->nr_counter_names)
+	if (!g->nr_counter_names && !json_object_size(na))
 		return;
-	fputs("Counters (medians over repetitions; n/a: not measured for that case):\n\n| threads | variant |", out);
+	fputs("Counters (medians over repetitions; n/a: not counted for that case):\n\n| threads | variant |", out);
 	for (size_t k = 0; k < g->nr_counter_names; k++) {
 		fputc(' ', out);
-		md_escape(out, g->counter_names[k]);
+		md_name(out, g->counter_names[k]);
+		fputs(" |", out);
+	}
+	json_object_foreach(na, name, why) {
+		if (has_counter_name(g, name))
+			continue;
+		fputc(' ', out);
+		md_name(out, name);
 		fputs(" |", out);
 	}
 	fputs("\n|---:|---|", out);
 	for (size_t k = 0; k < g->nr_counter_names; k++)
 		fputs("---:|", out);
+	json_object_foreach(na, name, why)
+		if (!has_counter_name(g, name))
+			fputs("---:|", out);
 	fputc('\n', out);
 	for (size_t i = 0; i < g->group->nr; i++) {
 		const struct result_case *c = &a->cases->cases[g->group->first + i];
 
 		fprintf(out, "| %ld | ", c->threads);
-		md_code(out, c->variant);
+		md_name(out, c->variant);
 		fputs(" |", out);
 		for (size_t k = 0; k < g->nr_counter_names; k++) {
 			const struct case_counter *cc = result_case_counter(c, g->counter_names[k]);
 
 			fprintf(out, " %s |", cc ? format_sig(v, cc->median) : "n/a");
 		}
+		json_object_foreach(na, name, why)
+			if (!has_counter_name(g, name))
+				fputs(" n/a |", out);
 		fputc('\n', out);
 	}
 	fputc('\n', out);
+	write_na_note(out, g, na);
 }
 
 static void write_scaling_table(FILE *out, const struct analysis *a,
@@ -569,7 +618,7 @@ static void write_scaling_table(FILE *out, const struct analysis *a,
 			if (!v || !v->has_speedup)
 				continue;
 			fputs("| ", out);
-			md_code(out, v->c->variant);
+			md_name(out, v->c->variant);
 			fprintf(out, " | %ld | %s | %s | %.0f%% |\n", v->c->threads,
 				format_median_ci(tput, &v->c->tput_stats, 1e-6),
 				v->c->threads == 1 ? "1 (reference)" : format_ratio_ci(s, &v->speedup),
@@ -610,7 +659,7 @@ static void write_usl(FILE *out, const struct report_input *in,
 			continue;
 		peak = usl_peak(&v->fit);
 		fputs("| ", out);
-		md_code(out, v->name);
+		md_name(out, v->name);
 		fprintf(out, " | %.3g | %.3g | %.3f | ", v->fit.sigma, v->fit.kappa, v->fit.r2);
 		if (isfinite(peak))
 			fprintf(out, "%.0f thread%s", peak, peak < 1.5 ? "" : "s");
@@ -667,7 +716,7 @@ static void write_group(FILE *out, const struct report_input *in,
 	write_verdict(out, in, g);
 	write_main_table(out, g);
 	write_pair_table(out, g);
-	write_counters_table(out, a, g);
+	write_counters_table(out, in, g);
 	if (plot_has_scaling(g))
 		write_scaling_table(out, a, g);
 	if (g->nr_threads >= 2)

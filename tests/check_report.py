@@ -92,8 +92,9 @@ def split_sections(text):
     for line in text.splitlines():
         m = re.match(r"^## (.*)$", line)
         if m:
-            name = re.search(r"`([^`]+)`\)?$", m.group(1))
-            family = {"name": name.group(1) if name else m.group(1), "lines": [], "settings": []}
+            # "## has_pinned — title", or another section's title
+            name = m.group(1).split(" — ")[0].replace("\\_", "_")
+            family = {"name": name, "lines": [], "settings": []}
             families.append(family)
             setting = None
             continue

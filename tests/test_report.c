@@ -290,7 +290,7 @@ static void test_fleet(void **state)
 	assert_non_null(md);
 	assert_non_null(strstr(md, "## Fleet: the fix on each machine"));
 	assert_non_null(strstr(md, "| `results.json` | `other.json` |"));
-	assert_non_null(strstr(md, "### Setting 2: pin\\_work=1, flag\\_line=shared, placement compact (defaults), `other.json`"));
+	assert_non_null(strstr(md, "### Setting 2: pin_work=1, flag_line=shared, placement compact (defaults), `other.json`"));
 	assert_int_equal(stat("fleet/plots/m2-has_pinned-2-throughput.svg", &st), 0);
 	assert_int_equal(stat("fleet/will-it-scale/m1-has_pinned-1-store_always.csv", &st), 0);
 	free(md);

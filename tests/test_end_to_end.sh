@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# End to end: `run --quick` writes valid Google Benchmark JSON with our
+# counters and facts, and `report` turns it into markdown.
+set -euo pipefail
+bouncelab=$(realpath "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$bouncelab" run --quick --filter '^has_pinned/' --out "$tmp/run/results.json" \
+	>"$tmp/stdout" 2>"$tmp/stderr"
+grep -q '^\[1/' "$tmp/stderr" || { echo "no progress lines on stderr"; exit 1; }
+grep -q 'median ns per op' "$tmp/stdout" || { echo "no summary on stdout"; exit 1; }
+
+python3 - "$tmp/run/results.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ctx = doc["context"]
+for key in ("bouncelab_version", "cpu_model", "hypervisor", "kernel_release",
+            "num_cpus", "library_build_type"):
+    assert key in ctx, f"context lacks {key}"
+rows = doc["benchmarks"]
+reps = [r for r in rows if r["run_type"] == "iteration"]
+aggs = [r for r in rows if r["run_type"] == "aggregate"]
+assert reps and aggs, "expected repetitions and aggregates"
+variants = set()
+for r in reps:
+    assert not r.get("error_occurred"), r
+    assert r["name"].startswith("has_pinned/"), r["name"]
+    facts = r["bouncelab"]
+    variants.add(facts["variant"])
+    assert facts["family"] == "has_pinned"
+    assert r["ops"] > 0 and r["wall_ns"] > 0
+    # ns_per_op is the mean over threads of each thread's wall / its ops.
+    per_thread_ops = r["ops"] / r["threads"]
+    assert abs(r["ns_per_op"] - r["wall_ns"] / per_thread_ops) <= 1e-6 * r["ns_per_op"]
+    assert len(facts["placement"]["cpus"]) == r["threads"]
+assert variants == {"store_always", "read_then_set", "set_bit_always",
+                    "test_then_set_bit", "test_and_set_bit", "nop"}, variants
+# Three repetitions of each case, as --quick asks.
+names = {r["run_name"] for r in reps}
+for n in names:
+    assert sum(1 for r in reps if r["run_name"] == n) == 3, n
+PY
+
+"$bouncelab" report "$tmp/run/results.json" -o "$tmp/report" >/dev/null
+grep -q '^## has_pinned' "$tmp/report/report.md"
+grep -q '| store_always |' "$tmp/report/report.md"
+echo "end to end: ok"

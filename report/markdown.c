@@ -500,7 +500,7 @@ static void write_pair_table(FILE *out, const struct group_view *g)
 
 	if (!g->nr_pairs)
 		return;
-	fputs("Before and after: \n\n| threads | ", out);
+	fputs("Before and after:\n\n| threads | ", out);
 	md_code(out, g->before);
 	fputs(" ns/op | ", out);
 	md_code(out, g->after);
@@ -534,21 +534,45 @@ static bool has_counter_name(const struct group_view *g, const char *name)
 	return false;
 }
 
+/*
+ * "Not counted: c2c_fills_per_op, ... n/a (no hardware PMU)." The names
+ * that share a reason are listed together; there is usually one reason.
+ */
 static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
 {
-	const char *name, *sep = "";
-	json_t *why;
+	const char *name, *other, *sep = "Not counted: ";
+	json_t *why, *why_other;
+	size_t i = 0;
 
 	json_object_foreach(na, name, why) {
+		size_t k = 0;
+		bool first = true, seen = false;
+
 		if (has_counter_name(g, name))
 			continue;
-		fputs(*sep ? sep : "Not counted here: ", out);
-		md_name(out, name);
-		fputs(" ", out);
+		/* Listed already, with an earlier name of the same reason? */
+		json_object_foreach(na, other, why_other) {
+			if (k++ >= i)
+				break;
+			if (!has_counter_name(g, other) && json_equal(why, why_other))
+				seen = true;
+		}
+		i++;
+		if (seen)
+			continue;
+		fputs(sep, out);
+		json_object_foreach(na, other, why_other) {
+			if (has_counter_name(g, other) || !json_equal(why, why_other))
+				continue;
+			fputs(first ? "" : ", ", out);
+			md_name(out, other);
+			first = false;
+		}
+		fputc(' ', out);
 		md_escape(out, json_is_string(why) ? json_string_value(why) : "n/a");
 		sep = "; ";
 	}
-	if (*sep)
+	if (strcmp(sep, "Not counted: "))
 		fputs(".\n\n", out);
 }
 
@@ -560,8 +584,10 @@ static void write_counters_table(FILE *out, const struct report_input *in,
 	const char *name;
 	char v[FORMAT_LEN];
 
-	if (!g->nr_counter_names && !json_object_size(na))
+	if (!g->nr_counter_names) {
+		write_na_note(out, g, na);	/* a table of n/a only says nothing */
 		return;
+	}
 	fputs("Counters (medians over repetitions; n/a: not counted for that case):\n\n| threads | variant |", out);
 	for (size_t k = 0; k < g->nr_counter_names; k++) {
 		fputc(' ', out);

@@ -15,11 +15,11 @@
  */
 static const char *const palette_light[SVG_PALETTE_SIZE] = {
 	"#0072b2", "#c45200", "#007f5f", "#8f3f97",
-	"#00829b", "#b2325f", "#5f6f00", "#a66a00",
+	"#a66a00", "#b2325f", "#5f6f00", "#00829b",
 };
 static const char *const palette_dark[SVG_PALETTE_SIZE] = {
 	"#56b4e9", "#ff9a4d", "#3fd0a0", "#d08ee0",
-	"#4fd6e8", "#f07ca0", "#c0d040", "#f0b83c",
+	"#f0b83c", "#f07ca0", "#c0d040", "#4fd6e8",
 };
 #define REFERENCE_LIGHT "#6e7781"
 #define REFERENCE_DARK "#8b949e"

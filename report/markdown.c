@@ -136,7 +136,7 @@ static void write_one_way_table(FILE *out, const struct report_input *in,
 
 static int compare_pairs_by_class(const void *x, const void *y)
 {
-	const struct latency_pair *a = x, *b = y;
+	const struct latency_map_pair *a = x, *b = y;
 	int ra = distance_rank(a->cls), rb = distance_rank(b->cls);
 
 	if (ra != rb)
@@ -147,7 +147,7 @@ static int compare_pairs_by_class(const void *x, const void *y)
 /* Per distance class, nearest first: how many pairs, their median and range. */
 static void write_latency_classes(FILE *out, const struct latency_map *map)
 {
-	struct latency_pair *p = malloc((map->nr_pairs + 1) * sizeof(*p));
+	struct latency_map_pair *p = malloc((map->nr_pairs + 1) * sizeof(*p));
 	double *v = malloc((map->nr_pairs + 1) * sizeof(double));
 
 	if (!p || !v)

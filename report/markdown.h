@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "latency.h"
+#include "latency_map.h"
 #include "results_read.h"
 
 struct report_input {

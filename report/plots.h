@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "analysis.h"
-#include "latency.h"
+#include "latency_map.h"
 #include "output.h"
 
 #define PLOT_DIR "plots"

@@ -10,7 +10,7 @@
 
 #include "analysis.h"
 #include "cases.h"
-#include "latency.h"
+#include "latency_map.h"
 #include "markdown.h"
 #include "output.h"
 #include "plots.h"
@@ -33,7 +33,7 @@ static int read_inputs(const struct report_options *opts,
 		if (results_read(&st->set, opts->files[i], err, errlen))
 			return 2;
 	if (opts->latency) {
-		if (latency_read(opts->latency, &st->latency, err, errlen))
+		if (latency_map_read(opts->latency, &st->latency, err, errlen))
 			return 2;
 		st->have_latency = true;
 	}
@@ -102,7 +102,7 @@ int report_generate(const struct report_options *opts, char *err, size_t errlen)
 	analysis_free(&st.a);
 	result_cases_free(&st.cases);
 	if (st.have_latency)
-		latency_free(&st.latency);
+		latency_map_free(&st.latency);
 	results_free(&st.set);
 	return ret;
 }

@@ -69,7 +69,36 @@ fixed() {
 	cmp -s "$tmp/altered.md" "$tmp/out/report.md" && fail "the alteration changed nothing"
 	mv "$tmp/altered.md" "$tmp/out/report.md"
 	"$python3" "$tests/check_report.py" "$tmp/out" >/dev/null && fail "check_report missed an altered verdict"
+	compare_doubled
 	return 0
+}
+
+# B is A with store_always twice as slow and its counters doubled: compare
+# must say 2.00x for exactly those rows, counters included.
+compare_doubled() {
+	"$python3" - "$tests/data/results-fixed.json" "$tmp/doubled.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for row in doc["benchmarks"]:
+    facts = row.get("bouncelab", {})
+    if facts.get("variant") in ("store_always", "locked_cmpxchg") and "ns_per_op" in row:
+        row["ns_per_op"] *= 2
+        if "retries_per_success" in row:
+            row["retries_per_success"] *= 2
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+	"$bouncelab" compare "$tests/data/results-fixed.json" "$tmp/doubled.json" >"$tmp/compare.txt" ||
+		fail "compare exited $?"
+	grep -q '^| has_pinned/store_always \[pin_work=1, flag_line=shared, placement compact\], 4 threads | [0-9.]* | [0-9.]* | 2.00x (95% CI' "$tmp/compare.txt" ||
+		fail "compare: no 2.00x row for store_always"
+	grep -q '^| has_pinned/read_then_set \[pin_work=1, flag_line=shared, placement compact\], 4 threads | [0-9.]* | [0-9.]* | 1.00x (95% CI' "$tmp/compare.txt" ||
+		fail "compare: read_then_set should be 1.00x"
+	grep -q '^|     counter retries_per_success | 0.340 | 0.680 | 2.00x' "$tmp/compare.txt" ||
+		fail "compare: counter retries_per_success not doubled"
+	grep -q '^| BM_memcpy/64, 1 thread | ' "$tmp/compare.txt" ||
+		fail "compare: another tool's benchmark not compared"
+	grep -q '^Geometric mean of B/A over [0-9]* benchmarks: 1.[0-9]*x' "$tmp/compare.txt" ||
+		fail "compare: no geometric mean"
 }
 
 many() {

@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "latency.h"
+#include "latency_map.h"
 #include "report.h"
 #include "results_read.h"
 #include "svg.h"
@@ -330,8 +330,8 @@ static void test_latency_shapes(void **state)
 	fputs("{\"cpus\": [0, 1, 2, 3], \"matrix\": [[null, 18.2, 61.4, 250.7],"
 	      " [18.2, null, null, 63.0], [61.4, null, null, 18.6], [250.7, 63.0, 18.6, null]]}", f);
 	fclose(f);
-	assert_int_equal(latency_read("latency.json", &pairs, err, sizeof(err)), 0);
-	assert_int_equal(latency_read("square.json", &square, err, sizeof(err)), 0);
+	assert_int_equal(latency_map_read("latency.json", &pairs, err, sizeof(err)), 0);
+	assert_int_equal(latency_map_read("square.json", &square, err, sizeof(err)), 0);
 	assert_int_equal(pairs.n, 4);
 	assert_int_equal(square.n, 4);
 	assert_memory_equal(pairs.cpus, square.cpus, 4 * sizeof(long));
@@ -342,12 +342,12 @@ static void test_latency_shapes(void **state)
 			assert_float_equal(pairs.matrix[i], square.matrix[i], 0);
 	}
 	assert_string_equal(pairs.pairs[0].cls, "smt");
-	latency_free(&pairs);
-	latency_free(&square);
+	latency_map_free(&pairs);
+	latency_map_free(&square);
 	f = fopen("bad-latency.json", "w");
 	fputs("{\"pairs\": [{\"cpus\": [0, 1], \"one_way_ns\": -3}]}", f);
 	fclose(f);
-	assert_int_equal(latency_read("bad-latency.json", &pairs, err, sizeof(err)), -1);
+	assert_int_equal(latency_map_read("bad-latency.json", &pairs, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "bad-latency.json: pairs[0]"));
 }
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency.h"
+#include "latency_map.h"
 
 #define MAX_CPU (1L << 20)
 #define MAX_CPUS 4096		/* a matrix larger than this is not a heatmap */
@@ -33,7 +33,7 @@ static bool valid_cpu(json_t *v)
 }
 
 static int read_pair(const char *path, size_t i, json_t *p,
-		     struct latency_pair *out, char *err, size_t errlen)
+		     struct latency_map_pair *out, char *err, size_t errlen)
 {
 	static const char *const a_keys[] = { "a", "cpu_a", "from", NULL };
 	static const char *const b_keys[] = { "b", "cpu_b", "to", NULL };
@@ -55,7 +55,7 @@ static int read_pair(const char *path, size_t i, json_t *p,
 	cls = first_of(p, class_keys);
 	if (cls && !json_is_string(cls))
 		return bad_pair(path, i, "the distance class as a string", err, errlen);
-	*out = (struct latency_pair){
+	*out = (struct latency_map_pair){
 		(long)json_integer_value(a), (long)json_integer_value(b),
 		cls ? json_string_value(cls) : NULL, json_number_value(v),
 	};
@@ -169,7 +169,7 @@ static int read_square(const char *path, json_t *cpus, json_t *matrix,
 					 path, i, j);
 				return -1;
 			}
-			m->pairs[m->nr_pairs++] = (struct latency_pair){
+			m->pairs[m->nr_pairs++] = (struct latency_map_pair){
 				(long)json_integer_value(json_array_get(cpus, i)),
 				(long)json_integer_value(json_array_get(cpus, j)),
 				NULL, json_number_value(v),
@@ -179,7 +179,7 @@ static int read_square(const char *path, json_t *cpus, json_t *matrix,
 	return 0;
 }
 
-int latency_read(const char *path, struct latency_map *m, char *err,
+int latency_map_read(const char *path, struct latency_map *m, char *err,
 		 size_t errlen)
 {
 	json_error_t jerr;
@@ -213,11 +213,11 @@ int latency_read(const char *path, struct latency_map *m, char *err,
 	if (!ret)
 		ret = build_matrix(m, path, err, errlen);
 	if (ret)
-		latency_free(m);
+		latency_map_free(m);
 	return ret;
 }
 
-void latency_free(struct latency_map *m)
+void latency_map_free(struct latency_map *m)
 {
 	free(m->cpus);
 	free(m->matrix);

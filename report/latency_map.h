@@ -12,12 +12,12 @@
  * class "class", "distance_class" or "widest_class". Other keys are
  * ignored.
  */
-#ifndef BOUNCELAB_LATENCY_H
-#define BOUNCELAB_LATENCY_H
+#ifndef BOUNCELAB_LATENCY_MAP_H
+#define BOUNCELAB_LATENCY_MAP_H
 
 #include <stddef.h>
 
-struct latency_pair {
+struct latency_map_pair {
 	long a, b;		/* OS CPU numbers */
 	const char *cls;	/* distance class, or NULL */
 	double ns;		/* one-way */
@@ -28,13 +28,13 @@ struct latency_map {
 	long *cpus;
 	double *matrix;		/* n * n; NaN: not measured */
 	size_t nr_pairs;
-	struct latency_pair *pairs;
+	struct latency_map_pair *pairs;
 	void *doc;		/* private: the JSON document */
 };
 
 /* Returns 0, or -1 with err naming the file and the place. */
-int latency_read(const char *path, struct latency_map *map, char *err,
+int latency_map_read(const char *path, struct latency_map *map, char *err,
 		 size_t errlen);
-void latency_free(struct latency_map *map);
+void latency_map_free(struct latency_map *map);
 
 #endif

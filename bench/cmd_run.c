@@ -44,6 +44,8 @@ static void run_usage(FILE *out)
 		"  --repetitions N         repetitions of each case, interleaved (default %d)\n"
 		"  --min-time S            minimum seconds per repetition (default %g)\n"
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
+		"  --placement P[,P...]    where threads go, swept if several: compact (default),\n"
+		"                          spread, cores, pair:CLASS, cpus:0,4,8 ('bouncelab topo')\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
 		"  --counters SET[,SET]    counters per op: coherence, basic, sw or none (default %s);\n"
 		"                          'bouncelab list --events' shows what works here\n"
@@ -144,6 +146,46 @@ static void record_command(int argc, char **argv)
 		fputc('\'', out);
 	}
 	fclose(out);
+}
+
+/*
+ * compact,pair:smt,cpus:0,4: policies split at commas, except that a
+ * number continues the cpus: list before it. The texts live in store.
+ */
+static int parse_placement_option(const char *text, struct suite_options *opts,
+				  char store[][64])
+{
+	char copy[1024], *item, *save = NULL;
+	char *last = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		bool continues = last && !strncmp(last, "cpus:", 5) &&
+				 *item >= '0' && *item <= '9';
+
+		if (continues) {
+			size_t used = strlen(last);
+
+			if (used + 1 + strlen(item) >= 64)
+				return usage_error("--placement '%s': expected a policy of at most 63 characters (ranges help: cpus:0-15)",
+						   text);
+			snprintf(last + used, 64 - used, ",%s", item);
+			continue;
+		}
+		if (opts->nr_placements == SUITE_MAX_PLACEMENTS)
+			return usage_error("--placement '%s': expected at most %d policies",
+					   text, SUITE_MAX_PLACEMENTS);
+		if (strlen(item) >= 64)
+			return usage_error("--placement '%s': expected a policy of at most 63 characters",
+					   text);
+		last = store[opts->nr_placements];
+		snprintf(last, 64, "%s", item);
+		opts->placements[opts->nr_placements++] = last;
+	}
+	if (!last)
+		return usage_error("--placement '%s': expected compact, spread, cores, pair:CLASS or cpus:LIST",
+				   text);
+	return 0;
 }
 
 static double seconds_since(const struct timespec *start)
@@ -260,6 +302,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	context = results_context();
 	json_object_set_new(context, "command", json_string(run_command));
+	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
 	gbench_run_all(&cb, opts->console);
@@ -286,6 +329,7 @@ int cmd_run(int argc, char **argv)
 		{ "repetitions", required_argument, NULL, 'r' },
 		{ "min-time", required_argument, NULL, 'm' },
 		{ "param", required_argument, NULL, 'p' },
+		{ "placement", required_argument, NULL, 'P' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "console", no_argument, NULL, 'c' },
@@ -295,6 +339,7 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct suite_options opts = { .repetitions = 0 };
+	static char placement_store[SUITE_MAX_PLACEMENTS][64];
 	char out_buf[512], err[512];
 	const char *out = NULL;
 	const char *counter_sets = COUNTERS_DEFAULT_SETS, *events = NULL;
@@ -329,6 +374,11 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'p':
 			ret = parse_param_option(optarg, &opts);
+			if (ret)
+				return ret;
+			break;
+		case 'P':
+			ret = parse_placement_option(optarg, &opts, placement_store);
 			if (ret)
 				return ret;
 			break;
@@ -371,6 +421,12 @@ int cmd_run(int argc, char **argv)
 	topo = topo_open(NULL, err, sizeof(err));
 	if (!topo)
 		return runtime_error("%s", err);
+	if (!topo_is_this_system(topo)) {
+		ret = usage_error("run: the topology is %s, not this system's: unset HWLOC_SYNTHETIC or HWLOC_XMLFILE ('bouncelab topo' plans on it)",
+				  topo_describe(topo));
+		topo_close(topo);
+		return ret;
+	}
 	ret = suite_plan(&opts, topo, &suite, err, sizeof(err));
 	if (ret) {
 		topo_close(topo);

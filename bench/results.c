@@ -85,6 +85,41 @@ json_t *results_context(void)
 	return ctx;
 }
 
+json_t *results_topology(const struct topo *topo)
+{
+	struct topo_class_example ex[NR_DISTANCE_CLASSES];
+	unsigned int nodes = topo_nr_numa_nodes(topo);
+	json_t *obj = json_object(), *classes = json_object();
+	json_t *matrix = json_null();
+	char allowed[512];
+
+	topo_format_allowed(topo, allowed, sizeof(allowed));
+	topo_classes_present(topo, ex);
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
+		if (ex[c].cpu_a >= 0)
+			json_object_set_new(classes, distance_class_name((enum distance_class)c),
+					    json_pack("[ii]", ex[c].cpu_a, ex[c].cpu_b));
+	if (nodes && topo_numa_node_distance(topo, 0, 0) >= 0) {
+		matrix = json_array();
+		for (unsigned int i = 0; i < nodes; i++) {
+			json_t *row = json_array();
+
+			for (unsigned int j = 0; j < nodes; j++)
+				json_array_append_new(row,
+					json_integer(topo_numa_node_distance(topo, i, j)));
+			json_array_append_new(matrix, row);
+		}
+	}
+	json_object_set_new(obj, "source", json_string(topo_describe(topo)));
+	json_object_set_new(obj, "allowed_cpus", json_string(allowed));
+	json_object_set_new(obj, "nr_allowed_cpus",
+			    json_integer(topo_nr_allowed_cpus(topo)));
+	json_object_set_new(obj, "numa_nodes", json_integer(nodes));
+	json_object_set_new(obj, "numa_distances", matrix);
+	json_object_set_new(obj, "classes", classes);
+	return obj;
+}
+
 static json_t *params_object(const struct bench_case *c)
 {
 	const struct kernel_family *f = c->family;

@@ -35,6 +35,12 @@
 /* The context of this run on this machine. */
 json_t *results_context(void);
 
+/*
+ * context.topology: what the placements were planned on (source, allowed
+ * CPUs, NUMA matrix, the distance classes present with an example pair).
+ */
+json_t *results_topology(const struct topo *topo);
+
 /* One row in Google Benchmark's format, with the case's facts. */
 json_t *results_row(const struct gbench_run *run, const struct bench_case *c);
 

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <regex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,14 +141,14 @@ struct plan_state {
 	unsigned int nr_placements;
 	const char *const *placements;
 	unsigned int matched_threads;	/* cases dropped for thread bounds */
+	char placement_skip[256];	/* why a placement skipped a thread count */
+	char thread_skip[256];		/* why a family skipped a thread count */
 };
 
 static int add_case(struct plan_state *ps, const struct bench_case *proto)
 {
 	struct suite *suite = ps->suite;
 
-	if (ps->filter && regexec(ps->filter, proto->name, 0, NULL, 0))
-		return 0;
 	if (suite->nr_cases == ps->capacity) {
 		unsigned int cap = ps->capacity ? ps->capacity * 2 : 64;
 		struct bench_case *c = realloc(suite->cases, cap * sizeof(*c));
@@ -161,20 +162,88 @@ static int add_case(struct plan_state *ps, const struct bench_case *proto)
 	return 0;
 }
 
+/*
+ * Places one case. A policy that cannot take this thread count (pair:
+ * takes 2) skips it; a bad policy is a usage error, and so is a spinning
+ * family with two threads on one CPU: each would wait for the other to be
+ * scheduled.
+ */
+static int plan_case(struct plan_state *ps, struct bench_case *c,
+		     const char *policy, char *err, size_t errlen)
+{
+	const struct kernel_family *f = c->family;
+	char why[256];
+	int ret;
+
+	ret = topo_plan(ps->topo, policy, c->cfg.nr_threads, &c->placement,
+			why, sizeof(why));
+	if (ret && ret != TOPO_PLAN_BAD_THREADS) {
+		snprintf(err, errlen, "%s", why);
+		return 2;
+	}
+	snprintf(c->placement.policy, sizeof(c->placement.policy), "%s", policy);
+	format_case_name(c, ps->nr_placements > 1);
+	if (ps->filter && regexec(ps->filter, c->name, 0, NULL, 0))
+		return 0;
+	if (ret) {
+		snprintf(ps->placement_skip, sizeof(ps->placement_skip), "%s", why);
+		return 0;
+	}
+	if (f->spins && placement_shares_cpu(&c->placement)) {
+		snprintf(err, errlen,
+			 "%s with %u threads, placement %s: %s spins, so each thread needs a CPU of its own (this process may use %u)",
+			 c->name, c->cfg.nr_threads, policy, f->name,
+			 topo_nr_allowed_cpus(ps->topo));
+		return 2;
+	}
+	if (add_case(ps, c)) {
+		snprintf(err, errlen, "out of memory planning the suite");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Remembers why a family the filter asks for ran no case, for the message
+ * when nothing is left (pingpong on one allowed CPU: only 1 thread).
+ */
+static void note_thread_bounds(struct plan_state *ps,
+			       const struct kernel_family *f, unsigned int v,
+			       unsigned int t)
+{
+	char name[160], range[64];
+
+	snprintf(name, sizeof(name), "%s/%s", f->name, f->variants[v].name);
+	if (ps->filter && regexec(ps->filter, name, 0, NULL, 0))
+		return;
+	if (f->min_threads && f->max_threads)
+		snprintf(range, sizeof(range), "%u to %u", f->min_threads, f->max_threads);
+	else if (f->min_threads)
+		snprintf(range, sizeof(range), "at least %u", f->min_threads);
+	else
+		snprintf(range, sizeof(range), "at most %u", f->max_threads);
+	snprintf(ps->thread_skip, sizeof(ps->thread_skip),
+		 "%s runs with %s threads, not %u: expected --threads in that range (this process may use %u CPUs)",
+		 f->name, range, t, topo_nr_allowed_cpus(ps->topo));
+}
+
 /* Every variant x thread count x placement for one parameter set. */
 static int plan_param_set(struct plan_state *ps,
 			  const struct kernel_family *f, const long *param,
 			  char *err, size_t errlen)
 {
 	struct bench_case c;
+	int ret;
 
 	for (unsigned int v = 0; v < f->nr_variants; v++) {
 		for (unsigned int ti = 0; ti < ps->nr_threads; ti++) {
 			unsigned int t = ps->threads[ti];
 
 			if ((f->min_threads && t < f->min_threads) ||
-			    (f->max_threads && t > f->max_threads))
+			    (f->max_threads && t > f->max_threads)) {
+				note_thread_bounds(ps, f, v, t);
 				continue;
+			}
 			ps->matched_threads++;
 			for (unsigned int pi = 0; pi < ps->nr_placements; pi++) {
 				memset(&c, 0, sizeof(c));
@@ -183,14 +252,9 @@ static int plan_param_set(struct plan_state *ps,
 				c.cfg.variant = v;
 				c.cfg.nr_threads = t;
 				memcpy(c.cfg.param, param, sizeof(c.cfg.param));
-				if (topo_plan(ps->topo, ps->placements[pi], t,
-					      &c.placement, err, errlen))
-					return 2;
-				format_case_name(&c, ps->nr_placements > 1);
-				if (add_case(ps, &c)) {
-					snprintf(err, errlen, "out of memory planning the suite");
-					return 1;
-				}
+				ret = plan_case(ps, &c, ps->placements[pi], err, errlen);
+				if (ret)
+					return ret;
 			}
 		}
 	}
@@ -261,7 +325,13 @@ int suite_plan(const struct suite_options *opts, const struct topo *topo,
 		ret = plan_family(&ps, catalog[i], err, errlen);
 	if (ps.filter)
 		regfree(&filter);
-	if (!ret && !suite->nr_cases) {
+	if (!ret && !suite->nr_cases && ps.placement_skip[0]) {
+		snprintf(err, errlen, "%s", ps.placement_skip);
+		ret = 2;
+	} else if (!ret && !suite->nr_cases && ps.thread_skip[0]) {
+		snprintf(err, errlen, "%s", ps.thread_skip);
+		ret = 2;
+	} else if (!ret && !suite->nr_cases) {
 		snprintf(err, errlen, "filter '%s': no benchmark matches (see 'bouncelab list')",
 			 opts->filter ? opts->filter : "");
 		ret = 2;
@@ -313,6 +383,23 @@ static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
 	c->state = NULL;
 }
 
+/*
+ * The clocks start together. Google Benchmark's start barrier wakes the
+ * threads one by one, tens of microseconds apart on a VM, and a thread
+ * that starts late makes its partners' first operations wait: a two-
+ * iteration pingpong run measured 2587 ns "one-way" instead of ~50. The
+ * spin yields now and then for placements that put threads on one CPU.
+ */
+static void wait_at_start_line(struct bench_case *c)
+{
+	unsigned int spins = 0;
+
+	atomic_fetch_add(&c->at_start_line, 1);
+	while (atomic_load(&c->at_start_line) < c->cfg.nr_threads)
+		if (++spins % 1024 == 0)
+			sched_yield();
+}
+
 void bench_case_run(struct gbench_state *st, void *arg)
 {
 	struct bench_case *c = arg;
@@ -333,21 +420,30 @@ void bench_case_run(struct gbench_state *st, void *arg)
 		snprintf(msg, sizeof(msg), "cannot bind thread %d to CPU %d: %s",
 			 t, c->placement.cpus[t], strerror(-ret));
 		gbench_skip_with_error(st, msg);
+		atomic_store(&c->abandoned, true);
 	}
 	c->ops_done[t] = 0;
 	if (t == 0) {
 		c->state = c->family->create(&c->cfg, msg, sizeof(msg));
-		if (!c->state)
+		if (!c->state) {
 			gbench_skip_with_error(st, msg);
+			atomic_store(&c->abandoned, true);
+		}
 	}
 	/* Opened before the opening barrier, enabled outside the timed span. */
 	counters = counters_thread_open();
 
-	/* Not a loop over operations: the kernel runs all n in one call. */
+	/*
+	 * Not a loop over operations: the kernel runs all n in one call. A
+	 * thread in error never enters the loop, so the others do not run
+	 * either: spinning kernels would wait for it for ever.
+	 */
 	while (gbench_keep_running_batch(st, n)) {
-		if (!c->state || gbench_error_occurred(st))
+		if (atomic_load(&c->abandoned))
 			continue;
 		counters_thread_enable(counters);
+		/* After the enable syscall, which would skew the start again. */
+		wait_at_start_line(c);
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		v->run(c->state, (unsigned int)t, n);
 		clock_gettime(CLOCK_MONOTONIC, &end);
@@ -363,11 +459,19 @@ void bench_case_run(struct gbench_state *st, void *arg)
 		gbench_set_counter(st, "wall_ns", wall, GBENCH_AVG_THREADS);
 		gbench_set_counter(st, "ns_per_op", wall / (double)n,
 				   GBENCH_AVG_THREADS);
+		if (c->family->ns_per_op_metric)
+			gbench_set_counter(st, c->family->ns_per_op_metric,
+					   wall / (double)n /
+					   c->family->ns_per_op_divisor,
+					   GBENCH_AVG_THREADS);
 	}
 	counters_thread_finish(counters, st, ran ? n : 0);
 	if (t == 0) {
 		if (c->state)
 			verify_and_destroy(st, c);
 		topo_restore_binding(c->topo, saved);
+		/* Every thread is past the closing barrier: reset for the next run. */
+		atomic_store(&c->at_start_line, 0);
+		atomic_store(&c->abandoned, false);
 	}
 }

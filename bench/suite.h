@@ -47,6 +47,8 @@ struct bench_case {
 
 	/* Per run: thread 0 creates the state before the start barrier. */
 	void *state;
+	atomic_uint at_start_line;	/* threads ready to start their clocks */
+	atomic_bool abandoned;		/* a thread cannot run, so none does */
 	uint64_t ops_done[KERNEL_MAX_THREADS];
 	char error[320];
 };

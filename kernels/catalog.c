@@ -8,9 +8,13 @@
 #include "catalog.h"
 
 extern const struct kernel_family has_pinned_family;
+extern const struct kernel_family gup_family;
+extern const struct kernel_family pingpong_family;
 
 const struct kernel_family *const catalog[] = {
 	&has_pinned_family,
+	&gup_family,
+	&pingpong_family,
 };
 
 const unsigned int catalog_size = sizeof(catalog) / sizeof(catalog[0]);

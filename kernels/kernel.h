@@ -101,6 +101,13 @@ struct kernel_family {
 	/* thread counts the family can run with; 0: no bound */
 	unsigned int min_threads;
 	unsigned int max_threads;
+	/*
+	 * Optional: a counter the harness derives from the time per
+	 * operation, ns_per_op / ns_per_op_divisor (pingpong: one_way_ns,
+	 * a round trip over 2). Kernels do not know time; the harness does.
+	 */
+	const char *ns_per_op_metric;
+	double ns_per_op_divisor;
 
 	/* Returns NULL and fills err on failure (e.g. out of memory). */
 	void *(*create)(const struct kernel_config *cfg, char *err, size_t errlen);

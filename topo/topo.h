@@ -2,20 +2,26 @@
 /*
  * Topology: which CPUs this process may use, how far apart two of them
  * are, where a policy places N threads, and binding the calling thread.
+ *
+ * CPUs are named by their OS numbers (what taskset and sched_getcpu use).
+ * With hwloc the topology can also be a synthetic description or an XML
+ * file: it is then planned on but never bound to.
  */
 #ifndef BOUNCELAB_TOPO_H
 #define BOUNCELAB_TOPO_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 /* From nearest to farthest: a placement's widest class is the largest. */
 enum distance_class {
 	DISTANCE_SAME_PU,
 	DISTANCE_SMT,		/* hardware threads of one core */
-	DISTANCE_L2,		/* cores sharing an L2 */
+	DISTANCE_L2,		/* cores sharing an L2 (or an L1) */
 	DISTANCE_L3,		/* cores sharing an L3 */
-	DISTANCE_PACKAGE,	/* same package, no shared cache */
+	DISTANCE_PACKAGE,	/* same package and NUMA node, no shared cache */
 	DISTANCE_NUMA,		/* another NUMA node of the same package */
 	DISTANCE_CROSS_PACKAGE,
 	DISTANCE_UNKNOWN,
@@ -35,25 +41,103 @@ struct placement {
 struct topo;
 
 /*
- * Opens this system's topology (spec NULL) or a synthetic description /
- * XML file. Returns NULL with err filled on failure.
+ * Opens this system's topology (spec NULL), or a synthetic description
+ * ("pack:2 numa:1 core:64 pu:2") or an XML file (a path that exists or ends
+ * in .xml). hwloc's HWLOC_SYNTHETIC and HWLOC_XMLFILE also apply when spec
+ * is NULL. Returns NULL with err filled on failure.
  */
 struct topo *topo_open(const char *spec, char *err, size_t errlen);
 void topo_close(struct topo *topo);
 
 /* True when the topology is the running system, so binding is real. */
 bool topo_is_this_system(const struct topo *topo);
+/* "this system", "synthetic 'pack:2 ...'", "XML file x.xml" */
+const char *topo_describe(const struct topo *topo);
+
+/* The CPUs this process may use (cgroups and taskset), in tree order. */
 unsigned int topo_nr_allowed_cpus(const struct topo *topo);
+int topo_allowed_cpu(const struct topo *topo, unsigned int i);
+bool topo_cpu_is_allowed(const struct topo *topo, int cpu);
+/* "0-1,4": the allowed CPUs as a list. */
+void topo_format_allowed(const struct topo *topo, char *buf, size_t len);
+
+/* How far apart two CPUs are, and the NUMA distance between their nodes. */
+enum distance_class topo_classify(const struct topo *topo, int cpu_a,
+				  int cpu_b);
+/* -1 when the OS (or the user) gave no distance matrix. */
+int topo_numa_distance(const struct topo *topo, int cpu_a, int cpu_b);
+/* The logical index of the CPU's NUMA node, or -1. */
+int topo_numa_node_of(const struct topo *topo, int cpu);
+
+/* NUMA nodes by logical index, and their distance matrix (-1: unknown). */
+unsigned int topo_nr_numa_nodes(const struct topo *topo);
+int topo_numa_node_distance(const struct topo *topo, unsigned int from,
+			    unsigned int to);
+/* The node's OS number and its CPUs as a list ("0-63,128-191"). */
+int topo_numa_node_os_index(const struct topo *topo, unsigned int node);
+void topo_format_numa_node_cpus(const struct topo *topo, unsigned int node,
+				char *buf, size_t len);
 
 /*
- * Plans where nr_threads threads go under policy. Returns 0, or -1 with
- * err naming the policy and what was expected (a usage error).
+ * Sets the NUMA distance matrix (nr_nodes x nr_nodes values, row-major,
+ * latency-like: 10 local), e.g. on a synthetic topology, which has none.
+ * Returns 0, or -1 with err filled.
+ */
+int topo_set_numa_distances(struct topo *topo, unsigned int nr_values,
+			    const uint64_t *values, char *err, size_t errlen);
+
+/* The tree: packages, NUMA nodes, caches, cores and PUs. */
+void topo_print_tree(const struct topo *topo, FILE *out);
+
+/* One pair of allowed CPUs of each class found here (cpu_a < 0: none). */
+struct topo_class_example {
+	int cpu_a;
+	int cpu_b;
+	int numa_distance;
+};
+
+/* Fills one example per class; returns how many classes are present. */
+unsigned int topo_classes_present(const struct topo *topo,
+				  struct topo_class_example ex[NR_DISTANCE_CLASSES]);
+/* "same_pu, smt, l3": the classes present, for messages. */
+void topo_format_classes_present(const struct topo *topo, char *buf,
+				 size_t len);
+
+/* topo_plan()'s errors: the policy is wrong, or not for this many threads. */
+#define TOPO_PLAN_BAD_POLICY (-1)
+#define TOPO_PLAN_BAD_THREADS (-2)
+
+/*
+ * Plans where nr_threads threads go under policy:
+ *   compact     SMT siblings first, then the cores of one L2/L3, outward;
+ *   spread      one thread per package or NUMA node first, then per L3,
+ *               then per core;
+ *   cores       one thread per physical core, never two on one core;
+ *   pair:CLASS  exactly two threads that class apart;
+ *   cpus:LIST   an explicit list, e.g. cpus:0,4,8 or cpus:0-3.
+ * compact and spread wrap around when there are more threads than CPUs.
+ * Returns 0, or TOPO_PLAN_BAD_POLICY / TOPO_PLAN_BAD_THREADS with err
+ * naming the value and what was expected (a usage error).
  */
 int topo_plan(const struct topo *topo, const char *policy,
 	      unsigned int nr_threads, struct placement *out,
 	      char *err, size_t errlen);
 
-/* Binds the calling thread to one OS CPU. Returns 0 or -errno. */
+/*
+ * The thread count a policy places when none is given: 2 for pair:, the
+ * list's length for cpus:, one per core for cores, else every allowed CPU.
+ */
+unsigned int topo_policy_default_threads(const struct topo *topo,
+					 const char *policy);
+
+/* True when two threads of the placement share a CPU. */
+bool placement_shares_cpu(const struct placement *pl);
+
+/*
+ * Binds the calling thread to one allowed OS CPU. Returns 0 or -errno:
+ * -EINVAL for a CPU this process may not use, -EOPNOTSUPP on a topology
+ * that is not this system.
+ */
 int topo_bind_self(const struct topo *topo, int cpu);
 
 /* Saves and restores the calling thread's affinity (thread 0 is main). */

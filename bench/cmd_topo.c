@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bouncelab topo: the tree, the distance classes present, the NUMA
+ * matrix, where a policy would put N threads, and (--latency) the sampled
+ * core-to-core latency of each class.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "latency.h"
+#include "output.h"
+#include "results.h"
+#include "topo.h"
+
+#define MAX_POLICIES 16
+#define MAX_DISTANCES 4096
+#define DEFAULT_PAIRS_PER_CLASS 3
+#define DEFAULT_SAMPLES 31
+#define DEFAULT_ROUND_TRIPS 1000
+
+struct topo_options {
+	const char *topology;
+	const char *numa_distances;
+	unsigned int nr_policies;
+	const char *policies[MAX_POLICIES];
+	long threads;			/* 0: the policy's default */
+	bool latency;
+	const char *variant;
+	long pairs_per_class;
+	long samples;
+	long round_trips;
+	const char *latency_out;
+	bool latency_tuned;		/* a --latency-only option was given */
+};
+
+static void topo_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: bouncelab topo [OPTIONS]\n\n"
+		"Prints the topology tree, the distance classes present with an example\n"
+		"pair, the NUMA distance matrix, and where a policy places threads.\n\n"
+		"  --topology SPEC         a synthetic topology (\"pack:2 numa:1 core:64 pu:2\") or an\n"
+		"                          XML file, instead of this system: plans only, never binds\n"
+		"                          (HWLOC_SYNTHETIC and HWLOC_XMLFILE also work)\n"
+		"  --numa-distances LIST   NUMA distance matrix, row by row (N x N values), or\n"
+		"                          LOCAL,REMOTE for every pair, e.g. 10,32\n"
+		"  --policy P              compact, spread, cores, pair:CLASS or cpus:0,4,8 (repeatable)\n"
+		"  --threads N             threads to place (default: what the policy takes)\n"
+		"  --latency               measure one-way latency on a few pairs per class\n"
+		"  --variant NAME          pingpong variant: store_load (default) or cas\n"
+		"  --pairs-per-class K     pairs measured per class (default %d)\n"
+		"  --samples S             samples per pair (default %d)\n"
+		"  --round-trips R         round trips per sample (default %d)\n"
+		"  --latency-out FILE      latency JSON (default results/<time>/latency.json)\n"
+		"  -h, --help              this help\n\n"
+		"Classes, nearest first: same_pu, smt, l2, l3, package, numa, cross_package.\n",
+		DEFAULT_PAIRS_PER_CLASS, DEFAULT_SAMPLES, DEFAULT_ROUND_TRIPS);
+}
+
+/* "10,32" (local, remote) or a full row-major matrix. */
+static int apply_numa_distances(struct topo *topo, const char *text)
+{
+	static uint64_t values[MAX_DISTANCES];
+	unsigned int n = topo_nr_numa_nodes(topo), nr = 0;
+	char err[256];
+	const char *p = text;
+
+	for (;;) {
+		long v;
+		char item[32];
+		size_t len = strcspn(p, ",");
+
+		snprintf(item, sizeof(item), "%.*s", (int)len, p);
+		if (len >= sizeof(item) || parse_long(item, 1, 1000000, &v) ||
+		    nr == MAX_DISTANCES)
+			return usage_error("--numa-distances '%s': expected N x N positive integers, or LOCAL,REMOTE",
+					   text);
+		values[nr++] = (uint64_t)v;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	/* LOCAL,REMOTE: the diagonal local, everything else remote. */
+	if (nr == 2 && n != 1 && (size_t)n * n <= MAX_DISTANCES) {
+		uint64_t local = values[0], remote = values[1];
+
+		for (unsigned int i = 0; i < n; i++)
+			for (unsigned int j = 0; j < n; j++)
+				values[i * n + j] = i == j ? local : remote;
+		nr = n * n;
+	}
+	if (topo_set_numa_distances(topo, nr, values, err, sizeof(err)))
+		return usage_error("--numa-distances '%s': %s", text, err);
+	return 0;
+}
+
+static void print_classes(const struct topo *topo)
+{
+	struct topo_class_example ex[NR_DISTANCE_CLASSES];
+
+	topo_classes_present(topo, ex);
+	printf("\nDistance classes present (an example pair of allowed CPUs):\n");
+	printf("  %-14s %-14s %s\n", "class", "CPUs", "NUMA distance");
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		char cpus[32], dist[16];
+
+		if (ex[c].cpu_a < 0)
+			continue;
+		snprintf(cpus, sizeof(cpus), "%d and %d", ex[c].cpu_a, ex[c].cpu_b);
+		if (ex[c].numa_distance < 0)
+			snprintf(dist, sizeof(dist), "unknown");
+		else
+			snprintf(dist, sizeof(dist), "%d", ex[c].numa_distance);
+		printf("  %-14s %-14s %s\n", distance_class_name((enum distance_class)c),
+		       cpus, dist);
+	}
+}
+
+static void print_numa_matrix(const struct topo *topo)
+{
+	unsigned int n = topo_nr_numa_nodes(topo);
+	char cpus[256];
+
+	printf("\nNUMA nodes: %u\n", n);
+	for (unsigned int i = 0; i < n; i++) {
+		topo_format_numa_node_cpus(topo, i, cpus, sizeof(cpus));
+		printf("  node %u (P#%d): CPUs %s\n", i, topo_numa_node_os_index(topo, i),
+		       cpus[0] ? cpus : "none");
+	}
+	if (n && topo_numa_node_distance(topo, 0, 0) < 0) {
+		printf("NUMA distances: none given (one node, or the OS and --numa-distances gave no matrix)\n");
+		return;
+	}
+	printf("NUMA distances (relative latency, 10 = local):\n  %6s", "from\\to");
+	for (unsigned int j = 0; j < n; j++)
+		printf(" %5u", j);
+	printf("\n");
+	for (unsigned int i = 0; i < n; i++) {
+		printf("  %6u ", i);
+		for (unsigned int j = 0; j < n; j++)
+			printf(" %5d", topo_numa_node_distance(topo, i, j));
+		printf("\n");
+	}
+}
+
+static int plan_policy(const struct topo *topo, const char *policy,
+		       long threads, struct placement *pl)
+{
+	unsigned int n = threads ? (unsigned int)threads :
+				   topo_policy_default_threads(topo, policy);
+	char err[512];
+
+	if (topo_plan(topo, policy, n, pl, err, sizeof(err)))
+		return usage_error("%s", err);
+	return 0;
+}
+
+static void print_plan(const struct topo *topo, const struct placement *pl)
+{
+	printf("\nPlacement %s, %u thread%s:\n  CPUs", pl->policy, pl->nr_cpus,
+	       pl->nr_cpus == 1 ? "" : "s");
+	for (unsigned int t = 0; t < pl->nr_cpus; t++)
+		printf("%s%d", t ? "," : " ", pl->cpus[t]);
+	printf("\n  widest class %s", distance_class_name(pl->widest));
+	if (pl->numa_distance >= 0)
+		printf(", NUMA distance %d", pl->numa_distance);
+	if (placement_shares_cpu(pl))
+		printf(", CPUs shared (more threads than CPUs: spinning families refuse this)");
+	printf("\n  %s\n", topo_is_this_system(topo) ?
+	       "planned only: 'bouncelab run --placement' binds threads like this" :
+	       "planned only: this topology is not this system, so nothing is bound");
+}
+
+static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
+				unsigned int nr_pairs, const struct topo_options *o)
+{
+	json_t *classes = json_object_get(lat, "classes"), *c;
+	size_t i;
+
+	printf("\nOne-way latency, pingpong/%s: %ld samples of %ld round trips per pair\n",
+	       o->variant, o->samples, o->round_trips);
+	printf("  %-14s %5s %10s %8s %17s  %s\n", "class", "pairs", "median ns",
+	       "min ns", "p10-p90 ns", "modes");
+	json_array_foreach(classes, i, c) {
+		char range[32], modes[96] = "one";
+
+		snprintf(range, sizeof(range), "%.1f-%.1f",
+			 json_real_value(json_object_get(c, "p10_ns")),
+			 json_real_value(json_object_get(c, "p90_ns")));
+		if (json_is_true(json_object_get(c, "bimodal")))
+			snprintf(modes, sizeof(modes), "BIMODAL: %.1f / %.1f ns, %.0f%% slow",
+				 json_real_value(json_object_get(c, "low_mode_ns")),
+				 json_real_value(json_object_get(c, "high_mode_ns")),
+				 100 * json_real_value(json_object_get(c, "high_mode_share")));
+		printf("  %-14s %5lld %10.1f %8.1f %17s  %s\n",
+		       json_string_value(json_object_get(c, "class")),
+		       (long long)json_integer_value(json_object_get(c, "pairs")),
+		       json_real_value(json_object_get(c, "median_ns")),
+		       json_real_value(json_object_get(c, "min_ns")), range, modes);
+	}
+	for (unsigned int p = 0; p < nr_pairs; p++) {
+		struct latency_summary s;
+
+		latency_summarize(pairs[p].samples, pairs[p].nr_samples, &s);
+		printf("    CPUs %d and %d (%s): median %.1f, min %.1f ns%s\n",
+		       pairs[p].cpu_a, pairs[p].cpu_b, distance_class_name(pairs[p].cls),
+		       s.median, s.min, s.bimodal ? ", bimodal" : "");
+	}
+	printf("  Medians and minima, not means: a VM can switch latency modes mid-run.\n");
+}
+
+/* results/<YYYYmmdd-HHMMSS>/latency.json */
+static void default_latency_out(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "results/%s/latency.json", stamp);
+}
+
+static int write_latency(const struct topo *topo, const char *out, json_t *lat)
+{
+	json_t *doc = json_object(), *context = results_context();
+	char err[512], *text;
+	int ret = 0;
+
+	json_object_set_new(context, "topology", results_topology(topo));
+	json_object_set_new(doc, "context", context);
+	json_object_set(doc, "latency", lat);
+	text = json_dumps(doc, JSON_INDENT(2));
+	json_decref(doc);
+	if (!text)
+		return runtime_error("cannot encode the latency results");
+	if (output_write_file(out, text, strlen(text), err, sizeof(err)))
+		ret = runtime_error("%s", err);
+	free(text);
+	return ret;
+}
+
+static int measure_latency(const struct topo *topo, const struct topo_options *o)
+{
+	const struct kernel_family *f = catalog_find("pingpong");
+	struct latency_pair *pairs = NULL;
+	char err[512], out_buf[512], allowed[256];
+	const char *out = o->latency_out;
+	unsigned int nr_pairs;
+	int variant, ret = 0;
+	json_t *lat;
+
+	variant = catalog_variant_index(f, o->variant);
+	if (!out) {
+		default_latency_out(out_buf, sizeof(out_buf));
+		out = out_buf;
+	}
+	if (output_check_writable(out, err, sizeof(err)))
+		return runtime_error("%s", err);
+	nr_pairs = latency_pick_pairs(topo, (unsigned int)o->pairs_per_class, &pairs);
+	if (!nr_pairs) {
+		topo_format_allowed(topo, allowed, sizeof(allowed));
+		free(pairs);
+		return usage_error("--latency: needs two CPUs this process may use (allowed: %s)",
+				   allowed);
+	}
+	fprintf(stderr, "bouncelab: measuring %u pair%s, %ld samples each\n", nr_pairs,
+		nr_pairs == 1 ? "" : "s", o->samples);
+	for (unsigned int p = 0; p < nr_pairs && !ret; p++)
+		if (latency_measure_pair(topo, f, (unsigned int)variant,
+					 (unsigned int)o->samples,
+					 (unsigned int)o->round_trips, &pairs[p],
+					 err, sizeof(err)))
+			ret = runtime_error("--latency: %s", err);
+	if (!ret) {
+		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
+				   pairs, nr_pairs);
+		print_latency_table(lat, pairs, nr_pairs, o);
+		ret = write_latency(topo, out, lat);
+		if (!ret)
+			printf("  JSON: %s\n", out);
+		json_decref(lat);
+	}
+	for (unsigned int p = 0; p < nr_pairs; p++)
+		free(pairs[p].samples);
+	free(pairs);
+	return ret;
+}
+
+static int parse_count(const char *opt, const char *text, long min, long max,
+		       long *out)
+{
+	if (parse_long(text, min, max, out))
+		return usage_error("%s '%s': expected an integer from %ld to %ld",
+				   opt, text, min, max);
+	return 0;
+}
+
+static int parse_topo_options(int argc, char **argv, struct topo_options *o)
+{
+	static const struct option longopts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "numa-distances", required_argument, NULL, 'd' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 'n' },
+		{ "latency", no_argument, NULL, 'l' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "pairs-per-class", required_argument, NULL, 'k' },
+		{ "samples", required_argument, NULL, 's' },
+		{ "round-trips", required_argument, NULL, 'r' },
+		{ "latency-out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kernel_family *f;
+	int c, ret = 0;
+
+	optind = 0;
+	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o->topology = optarg;
+			break;
+		case 'd':
+			o->numa_distances = optarg;
+			break;
+		case 'p':
+			if (o->nr_policies == MAX_POLICIES)
+				return usage_error("--policy '%s': expected at most %d policies",
+						   optarg, MAX_POLICIES);
+			o->policies[o->nr_policies++] = optarg;
+			break;
+		case 'n':
+			ret = parse_count("--threads", optarg, 1, PLACEMENT_MAX_CPUS, &o->threads);
+			break;
+		case 'l':
+			o->latency = true;
+			break;
+		case 'v':
+			o->variant = optarg;
+			o->latency_tuned = true;
+			break;
+		case 'k':
+			ret = parse_count("--pairs-per-class", optarg, 1, 1000, &o->pairs_per_class);
+			o->latency_tuned = true;
+			break;
+		case 's':
+			ret = parse_count("--samples", optarg, 1, 100000, &o->samples);
+			o->latency_tuned = true;
+			break;
+		case 'r':
+			ret = parse_count("--round-trips", optarg, 1, 100000000, &o->round_trips);
+			o->latency_tuned = true;
+			break;
+		case 'o':
+			o->latency_out = optarg;
+			o->latency_tuned = true;
+			break;
+		case 'h':
+			topo_usage(stdout);
+			return -1;
+		default:
+			return bad_option(argv, "topo");
+		}
+	}
+	if (ret)
+		return ret;
+	if (optind < argc)
+		return usage_error("topo: unexpected argument '%s': see 'bouncelab topo --help'",
+				   argv[optind]);
+	if (o->threads && !o->nr_policies)
+		return usage_error("--threads %ld: expected with --policy", o->threads);
+	if (o->latency_tuned && !o->latency)
+		return usage_error("topo: --variant, --pairs-per-class, --samples, --round-trips and --latency-out go with --latency");
+	f = catalog_find("pingpong");
+	if (o->latency && (!f || catalog_variant_index(f, o->variant) < 0))
+		return usage_error("--variant '%s': expected store_load or cas", o->variant);
+	return 0;
+}
+
+int cmd_topo(int argc, char **argv)
+{
+	struct topo_options o = {
+		.variant = "store_load", .pairs_per_class = DEFAULT_PAIRS_PER_CLASS,
+		.samples = DEFAULT_SAMPLES, .round_trips = DEFAULT_ROUND_TRIPS,
+	};
+	static struct placement plans[MAX_POLICIES];
+	char err[512], allowed[256];
+	struct topo *topo;
+	int ret;
+
+	ret = parse_topo_options(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	topo = topo_open(o.topology, err, sizeof(err));
+	if (!topo)
+		return o.topology ? usage_error("%s", err) : runtime_error("%s", err);
+	if (o.numa_distances && (ret = apply_numa_distances(topo, o.numa_distances)))
+		goto out;
+	/* Every policy is checked before anything is printed. */
+	for (unsigned int i = 0; i < o.nr_policies; i++)
+		if ((ret = plan_policy(topo, o.policies[i], o.threads, &plans[i])))
+			goto out;
+	if (o.latency && !topo_is_this_system(topo)) {
+		ret = usage_error("--latency: the topology is %s, not this system: nothing can be measured on it",
+				  topo_describe(topo));
+		goto out;
+	}
+	topo_format_allowed(topo, allowed, sizeof(allowed));
+	printf("Topology: %s%s\n", topo_describe(topo), topo_is_this_system(topo) ? "" :
+	       " (not this system: plans only, never binds)");
+	printf("Allowed CPUs: %s (%u)\n\n", allowed, topo_nr_allowed_cpus(topo));
+	topo_print_tree(topo, stdout);
+	print_classes(topo);
+	print_numa_matrix(topo);
+	for (unsigned int i = 0; i < o.nr_policies; i++)
+		print_plan(topo, &plans[i]);
+	if (o.latency) {
+		fflush(stdout);
+		ret = measure_latency(topo, &o);
+	}
+out:
+	topo_close(topo);
+	return ret;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The core-to-core latency matrix, sampled: a few pairs of CPUs per
+ * distance class rather than all n^2 (core-to-core-latency's users ask
+ * for this when 576 CPUs time out), each measured with the pingpong
+ * family's kernel on two bound threads.
+ */
+#ifndef BOUNCELAB_LATENCY_H
+#define BOUNCELAB_LATENCY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kernel.h"
+#include "topo.h"
+
+struct latency_pair {
+	int cpu_a;
+	int cpu_b;
+	enum distance_class cls;
+	int numa_distance;
+	unsigned int nr_samples;
+	double *samples;		/* one-way ns per sample */
+};
+
+/*
+ * Median, minimum and the 10th-90th percentile range of samples, and
+ * whether they fall in two groups far apart (a VM whose host moves the
+ * vCPUs: 60 or 250 ns one-way between the same two vCPUs), which a
+ * median or a mean would hide.
+ */
+struct latency_summary {
+	double median;
+	double min;
+	double p10;
+	double p90;
+	bool bimodal;
+	double low_mode;		/* the groups' medians, if bimodal */
+	double high_mode;
+	double high_share;		/* the fraction in the slow group */
+};
+
+void latency_summarize(const double *samples, size_t n,
+		       struct latency_summary *out);
+
+/*
+ * Picks up to per_class pairs of allowed CPUs for each class present
+ * (same_pu excepted), spaced evenly through the pairs of that class.
+ * Returns the number of pairs (caller frees *pairs and their samples).
+ */
+unsigned int latency_pick_pairs(const struct topo *topo, unsigned int per_class,
+				struct latency_pair **pairs);
+
+/*
+ * Runs variant of family f (a two-thread ping-pong) on the pair's CPUs:
+ * one warm-up sample, then nr_samples samples of round_trips each.
+ * Returns 0, or -1 with err filled (binding failed, verify failed).
+ */
+int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
+			 unsigned int variant, unsigned int nr_samples,
+			 unsigned int round_trips, struct latency_pair *pair,
+			 char *err, size_t errlen);
+
+/* Per-class summaries and every pair's samples, for the report's heatmap. */
+json_t *latency_json(const struct topo *topo, const char *variant,
+		     unsigned int round_trips, const struct latency_pair *pairs,
+		     unsigned int nr_pairs);
+
+#endif

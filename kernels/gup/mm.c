@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The mm: its layout, its buffers, the has-pinned flag every pin sets,
+ * and the check that everything is back where it started.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gup_internal.h"
+
+const char *const gup_flag_update_names[] = {
+	[GUP_STORE_ALWAYS] = "store_always",
+	[GUP_READ_THEN_SET] = "read_then_set",
+	[GUP_TEST_THEN_SET_BIT] = "test_then_set_bit",
+	NULL,
+};
+
+const char *const gup_longterm_check_names[] = {
+	[GUP_LONGTERM_IN_WALK] = "in_walk",
+	[GUP_LONGTERM_SECOND_PASS] = "second_pass",
+	NULL,
+};
+
+const char *const gup_page_size_names[] = {
+	[GUP_PAGES_4K] = "4k",
+	[GUP_PAGES_2M] = "2m",
+	NULL,
+};
+
+/* User buffers start at 1 TiB, each 1 GiB-aligned with a 1 GiB hole after. */
+#define GUP_BUFFER_BASE (1UL << 40)
+#define GUP_GIB (1UL << 30)
+
+/* Spare 4K frames for the writer's fresh folios; a THP buffer adds spare THPs. */
+#define GUP_WRITER_SPARE_PAGES 64
+#define GUP_WRITER_SPARE_THPS 4
+
+/*
+ * How each pin marks the mm (the three versions of the seeds). The flag
+ * is never cleared while the mm lives, which is what makes the
+ * non-atomic test-then-set safe (Linus, seed 000, on the 3/3 patch).
+ */
+void mm_set_has_pinned_flag(struct gup_mm *mm)
+{
+	switch (mm->flag_update) {
+	case GUP_STORE_ALWAYS:
+		/* 008cfe4418b3: atomic_set(&mm->has_pinned, 1) */
+		atomic_store_explicit(&mm->has_pinned, 1, memory_order_relaxed);
+		break;
+	case GUP_READ_THEN_SET:
+		/* 292648ac5cf1: if (!atomic_read(&mm->has_pinned)) atomic_set(.., 1) */
+		if (!atomic_load_explicit(&mm->has_pinned, memory_order_relaxed))
+			atomic_store_explicit(&mm->has_pinned, 1, memory_order_relaxed);
+		break;
+	default:
+		/* a458b76a4171: if (!test_bit(MMF_HAS_PINNED, ..)) set_bit(..) */
+		if (!(atomic_load_explicit(&mm->flags, memory_order_relaxed) &
+		      (1UL << MMF_HAS_PINNED)))
+			atomic_fetch_or_explicit(&mm->flags, 1UL << MMF_HAS_PINNED,
+						 memory_order_relaxed);
+		break;
+	}
+}
+
+bool gup_mm_has_pinned(struct gup_mm *mm)
+{
+	if (mm->flag_update == GUP_TEST_THEN_SET_BIT)
+		return atomic_load(&mm->flags) & (1UL << MMF_HAS_PINNED);
+	return atomic_load(&mm->has_pinned) == 1;
+}
+
+static int check_layout(const struct gup_layout *l, char *err, size_t errlen)
+{
+	if ((unsigned int)l->flag_update >= NR_GUP_FLAG_UPDATES ||
+	    (unsigned int)l->longterm_check >= NR_GUP_LONGTERM_CHECKS ||
+	    (unsigned int)l->page_size >= NR_GUP_PAGE_SIZES) {
+		snprintf(err, errlen, "gup: unknown switch value in the layout");
+		return -1;
+	}
+	if (!l->nr_buffers || !l->buffer_bytes || l->buffer_bytes % GUP_PAGE_SIZE) {
+		snprintf(err, errlen, "gup: %u buffers of %lu bytes: expected at least one buffer of whole 4K pages",
+			 l->nr_buffers, l->buffer_bytes);
+		return -1;
+	}
+	if (l->cma_percent > 100) {
+		snprintf(err, errlen, "gup: cma_percent %u: expected 0 to 100",
+			 l->cma_percent);
+		return -1;
+	}
+	return 0;
+}
+
+static unsigned long buffer_stride(unsigned long bytes)
+{
+	return (bytes + GUP_GIB - 1) / GUP_GIB * GUP_GIB + GUP_GIB;
+}
+
+/* Counts the frames the buffers need, and the CMA folios among them. */
+struct frame_plan {
+	unsigned long huge_per_buffer;
+	unsigned long small_per_buffer;
+	unsigned long cma_huge;
+	unsigned long cma_small;
+	unsigned long spare_huge;
+	unsigned long spare_small;
+};
+
+static void plan_frames(const struct gup_layout *l, struct frame_plan *p)
+{
+	unsigned long folio = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (l->page_size == GUP_PAGES_2M)
+		p->huge_per_buffer = l->buffer_bytes / GUP_HPAGE_SIZE;
+	p->small_per_buffer = (l->buffer_bytes - p->huge_per_buffer * GUP_HPAGE_SIZE) /
+			      GUP_PAGE_SIZE;
+	for (unsigned int b = 0; b < l->nr_buffers; b++) {
+		for (unsigned long i = 0; i < p->huge_per_buffer; i++)
+			p->cma_huge += gup_folio_in_cma(folio++, l->cma_percent);
+		for (unsigned long i = 0; i < p->small_per_buffer; i++)
+			p->cma_small += gup_folio_in_cma(folio++, l->cma_percent);
+	}
+	/* Every CMA folio may have to move out once, plus the writer's churn. */
+	p->spare_small = p->cma_small + GUP_WRITER_SPARE_PAGES;
+	if (p->huge_per_buffer)
+		p->spare_huge = p->cma_huge + GUP_WRITER_SPARE_THPS;
+}
+
+static int alloc_frames(struct gup_mm *mm, const struct gup_layout *l,
+			const struct frame_plan *p, char *err, size_t errlen)
+{
+	unsigned long huge = (p->huge_per_buffer * l->nr_buffers + p->spare_huge) *
+			     GUP_HPAGE_NR;
+	unsigned long small = p->small_per_buffer * l->nr_buffers + p->spare_small;
+
+	mm->nr_frames = huge + small;
+	mm->mem_map = aligned_alloc(64, mm->nr_frames * sizeof(struct gup_page));
+	mm->migrated_cap = p->cma_huge + p->cma_small;
+	mm->migrated = malloc((mm->migrated_cap + 1) * sizeof(*mm->migrated));
+	if (!mm->mem_map || !mm->migrated) {
+		snprintf(err, errlen, "gup: out of memory for %lu struct pages (%lu MiB)",
+			 mm->nr_frames, mm->nr_frames * sizeof(struct gup_page) >> 20);
+		return -1;
+	}
+	memset(mm->mem_map, 0, mm->nr_frames * sizeof(struct gup_page));
+	return 0;
+}
+
+static int map_buffers(struct gup_mm *mm, const struct gup_layout *l,
+		       const struct frame_plan *p, char *err, size_t errlen)
+{
+	unsigned long stride = buffer_stride(l->buffer_bytes);
+	struct gup_frame_cursor cur = {
+		.next_huge_pfn = 0,
+		.next_small_pfn = (p->huge_per_buffer * l->nr_buffers + p->spare_huge) *
+				  GUP_HPAGE_NR,
+		.cma_percent = l->cma_percent,
+	};
+
+	if (GUP_BUFFER_BASE + stride * l->nr_buffers > GUP_TASK_SIZE) {
+		snprintf(err, errlen, "gup: %u buffers of %lu MiB do not fit in a 47-bit address space",
+			 l->nr_buffers, l->buffer_bytes >> 20);
+		return -1;
+	}
+	mm->vmas = calloc(l->nr_buffers, sizeof(*mm->vmas));
+	if (!mm->vmas || gup_tables_init(mm)) {
+		snprintf(err, errlen, "gup: out of memory for %u buffers", l->nr_buffers);
+		return -1;
+	}
+	for (unsigned int b = 0; b < l->nr_buffers; b++) {
+		struct gup_vma *vma = &mm->vmas[b];
+
+		vma->start = GUP_BUFFER_BASE + stride * b;
+		vma->end = vma->start + l->buffer_bytes;
+		vma->huge_end = vma->start + p->huge_per_buffer * GUP_HPAGE_SIZE;
+		mm->nr_vmas++;
+		if (gup_map_buffer(mm, vma, &cur, err, errlen))
+			return -1;
+	}
+	/* The spares, free: after the buffers' THPs, and after their 4K pages. */
+	for (unsigned long i = 0; i < p->spare_huge; i++, cur.next_huge_pfn += GUP_HPAGE_NR)
+		gup_frame_init(mm, cur.next_huge_pfn, GUP_HPAGE_SHIFT - GUP_PAGE_SHIFT,
+			       MIGRATE_MOVABLE);
+	for (unsigned long i = 0; i < p->spare_small; i++)
+		gup_frame_init(mm, cur.next_small_pfn++, 0, MIGRATE_MOVABLE);
+	return 0;
+}
+
+static void pool_spares(struct gup_mm *mm)
+{
+	for (unsigned long pfn = 0; pfn < mm->nr_frames; ) {
+		struct gup_page *folio = pfn_to_page(mm, pfn);
+
+		if (!atomic_load_explicit(&folio->refcount, memory_order_relaxed))
+			gup_free_folio(mm, folio);
+		pfn += 1UL << folio->order;
+	}
+}
+
+struct gup_mm *gup_mm_create(const struct gup_layout *l, char *err,
+			     size_t errlen)
+{
+	struct frame_plan plan;
+	struct gup_mm *mm;
+
+	if (check_layout(l, err, errlen))
+		return NULL;
+	mm = kernel_alloc_padded(sizeof(*mm));
+	if (!mm) {
+		snprintf(err, errlen, "gup: out of memory for the mm");
+		return NULL;
+	}
+	atomic_init(&mm->mm_count, 1);
+	mm->flag_update = l->flag_update;
+	mm->longterm_check = l->longterm_check;
+	mm->buffer_pages = l->buffer_bytes / GUP_PAGE_SIZE;
+	if (pthread_rwlock_init(&mm->mmap_lock, NULL)) {
+		snprintf(err, errlen, "gup: cannot initialise mmap_lock");
+		free(mm);
+		return NULL;
+	}
+	plan_frames(l, &plan);
+	if (alloc_frames(mm, l, &plan, err, errlen) ||
+	    map_buffers(mm, l, &plan, err, errlen) ||
+	    gup_pools_init(mm, err, errlen)) {
+		gup_mm_destroy(mm);
+		return NULL;
+	}
+	pool_spares(mm);
+	return mm;
+}
+
+void gup_mm_destroy(struct gup_mm *mm)
+{
+	if (!mm)
+		return;
+	if (mm->writer)
+		gup_writer_stop(mm);
+	free(mm->tables);
+	gup_pools_destroy(mm);
+	free(mm->vmas);
+	free(mm->migrated);
+	free(mm->mem_map);
+	pthread_rwlock_destroy(&mm->mmap_lock);
+	free(mm);
+}
+
+unsigned long gup_buffer_start(const struct gup_mm *mm, unsigned int buffer)
+{
+	return buffer < mm->nr_vmas ? mm->vmas[buffer].start : 0;
+}
+
+unsigned long gup_buffer_pages(const struct gup_mm *mm)
+{
+	return mm->buffer_pages;
+}
+
+void gup_task_init(struct gup_task *task, struct gup_mm *mm)
+{
+	memset(task, 0, sizeof(*task));
+	task->mm = mm;
+}
+
+/* One mapped folio at rest: the mapping's reference, no pin, mapped here. */
+static int check_mapped_folio(struct gup_mm *mm, unsigned long addr,
+			      unsigned long *frames, char *msg, size_t msglen)
+{
+	struct gup_page *folio;
+	bool huge = false;
+	gup_entry_t *ep = gup_leaf_entry(mm, addr, &huge);
+	uint64_t e = ep ? atomic_load(ep) : 0;
+	int ref, pin;
+
+	if (!entry_present(e)) {
+		snprintf(msg, msglen, "no page mapped at %#lx", addr);
+		return -1;
+	}
+	folio = pfn_to_page(mm, entry_pfn(e));
+	ref = atomic_load(&folio->refcount);
+	pin = folio_is_large(folio) ? atomic_load(folio_pincount_ptr(folio)) : 0;
+	if (folio->head || folio_is_large(folio) != huge || ref != 1 || pin ||
+	    atomic_load(&folio->mapped_at) != addr) {
+		snprintf(msg, msglen,
+			 "folio at %#lx (pfn %lu): refcount %d, pincount %d, mapped at %#lx; expected refcount 1, pincount 0, mapped at %#lx",
+			 addr, entry_pfn(e), ref, pin,
+			 (unsigned long)atomic_load(&folio->mapped_at), addr);
+		return -1;
+	}
+	*frames += 1UL << folio->order;
+	return 0;
+}
+
+static int check_pools(struct gup_mm *mm, unsigned long *frames, char *msg,
+		       size_t msglen)
+{
+	for (unsigned int i = 0; i < NR_GUP_POOLS; i++) {
+		struct gup_pool *pool = &mm->pools[i];
+
+		for (unsigned long k = 0; k < pool->nr; k++) {
+			struct gup_page *folio = pfn_to_page(mm, pool->pfns[k]);
+			int pin = folio_is_large(folio) ?
+				  atomic_load(folio_pincount_ptr(folio)) : 0;
+
+			if (atomic_load(&folio->refcount) || pin) {
+				snprintf(msg, msglen, "free frame %lu: refcount %d, pincount %d; expected 0 and 0",
+					 pool->pfns[k], atomic_load(&folio->refcount), pin);
+				return -1;
+			}
+			*frames += 1UL << folio->order;
+		}
+	}
+	return 0;
+}
+
+int gup_mm_check_at_rest(struct gup_mm *mm, char *msg, size_t msglen)
+{
+	unsigned long frames = 0;
+	unsigned int seq = atomic_load(&mm->write_protect_seq);
+
+	if (seq & 1) {
+		snprintf(msg, msglen, "write_protect_seq %u is odd after the run", seq);
+		return -1;
+	}
+	for (unsigned int v = 0; v < mm->nr_vmas; v++) {
+		const struct gup_vma *vma = &mm->vmas[v];
+
+		for (unsigned long a = vma->start; a < vma->end;
+		     a += a < vma->huge_end ? GUP_HPAGE_SIZE : GUP_PAGE_SIZE)
+			if (check_mapped_folio(mm, a, &frames, msg, msglen))
+				return -1;
+	}
+	if (check_pools(mm, &frames, msg, msglen))
+		return -1;
+	if (frames != mm->nr_frames) {
+		snprintf(msg, msglen, "%lu of %lu frames are mapped or free: the rest leaked",
+			 frames, mm->nr_frames);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The mini GUP walker, one thread at a time: pin accounting for 4K pages
+ * and THPs as the kernel does it, every reference back after any mix of
+ * calls, the two FOLL_LONGTERM checks rejecting the same CMA pages, and
+ * the recheck and seqcount retry on interleavings forced by test hooks
+ * (this file is built with GUP_TEST_HOOKS).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gup/gup_internal.h"
+
+#define MIB (1UL << 20)
+
+static struct gup_mm *make_mm(enum gup_page_size size, unsigned long bytes,
+			      unsigned int nr_buffers, unsigned int cma_percent,
+			      enum gup_longterm_check check,
+			      enum gup_flag_update update)
+{
+	struct gup_layout layout = {
+		.flag_update = update,
+		.longterm_check = check,
+		.nr_buffers = nr_buffers,
+		.buffer_bytes = bytes,
+		.page_size = size,
+		.cma_percent = cma_percent,
+	};
+	char err[256];
+	struct gup_mm *mm = gup_mm_create(&layout, err, sizeof(err));
+
+	if (!mm)
+		fail_msg("gup_mm_create: %s", err);
+	return mm;
+}
+
+static void assert_at_rest(struct gup_mm *mm)
+{
+	char msg[320];
+
+	if (gup_mm_check_at_rest(mm, msg, sizeof(msg)))
+		fail_msg("not at rest: %s", msg);
+}
+
+static struct gup_page *page_at(struct gup_mm *mm, unsigned long addr)
+{
+	bool huge = false;
+	gup_entry_t *ep = gup_leaf_entry(mm, addr, &huge);
+	struct gup_page *page;
+
+	assert_non_null(ep);
+	page = pfn_to_page(mm, entry_pfn(atomic_load(ep)));
+	if (huge)
+		page += (addr & (GUP_HPAGE_SIZE - 1)) >> GUP_PAGE_SHIFT;
+	return page;
+}
+
+static int refcount(struct gup_page *folio)
+{
+	return atomic_load(&folio->refcount);
+}
+
+static int pincount(struct gup_page *folio)
+{
+	return atomic_load(folio_pincount_ptr(folio));
+}
+
+/* A pin adds GUP_PIN_COUNTING_BIAS to a small page; a get adds 1. */
+static void small_pages_are_accounted_with_the_bias(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long start = gup_buffer_start(mm, 0) + 5 * GUP_PAGE_SIZE;
+	struct gup_page *pages[3], *gets[3];
+	struct gup_task task;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	assert_int_equal(pin_user_pages_fast(&task, start, 3, FOLL_WRITE, pages), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_ptr_equal(pages[i], page_at(mm, start + i * GUP_PAGE_SIZE));
+		assert_int_equal(refcount(pages[i]), 1 + GUP_PIN_COUNTING_BIAS);
+		assert_true(gup_page_maybe_dma_pinned(pages[i]));
+		assert_true(atomic_load(&pages[i]->flags) & (1UL << PG_REFERENCED));
+	}
+	assert_int_equal(task.stats.pins_acquired, 3);
+	assert_int_equal(task.stats.slow_path_calls, 0);
+
+	assert_int_equal(get_user_pages_fast(&task, start + GUP_PAGE_SIZE, 3, 0, gets), 3);
+	assert_int_equal(refcount(gets[0]), 2 + GUP_PIN_COUNTING_BIAS);
+	assert_int_equal(refcount(gets[2]), 2);
+	assert_false(gup_page_maybe_dma_pinned(gets[2]));
+	assert_int_equal(task.stats.pins_acquired, 3);	/* a get is no pin */
+
+	unpin_user_pages(&task, pages, 3);
+	put_user_pages(&task, gets, 3);
+	assert_int_equal(refcount(pages[0]), 1);
+	assert_int_equal(task.stats.pins_released, 3);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/*
+ * A THP pin adds refs to the head's refcount and to the pincount in the
+ * first tail page, in one grab per folio; tails keep a zero refcount.
+ */
+static void thp_pins_go_to_the_head_and_the_pincount(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_2M, 4 * MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	unsigned long start = base + (GUP_HPAGE_NR - 2) * GUP_PAGE_SIZE;
+	struct gup_page *pages[5], *gets[2];
+	struct gup_page *a, *b;
+	struct gup_task task;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	a = page_folio(page_at(mm, base));
+	b = page_folio(page_at(mm, base + GUP_HPAGE_SIZE));
+	assert_int_equal(a->order, 9);
+	/* two pages of the first THP, three of the second */
+	assert_int_equal(pin_user_pages_fast(&task, start, 5, FOLL_WRITE, pages), 5);
+	assert_int_equal(refcount(a), 1 + 2);
+	assert_int_equal(pincount(a), 2);
+	assert_int_equal(refcount(b), 1 + 3);
+	assert_int_equal(pincount(b), 3);
+	assert_int_equal(refcount(a + 1), 0);
+	assert_ptr_equal(pages[0], a + GUP_HPAGE_NR - 2);
+	assert_ptr_equal(pages[4], b + 2);
+	assert_true(gup_page_maybe_dma_pinned(pages[4]));
+	assert_int_equal(task.stats.pins_acquired, 5);
+
+	assert_int_equal(get_user_pages_fast(&task, base, 2, 0, gets), 2);
+	assert_int_equal(refcount(a), 1 + 2 + 2);
+	assert_int_equal(pincount(a), 2);
+
+	unpin_user_pages(&task, pages, 5);
+	put_user_pages(&task, gets, 2);
+	assert_int_equal(task.stats.pins_released, 5);
+	assert_false(gup_page_maybe_dma_pinned(pages[4]));
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/* The slow path accounts a pin exactly as the fast path does. */
+static void slow_path_pins_are_accounted_the_same(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_2M, 2 * MIB + 64 * 1024, 1, 0,
+				    GUP_LONGTERM_IN_WALK, GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	struct gup_page *pages[GUP_HPAGE_NR + 4];
+	struct gup_page *thp, *small;
+	struct gup_task task;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	thp = page_folio(page_at(mm, base));
+	small = page_at(mm, base + GUP_HPAGE_SIZE);
+	assert_int_equal(small->order, 0);
+	assert_int_equal(pin_user_pages(&task, base + 8 * GUP_PAGE_SIZE,
+					GUP_HPAGE_NR - 8 + 4, FOLL_WRITE, pages),
+			 GUP_HPAGE_NR - 8 + 4);
+	assert_int_equal(task.stats.slow_path_calls, 1);
+	assert_int_equal(refcount(thp), 1 + GUP_HPAGE_NR - 8);
+	assert_int_equal(pincount(thp), GUP_HPAGE_NR - 8);
+	assert_int_equal(refcount(small), 1 + GUP_PIN_COUNTING_BIAS);
+	unpin_user_pages(&task, pages, GUP_HPAGE_NR - 8 + 4);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/* The three flag updates keep the flag where their patch put it. */
+static void each_flag_update_sets_its_own_flag(void **unused)
+{
+	(void)unused;
+	for (unsigned int u = 0; u < NR_GUP_FLAG_UPDATES; u++) {
+		struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0,
+					    GUP_LONGTERM_IN_WALK, u);
+		unsigned long start = gup_buffer_start(mm, 0);
+		struct gup_page *pages[2];
+		struct gup_task task;
+
+		gup_task_init(&task, mm);
+		assert_int_equal(get_user_pages_fast(&task, start, 2, 0, pages), 2);
+		put_user_pages(&task, pages, 2);
+		assert_false(gup_mm_has_pinned(mm));	/* gets do not set it */
+		assert_int_equal(pin_user_pages_fast(&task, start, 2, 0, pages), 2);
+		unpin_user_pages(&task, pages, 2);
+		assert_true(gup_mm_has_pinned(mm));	/* and it stays set */
+		if (u == GUP_TEST_THEN_SET_BIT) {
+			assert_int_equal(atomic_load(&mm->flags), 1UL << MMF_HAS_PINNED);
+			assert_int_equal(atomic_load(&mm->has_pinned), 0);
+		} else {
+			assert_int_equal(atomic_load(&mm->has_pinned), 1);
+			assert_int_equal(atomic_load(&mm->flags), 0);
+		}
+		gup_mm_destroy(mm);
+	}
+}
+
+/* A tiny xorshift: the same "random" mix on every run. */
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+struct held_batch {
+	struct gup_page *pages[96];
+	unsigned long nr;
+	bool pinned;
+};
+
+struct expected_counts {
+	int *ref;	/* by head pfn */
+	int *pin;
+};
+
+static void expect_batch(struct gup_mm *mm, struct expected_counts *want,
+			 const struct held_batch *b, int sign)
+{
+	for (unsigned long i = 0; i < b->nr; i++) {
+		struct gup_page *folio = page_folio(b->pages[i]);
+		unsigned long pfn = page_to_pfn(mm, folio);
+
+		if (b->pinned && !folio_is_large(folio)) {
+			want->ref[pfn] += sign * GUP_PIN_COUNTING_BIAS;
+		} else {
+			want->ref[pfn] += sign;
+			if (b->pinned)
+				want->pin[pfn] += sign;
+		}
+	}
+}
+
+static void assert_counts(struct gup_mm *mm, const struct expected_counts *want)
+{
+	for (unsigned long pfn = 0; pfn < mm->nr_frames; pfn += 1UL << mm->mem_map[pfn].order) {
+		struct gup_page *folio = pfn_to_page(mm, pfn);
+
+		if (refcount(folio) != want->ref[pfn] ||
+		    (folio_is_large(folio) && pincount(folio) != want->pin[pfn]))
+			fail_msg("pfn %lu: refcount %d pincount %d, expected %d and %d",
+				 pfn, refcount(folio),
+				 folio_is_large(folio) ? pincount(folio) : 0,
+				 want->ref[pfn], want->pin[pfn]);
+	}
+}
+
+/* One call of a random kind on a random range of a random buffer. */
+static void take_random_batch(struct gup_mm *mm, struct gup_task *task,
+			      uint64_t *rnd, struct held_batch *b)
+{
+	unsigned long pages = gup_buffer_pages(mm);
+	unsigned long nr = 1 + next_random(rnd) % 96;
+	unsigned long first = next_random(rnd) % (pages - nr + 1);
+	unsigned long start = gup_buffer_start(mm, (unsigned int)(next_random(rnd) % 2)) +
+			      first * GUP_PAGE_SIZE;
+	unsigned int kind = (unsigned int)(next_random(rnd) % 5);
+	unsigned int flags = next_random(rnd) % 2 ? FOLL_WRITE : 0;
+	long got;
+
+	b->pinned = kind != 1 && kind != 3;
+	switch (kind) {
+	case 0: got = pin_user_pages_fast(task, start, nr, flags, b->pages); break;
+	case 1: got = get_user_pages_fast(task, start, nr, flags, b->pages); break;
+	case 2: got = pin_user_pages(task, start, nr, flags, b->pages); break;
+	case 3: got = get_user_pages(task, start, nr, flags, b->pages); break;
+	default:
+		got = pin_user_pages_fast(task, start, nr, flags | FOLL_LONGTERM, b->pages);
+		break;
+	}
+	assert_int_equal(got, (long)nr);
+	b->nr = nr;
+}
+
+static void release_batch(struct gup_task *task, struct held_batch *b)
+{
+	if (b->pinned)
+		unpin_user_pages(task, b->pages, b->nr);
+	else
+		put_user_pages(task, b->pages, b->nr);
+	b->nr = 0;
+}
+
+/*
+ * Pins, gets, fast and slow, 4K and THP, overlapping and released in any
+ * order: after every step each folio holds exactly the references the
+ * held batches account for, and at the end only the mappings' remain.
+ */
+static void any_mix_of_pins_and_unpins_returns_to_start(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_2M, 2 * GUP_HPAGE_SIZE + 64 * 1024, 2, 0,
+				    GUP_LONGTERM_SECOND_PASS, GUP_READ_THEN_SET);
+	struct held_batch *held = calloc(12, sizeof(*held));
+	struct expected_counts want = {
+		.ref = calloc(mm->nr_frames, sizeof(int)),
+		.pin = calloc(mm->nr_frames, sizeof(int)),
+	};
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL;
+	struct gup_task task;
+
+	(void)unused;
+	assert_non_null(held);
+	assert_non_null(want.ref);
+	assert_non_null(want.pin);
+	gup_task_init(&task, mm);
+	for (unsigned long pfn = 0; pfn < mm->nr_frames; pfn++)
+		want.ref[pfn] = refcount(pfn_to_page(mm, pfn));
+	for (unsigned int step = 0; step < 3000; step++) {
+		struct held_batch *b = &held[next_random(&rnd) % 12];
+
+		if (b->nr) {
+			expect_batch(mm, &want, b, -1);
+			release_batch(&task, b);
+		} else {
+			take_random_batch(mm, &task, &rnd, b);
+			expect_batch(mm, &want, b, +1);
+		}
+		assert_counts(mm, &want);
+	}
+	for (unsigned int i = 0; i < 12; i++)
+		if (held[i].nr)
+			release_batch(&task, &held[i]);
+	assert_int_equal(task.stats.pins_acquired, task.stats.pins_released);
+	assert_int_equal(task.stats.pages_returned, task.stats.pages_released);
+	assert_at_rest(mm);
+	free(want.ref);
+	free(want.pin);
+	free(held);
+	gup_mm_destroy(mm);
+}
+
+/* The CMA folios of a buffer, by address, as laid out at creation. */
+static unsigned long cma_folios(struct gup_mm *mm, unsigned long *addrs)
+{
+	const struct gup_vma *vma = &mm->vmas[0];
+	unsigned long n = 0;
+
+	for (unsigned long a = vma->start; a < vma->end;
+	     a += a < vma->huge_end ? GUP_HPAGE_SIZE : GUP_PAGE_SIZE)
+		if (!folio_is_longterm_pinnable(page_folio(page_at(mm, a))))
+			addrs[n++] = a;
+	return n;
+}
+
+static void check_longterm_switches(enum gup_page_size size, unsigned long bytes,
+				    unsigned int cma_percent, unsigned long per_call)
+{
+	struct gup_mm *mm[2];
+	struct gup_task task[2];
+	unsigned long nr = bytes / GUP_PAGE_SIZE, first_cma = nr;
+	unsigned long *cma = calloc(nr, sizeof(*cma));
+	struct gup_page **pages[2] = { calloc(nr, sizeof(void *)), calloc(nr, sizeof(void *)) };
+	unsigned long nr_cma;
+	long fast[2];
+
+	assert_non_null(cma);
+	for (unsigned int k = 0; k < 2; k++) {
+		mm[k] = make_mm(size, bytes, 1, cma_percent, k, GUP_TEST_THEN_SET_BIT);
+		gup_task_init(&task[k], mm[k]);
+		assert_non_null(pages[k]);
+	}
+	nr_cma = cma_folios(mm[0], cma);
+	assert_true(nr_cma > 1);
+	assert_int_equal(cma_folios(mm[1], cma), nr_cma);
+	first_cma = (cma[0] - gup_buffer_start(mm[0], 0)) / GUP_PAGE_SIZE;
+
+	/* The fast path alone: both stop at the first CMA page. */
+	for (unsigned int k = 0; k < 2; k++) {
+		fast[k] = pin_user_pages_fast(&task[k], gup_buffer_start(mm[k], 0), nr,
+					      FOLL_WRITE | FOLL_LONGTERM | FOLL_FAST_ONLY,
+					      pages[k]);
+		assert_int_equal(task[k].stats.longterm_rejects, 1);
+		unpin_user_pages(&task[k], pages[k], (unsigned long)fast[k]);
+	}
+	assert_int_equal(fast[0], (long)first_cma);
+	assert_int_equal(fast[1], (long)first_cma);
+	/* in_walk never took a reference to what it rejected; second_pass did */
+	assert_true(task[1].stats.pins_acquired > task[0].stats.pins_acquired);
+
+	/* The whole buffer: the slow path moves out every CMA folio, once. */
+	for (unsigned int k = 0; k < 2; k++) {
+		unsigned long start = gup_buffer_start(mm[k], 0);
+
+		for (unsigned long done = 0; done < nr; ) {
+			unsigned long n = nr - done < per_call ? nr - done : per_call;
+			long got = pin_user_pages_fast(&task[k], start + done * GUP_PAGE_SIZE, n,
+						       FOLL_WRITE | FOLL_LONGTERM,
+						       pages[k] + done);
+
+			assert_true(got > 0);
+			done += (unsigned long)got;
+		}
+		for (unsigned long i = 0; i < nr; i++)
+			assert_true(gup_page_longterm_pinnable(pages[k][i]));
+		assert_int_equal(mm[k]->nr_migrated, nr_cma);
+		for (unsigned long i = 0; i < nr_cma; i++)
+			assert_int_equal(mm[k]->migrated[i] - start, cma[i] - gup_buffer_start(mm[0], 0));
+		unpin_user_pages(&task[k], pages[k], nr);
+		assert_int_equal(task[k].stats.pins_acquired, task[k].stats.pins_released);
+		assert_at_rest(mm[k]);
+	}
+	for (unsigned int k = 0; k < 2; k++) {
+		gup_mm_destroy(mm[k]);
+		free(pages[k]);
+	}
+	free(cma);
+}
+
+/* Seed 002's two designs reject exactly the same pages, 4K and THP. */
+static void longterm_switches_reject_the_same_cma_pages(void **unused)
+{
+	(void)unused;
+	check_longterm_switches(GUP_PAGES_4K, 2 * MIB, 7, 64);
+	check_longterm_switches(GUP_PAGES_4K, 2 * MIB, 50, 1);
+	check_longterm_switches(GUP_PAGES_2M, 8 * MIB + 256 * 1024, 30, 64);
+	check_longterm_switches(GUP_PAGES_2M, 8 * MIB + 256 * 1024, 30, 1000);
+}
+
+/*
+ * Forced interleavings. The hooks run inside the fast walk of the
+ * pinning thread itself, standing in for a writer on another CPU.
+ */
+struct race_script {
+	unsigned long target;	/* the address whose grab the writer races */
+	struct gup_zap zap;
+	bool zap_open;
+	bool finish_before_grab;	/* writer done before the grab: it sees no pin */
+	bool begin_after_grab;		/* writer starts after the grab: it sees the pin */
+	bool bump_in_walk;		/* a fork-like change during the walk */
+	unsigned long other;		/* where that change happens */
+	bool retry_checked;		/* the walk reached read_seqcount_retry() */
+};
+
+/* A fork-like change elsewhere in the mm: write_protect_seq moves on. */
+static void bump_elsewhere(struct gup_mm *mm, struct race_script *s)
+{
+	struct gup_zap z;
+
+	s->bump_in_walk = false;
+	assert_int_equal(gup_zap_begin(mm, s->other, true, &z), 0);
+	gup_zap_end(&z);
+}
+
+static void race_before_grab(struct gup_mm *mm, unsigned long addr, void *arg)
+{
+	struct race_script *s = arg;
+
+	if (s->bump_in_walk) {
+		bump_elsewhere(mm, s);
+		return;
+	}
+	if (addr != s->target || s->begin_after_grab || s->zap_open)
+		return;
+	/* (1) clear, (2) check: no pin yet, so the writer will replace */
+	assert_int_equal(gup_zap_begin(mm, addr, false, &s->zap), 0);
+	assert_true(s->zap.replace);
+	s->zap_open = true;
+	if (s->finish_before_grab) {
+		gup_zap_end(&s->zap);
+		s->zap_open = false;
+		s->target = 0;
+	}
+}
+
+static void race_after_grab(struct gup_mm *mm, unsigned long addr, void *arg)
+{
+	struct race_script *s = arg;
+
+	if (addr != s->target)
+		return;
+	if (s->begin_after_grab) {
+		/* the writer now sees our reference and puts the entry back */
+		assert_int_equal(gup_zap_begin(mm, addr, false, &s->zap), 0);
+		assert_false(s->zap.replace);
+		assert_false(gup_zap_end(&s->zap));
+	} else if (s->zap_open) {
+		assert_true(gup_zap_end(&s->zap));
+		s->zap_open = false;
+	}
+	s->target = 0;
+}
+
+static void race_before_retry(struct gup_mm *mm, void *arg)
+{
+	struct race_script *s = arg;
+
+	(void)mm;
+	/* the walk is over: the change comes before read_seqcount_retry() */
+	s->retry_checked = true;
+}
+
+static void install_script(struct gup_mm *mm, struct race_script *s)
+{
+	mm->hooks.before_grab = race_before_grab;
+	mm->hooks.after_grab = race_after_grab;
+	mm->hooks.before_seq_retry = race_before_retry;
+	mm->hooks.arg = s;
+}
+
+static void check_recheck(enum gup_page_size size, bool pin)
+{
+	struct gup_mm *mm = make_mm(size, 4 * MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	unsigned long k = size == GUP_PAGES_2M ? GUP_HPAGE_NR : 9;
+	unsigned long target = base + k * GUP_PAGE_SIZE;
+	struct race_script s = { .target = target };
+	struct gup_page *old = page_folio(page_at(mm, target));
+	struct gup_page *pages[GUP_HPAGE_NR + 16];
+	unsigned long nr = k + 8;
+	struct gup_task task;
+	long got;
+
+	gup_task_init(&task, mm);
+	install_script(mm, &s);
+	got = pin ? pin_user_pages_fast(&task, base, nr, FOLL_WRITE, pages) :
+		    get_user_pages_fast(&task, base, nr, FOLL_WRITE, pages);
+	assert_int_equal(got, (long)nr);
+	assert_false(s.zap_open);
+	/* the recheck saw the new entry, gave the old folio back ... */
+	assert_int_equal(task.stats.recheck_failures, 1);
+	assert_int_equal(task.stats.slow_path_calls, 1);
+	/* ... and the slow path took the page now mapped there */
+	assert_ptr_not_equal(page_folio(pages[k]), old);
+	assert_ptr_equal(pages[k], page_at(mm, target));
+	/* the late grabber dropped the old folio's last reference: freed */
+	assert_int_equal(refcount(old), 0);
+	assert_int_equal(atomic_load(&old->mapped_at), 0);
+	if (pin)
+		unpin_user_pages(&task, pages, nr);
+	else
+		put_user_pages(&task, pages, nr);
+	assert_int_equal(task.stats.pins_acquired, task.stats.pins_released);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/* A writer that cleared and checked before our grab wins: we let go. */
+static void recheck_drops_a_page_replaced_under_the_grab(void **unused)
+{
+	(void)unused;
+	check_recheck(GUP_PAGES_4K, true);
+	check_recheck(GUP_PAGES_4K, false);
+	check_recheck(GUP_PAGES_2M, true);
+	check_recheck(GUP_PAGES_2M, false);
+}
+
+/* A writer that checks after our grab sees the pin and backs off. */
+static void writer_backs_off_from_a_pinned_page(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	unsigned long target = base + 3 * GUP_PAGE_SIZE;
+	struct race_script s = { .target = target, .begin_after_grab = true };
+	struct gup_page *old = page_at(mm, target), *pages[8];
+	struct gup_task task;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	install_script(mm, &s);
+	assert_int_equal(pin_user_pages_fast(&task, base, 8, FOLL_WRITE, pages), 8);
+	assert_ptr_equal(pages[3], old);
+	assert_int_equal(task.stats.recheck_failures, 0);
+	assert_int_equal(task.stats.slow_path_calls, 0);
+	assert_int_equal(atomic_load(&old->mapped_at), target);
+	unpin_user_pages(&task, pages, 8);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/* A writer that finished before the grab: add-unless-zero refuses the freed folio. */
+static void a_freed_folio_is_never_resurrected(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	struct race_script s = { .target = base + 2 * GUP_PAGE_SIZE, .finish_before_grab = true };
+	struct gup_page *old = page_at(mm, s.target), *pages[4];
+	struct gup_task task;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	install_script(mm, &s);
+	assert_int_equal(pin_user_pages_fast(&task, base, 4, FOLL_WRITE, pages), 4);
+	assert_int_equal(refcount(old), 0);
+	assert_ptr_not_equal(pages[2], old);
+	assert_int_equal(task.stats.recheck_failures, 0);
+	assert_int_equal(task.stats.slow_path_calls, 1);
+	unpin_user_pages(&task, pages, 4);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/* A fork-like change anywhere in the mm undoes a FOLL_PIN walk, not a get. */
+static void seqcount_retry_unpins_the_whole_walk(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	struct race_script s = { .bump_in_walk = true, .other = base + 200 * GUP_PAGE_SIZE };
+	struct gup_page *pages[32];
+	struct gup_task task;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	install_script(mm, &s);
+	assert_int_equal(pin_user_pages_fast(&task, base, 32, FOLL_WRITE, pages), 32);
+	assert_true(s.retry_checked);
+	assert_int_equal(task.stats.seq_retries, 1);
+	assert_int_equal(task.stats.slow_path_calls, 1);
+	/* 32 pins by the walk, all undone, then 32 by the slow path */
+	assert_int_equal(task.stats.pins_acquired, 64);
+	assert_int_equal(task.stats.pins_released, 32);
+	unpin_user_pages(&task, pages, 32);
+
+	s.bump_in_walk = true;
+	s.retry_checked = false;
+	assert_int_equal(get_user_pages_fast(&task, base, 32, FOLL_WRITE, pages), 32);
+	assert_false(s.bump_in_walk);
+	assert_false(s.retry_checked);	/* gets ignore the seqcount */
+	assert_int_equal(task.stats.seq_retries, 1);
+	assert_int_equal(task.stats.slow_path_calls, 1);
+	put_user_pages(&task, pages, 32);
+	assert_int_equal(atomic_load(&mm->write_protect_seq), 4);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/* An odd seqcount sends a pin straight to the slow path; FAST_ONLY gets nothing. */
+static void odd_seqcount_skips_the_walk(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	struct gup_page *pages[4];
+	struct gup_task task;
+	struct gup_zap z;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	assert_int_equal(gup_zap_begin(mm, base + 100 * GUP_PAGE_SIZE, true, &z), 0);
+	assert_int_equal(pin_user_pages_fast(&task, base, 4, FOLL_FAST_ONLY, pages), 0);
+	assert_int_equal(task.stats.seq_busy, 1);
+	assert_int_equal(task.stats.pins_acquired, 0);
+	/* a get does not look at the seqcount */
+	assert_int_equal(get_user_pages_fast(&task, base, 4, FOLL_FAST_ONLY, pages), 4);
+	gup_zap_end(&z);
+	put_user_pages(&task, pages, 4);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+/* Walks stop at a special or read-only entry; the slow path returns what it got. */
+static void walks_stop_at_entries_they_cannot_use(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	unsigned long base = gup_buffer_start(mm, 0);
+	struct gup_page *pages[16];
+	struct gup_task task;
+	bool huge;
+	gup_entry_t *ep = gup_leaf_entry(mm, base + 6 * GUP_PAGE_SIZE, &huge);
+	uint64_t saved = atomic_load(ep);
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	atomic_store(ep, saved | GUP_ENTRY_SPECIAL);
+	assert_int_equal(pin_user_pages_fast(&task, base, 16, FOLL_WRITE, pages), 6);
+	assert_int_equal(task.stats.slow_path_calls, 1);
+	unpin_user_pages(&task, pages, 6);
+	assert_int_equal(pin_user_pages_fast(&task, base + 6 * GUP_PAGE_SIZE, 4, 0, pages),
+			 -EFAULT);
+	atomic_store(ep, saved & ~GUP_ENTRY_WRITE);
+	assert_int_equal(pin_user_pages_fast(&task, base, 16, FOLL_WRITE, pages), 6);
+	unpin_user_pages(&task, pages, 6);
+	assert_int_equal(pin_user_pages_fast(&task, base, 16, 0, pages), 16);
+	unpin_user_pages(&task, pages, 16);
+	atomic_store(ep, saved);
+	/* past the end of the buffer: the hole after it */
+	assert_int_equal(get_user_pages_fast(&task, base + MIB - 2 * GUP_PAGE_SIZE, 4, 0, pages), 2);
+	put_user_pages(&task, pages, 2);
+	assert_int_equal(get_user_pages(&task, base + MIB, 1, 0, pages), -EFAULT);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
+static void bad_layouts_are_refused(void **unused)
+{
+	struct gup_layout layout = {
+		.nr_buffers = 1, .buffer_bytes = 1000, .page_size = GUP_PAGES_4K,
+	};
+	char err[256];
+
+	(void)unused;
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+	assert_non_null(strstr(err, "whole 4K pages"));
+	layout.buffer_bytes = MIB;
+	layout.cma_percent = 101;
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+	assert_non_null(strstr(err, "cma_percent 101"));
+	layout.cma_percent = 0;
+	layout.nr_buffers = 0;
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(small_pages_are_accounted_with_the_bias),
+		cmocka_unit_test(thp_pins_go_to_the_head_and_the_pincount),
+		cmocka_unit_test(slow_path_pins_are_accounted_the_same),
+		cmocka_unit_test(each_flag_update_sets_its_own_flag),
+		cmocka_unit_test(any_mix_of_pins_and_unpins_returns_to_start),
+		cmocka_unit_test(longterm_switches_reject_the_same_cma_pages),
+		cmocka_unit_test(recheck_drops_a_page_replaced_under_the_grab),
+		cmocka_unit_test(writer_backs_off_from_a_pinned_page),
+		cmocka_unit_test(a_freed_folio_is_never_resurrected),
+		cmocka_unit_test(seqcount_retry_unpins_the_whole_walk),
+		cmocka_unit_test(odd_seqcount_skips_the_walk),
+		cmocka_unit_test(walks_stop_at_entries_they_cannot_use),
+		cmocka_unit_test(bad_layouts_are_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# bouncelab gup: gup_test's output lines, one per thread and repeat; the
+# comparison summary; one-line usage errors with status 2.
+set -uo pipefail
+bouncelab=$(realpath "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+failures=0
+cpus=$(nproc)
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# expect_lines COUNT REGEX ARGS...: the run succeeds and COUNT lines match.
+expect_lines() {
+	local count=$1 regex=$2 got
+	shift 2
+	if ! "$bouncelab" gup "$@" >out 2>err; then
+		fail "bouncelab gup $* -> status $?: $(cat err)"
+		return
+	fi
+	got=$(grep -cE -- "$regex" out)
+	[ "$got" -eq "$count" ] || fail "bouncelab gup $*: $got lines match '$regex', expected $count: $(cat out)"
+}
+
+expect_usage() {
+	local needle=$1 status lines
+	shift
+	"$bouncelab" gup "$@" >out 2>err
+	status=$?
+	lines=$(wc -l <err)
+	if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$needle" err || [ -s out ]; then
+		fail "bouncelab gup $* -> status $status, $lines lines: $(cat err)"
+	fi
+}
+
+line='^PIN_FAST_BENCHMARK: Time: get:[0-9]+ put:[0-9]+ us$'
+if [ "$cpus" -ge 2 ]; then
+	expect_lines 4 "$line" -a -m 64 -j 2 -r 2
+	[ "$(wc -l <out)" -eq 4 ] || fail "-a -m 64 -j 2 -r 2 printed more than the 4 lines"
+fi
+expect_lines 3 "$line" -a -m 4 -r 3
+[ "$(wc -l <out)" -eq 3 ] || fail "-a -m 4 -r 3 printed more than the 3 lines"
+expect_lines 2 '^GUP_FAST_BENCHMARK: Time: get:[0-9]+ put:[0-9]+ us$' -m 4 -r 2
+expect_lines 1 '^GUP_FAST_BENCHMARK: Time: ' -u -m 4 -n -1 -W
+expect_lines 2 '^PIN_LONGTERM_BENCHMARK: Time: ' -L -m 4 -r 2 --cma 20
+expect_lines 1 '^GUP_BASIC_TEST: done$' -U -m 4 -r 5
+expect_lines 1 '^PIN_BASIC_TEST: done$' -b -m 4
+expect_lines 2 "$line" -a -t -m 5 -n 64 -r 2
+
+# Comparisons: every combination each repeat, then the ratios.
+expect_lines 8 "$line" -a -m 4 -r 2 --variant store_always,read_then_set --mode shared,private
+expect_lines 2 '^# store_always / read_then_set, (shared|private): [0-9.]+x by mean get time.*seed 000' \
+	-a -m 4 -r 2 --variant store_always,read_then_set --mode shared,private
+expect_lines 1 '^# second_pass / in_walk, shared: [0-9.]+x.*seed 002' \
+	-u -l -m 4 -n 64 -r 2 --cma 5 --longterm-check second_pass,in_walk
+expect_lines 1 '^#   [0-9]+ fast calls, [0-9]+ slow-path calls, .*, [0-9]+ writer changes$' \
+	-a -m 4 -r 2 --writer --summary
+
+expect_usage "-m '0'" -m 0
+expect_usage "-n '0'" -n 0
+expect_usage "-r 'x'" -r x
+expect_usage "--variant 'foo'" --variant foo
+expect_usage "--mode 'both'" --mode both
+expect_usage "'-S' (MAP_SHARED)" -S
+expect_usage "-j '$((cpus + 1))'" -j $((cpus + 1))
+expect_usage "'extra'" -a extra
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]

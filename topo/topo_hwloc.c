@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Topology with hwloc: the tree of packages, NUMA nodes, caches, cores and
+ * PUs of this system, or of a synthetic description or an XML file.
+ *
+ * hwloc 2 facts this relies on (checked on hwloc 2.9):
+ * - NUMA nodes are memory children, not in children[]: a PU's node is the
+ *   node whose cpuset holds it.
+ * - On a synthetic or XML topology hwloc_set_cpubind() returns 0 and does
+ *   nothing, so binding is refused here rather than silently faked.
+ * - The allowed cpuset covers cgroups only; taskset is the thread's
+ *   binding, so the two are intersected.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "topo_internal.h"
+
+struct topo_backend {
+	hwloc_topology_t topology;
+	hwloc_bitmap_t allowed;
+	int max_os;			/* the largest PU OS number */
+	hwloc_obj_t *pu_by_os;		/* [max_os + 1] */
+	int *node_of_os;		/* [max_os + 1]: NUMA logical index, -1 */
+	unsigned int nr_nodes;
+	int *distances;			/* nr_nodes^2, -1 unknown; NULL: none */
+	unsigned int nr_packages;
+};
+
+struct topo_binding {
+	hwloc_bitmap_t set;
+};
+
+static bool looks_like_xml(const char *spec)
+{
+	size_t len = strlen(spec);
+
+	return access(spec, R_OK) == 0 ||
+	       (len > 4 && !strcmp(spec + len - 4, ".xml"));
+}
+
+static int load_topology(struct topo *topo, const char *spec, char *err,
+			 size_t errlen)
+{
+	hwloc_topology_t t;
+	const char *env;
+
+	if (hwloc_topology_init(&t)) {
+		snprintf(err, errlen, "hwloc_topology_init: %s", strerror(errno));
+		return -1;
+	}
+	topo->backend->topology = t;
+	if (spec && looks_like_xml(spec)) {
+		if (hwloc_topology_set_xml(t, spec)) {
+			snprintf(err, errlen, "topology '%s': cannot read this XML file: %s",
+				 spec, strerror(errno));
+			return -1;
+		}
+		snprintf(topo->description, sizeof(topo->description),
+			 "XML file %s", spec);
+	} else if (spec) {
+		if (hwloc_topology_set_synthetic(t, spec)) {
+			snprintf(err, errlen,
+				 "topology '%s': expected a synthetic description such as \"pack:2 numa:1 core:64 pu:2\" or an XML file",
+				 spec);
+			return -1;
+		}
+		snprintf(topo->description, sizeof(topo->description),
+			 "synthetic '%s'", spec);
+	}
+	if (hwloc_topology_load(t)) {
+		snprintf(err, errlen, "topology '%s': hwloc cannot load it: %s",
+			 spec ? spec : "this system", strerror(errno));
+		return -1;
+	}
+	topo->this_system = hwloc_topology_is_thissystem(t);
+	if (spec)
+		return 0;
+	if (topo->this_system)
+		snprintf(topo->description, sizeof(topo->description), "this system");
+	else if ((env = getenv("HWLOC_XMLFILE")))
+		snprintf(topo->description, sizeof(topo->description),
+			 "XML file %s (HWLOC_XMLFILE)", env);
+	else if ((env = getenv("HWLOC_SYNTHETIC")))
+		snprintf(topo->description, sizeof(topo->description),
+			 "synthetic '%s' (HWLOC_SYNTHETIC)", env);
+	else
+		snprintf(topo->description, sizeof(topo->description),
+			 "a topology that is not this system");
+	return 0;
+}
+
+/* cgroups' allowed cpuset, and on this system the thread's binding. */
+static int find_allowed(struct topo *topo, char *err, size_t errlen)
+{
+	struct topo_backend *be = topo->backend;
+	hwloc_bitmap_t bound;
+
+	be->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(be->topology));
+	if (!be->allowed) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (topo->this_system) {
+		bound = hwloc_bitmap_alloc();
+		if (bound && !hwloc_get_cpubind(be->topology, bound,
+						HWLOC_CPUBIND_THREAD))
+			hwloc_bitmap_and(be->allowed, be->allowed, bound);
+		hwloc_bitmap_free(bound);
+	}
+	if (hwloc_bitmap_iszero(be->allowed)) {
+		snprintf(err, errlen, "topology %s: no CPU this process may use",
+			 topo->description);
+		return -1;
+	}
+	return 0;
+}
+
+/* PU objects and NUMA nodes by OS number. */
+static int index_pus(struct topo_backend *be)
+{
+	hwloc_topology_t t = be->topology;
+	hwloc_obj_t pu = NULL, node = NULL;
+	size_t n;
+
+	be->max_os = -1;
+	while ((pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, pu)))
+		if ((int)pu->os_index > be->max_os)
+			be->max_os = (int)pu->os_index;
+	n = (size_t)be->max_os + 1;
+	be->pu_by_os = calloc(n ? n : 1, sizeof(*be->pu_by_os));
+	be->node_of_os = malloc((n ? n : 1) * sizeof(int));
+	if (!be->pu_by_os || !be->node_of_os)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		be->node_of_os[i] = -1;
+	while ((pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, pu)))
+		be->pu_by_os[pu->os_index] = pu;
+	/* Memory-side nodes (HBM, CXL) share CPUs: the first node wins. */
+	while ((node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, node))) {
+		int os;
+
+		be->nr_nodes++;
+		hwloc_bitmap_foreach_begin(os, node->cpuset)
+			if (os <= be->max_os && be->node_of_os[os] < 0)
+				be->node_of_os[os] = (int)node->logical_index;
+		hwloc_bitmap_foreach_end();
+	}
+	be->nr_packages = (unsigned int)hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
+	return 0;
+}
+
+/*
+ * The NUMA matrix: a user's (topo_set_numa_distances) before the OS's,
+ * latency-like ones only. A single node has none.
+ */
+static int load_distances(struct topo_backend *be)
+{
+	struct hwloc_distances_s *d[8];
+	unsigned int nr = 8, pick = 0, n = be->nr_nodes;
+
+	free(be->distances);
+	be->distances = NULL;
+	if (hwloc_distances_get_by_type(be->topology, HWLOC_OBJ_NUMANODE, &nr, d,
+					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) || !nr)
+		return 0;
+	if (nr > 8)
+		nr = 8;
+	for (unsigned int k = 0; k < nr; k++)
+		if (d[k]->kind & HWLOC_DISTANCES_KIND_FROM_USER) {
+			pick = k;
+			break;
+		}
+	be->distances = malloc((size_t)n * n * sizeof(int));
+	if (be->distances) {
+		for (size_t i = 0; i < (size_t)n * n; i++)
+			be->distances[i] = -1;
+		for (unsigned int i = 0; i < d[pick]->nbobjs; i++)
+			for (unsigned int j = 0; j < d[pick]->nbobjs; j++)
+				be->distances[d[pick]->objs[i]->logical_index * n +
+					      d[pick]->objs[j]->logical_index] =
+					(int)d[pick]->values[i * d[pick]->nbobjs + j];
+	}
+	for (unsigned int k = 0; k < nr; k++)
+		hwloc_distances_release(be->topology, d[k]);
+	return be->distances ? 0 : -1;
+}
+
+static bool pu_allowed(const struct topo_backend *be, hwloc_obj_t pu)
+{
+	return hwloc_bitmap_isset(be->allowed, pu->os_index);
+}
+
+/*
+ * Appends obj's allowed PUs in spread order: the children's own spread
+ * orders dealt round-robin, so the first threads land on different
+ * packages (or NUMA groups), then different L3s, then different cores,
+ * and SMT siblings come last.
+ */
+static unsigned int spread_order(const struct topo_backend *be, hwloc_obj_t obj,
+				 int *out)
+{
+	unsigned int n = 0, longest = 0;
+	unsigned int *count;
+	int **lists;
+
+	if (obj->type == HWLOC_OBJ_PU) {
+		if (!pu_allowed(be, obj))
+			return 0;
+		out[0] = (int)obj->os_index;
+		return 1;
+	}
+	if (!obj->arity)
+		return 0;
+	count = calloc(obj->arity, sizeof(*count));
+	lists = calloc(obj->arity, sizeof(*lists));
+	for (unsigned int c = 0; count && lists && c < obj->arity; c++) {
+		int weight = hwloc_bitmap_weight(obj->children[c]->cpuset);
+
+		lists[c] = malloc((size_t)(weight > 0 ? weight : 1) * sizeof(int));
+		if (!lists[c])
+			break;
+		count[c] = spread_order(be, obj->children[c], lists[c]);
+		if (count[c] > longest)
+			longest = count[c];
+	}
+	for (unsigned int r = 0; r < longest; r++)
+		for (unsigned int c = 0; c < obj->arity; c++)
+			if (count[c] > r)
+				out[n++] = lists[c][r];
+	for (unsigned int c = 0; lists && c < obj->arity; c++)
+		free(lists[c]);
+	free(lists);
+	free(count);
+	return n;
+}
+
+/* compact (tree order), spread, and each CPU's core. */
+static int order_cpus(struct topo *topo)
+{
+	struct topo_backend *be = topo->backend;
+	hwloc_topology_t t = be->topology;
+	int nr_core_objs = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+	int nr_pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+	int *dense, slots = nr_core_objs > 0 ? nr_core_objs : nr_pus;
+	unsigned int n = 0;
+	hwloc_obj_t pu = NULL;
+
+	if (topo_alloc_cpus(topo, (unsigned int)hwloc_bitmap_weight(be->allowed)))
+		return -1;
+	dense = malloc((size_t)(slots > 0 ? slots : 1) * sizeof(int));
+	if (!dense)
+		return -1;
+	for (int i = 0; i < slots; i++)
+		dense[i] = -1;
+	while ((pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, pu))) {
+		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu);
+		/* No Core level (e.g. "pack:2 pu:4"): each PU is a core. */
+		unsigned int slot = core ? core->logical_index : pu->logical_index;
+
+		if (!pu_allowed(be, pu) || n == topo->nr_cpus)
+			continue;
+		if (dense[slot] < 0)
+			dense[slot] = (int)topo->nr_cores++;
+		topo->core_of[n] = dense[slot];
+		topo->compact[n++] = (int)pu->os_index;
+	}
+	free(dense);
+	topo->nr_cpus = n;
+	/* Fewer CPUs in spread order than allowed: an allocation failed. */
+	return spread_order(be, hwloc_get_root_obj(t), topo->spread) == n ? 0 : -1;
+}
+
+struct topo *topo_open(const char *spec, char *err, size_t errlen)
+{
+	struct topo *topo = calloc(1, sizeof(*topo));
+
+	if (!topo || !(topo->backend = calloc(1, sizeof(*topo->backend)))) {
+		free(topo);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (load_topology(topo, spec, err, errlen) ||
+	    find_allowed(topo, err, errlen))
+		goto fail;
+	if (index_pus(topo->backend) || order_cpus(topo) ||
+	    load_distances(topo->backend)) {
+		snprintf(err, errlen, "out of memory reading the topology");
+		goto fail;
+	}
+	return topo;
+fail:
+	topo_close(topo);
+	return NULL;
+}
+
+void topo_close(struct topo *topo)
+{
+	struct topo_backend *be;
+
+	if (!topo)
+		return;
+	be = topo->backend;
+	if (be) {
+		hwloc_bitmap_free(be->allowed);
+		free(be->pu_by_os);
+		free(be->node_of_os);
+		free(be->distances);
+		if (be->topology)
+			hwloc_topology_destroy(be->topology);
+		free(be);
+	}
+	topo_free_cpus(topo);
+	free(topo);
+}
+
+static hwloc_obj_t pu_of(const struct topo_backend *be, int cpu)
+{
+	return cpu >= 0 && cpu <= be->max_os ? be->pu_by_os[cpu] : NULL;
+}
+
+int topo_numa_node_of(const struct topo *topo, int cpu)
+{
+	const struct topo_backend *be = topo->backend;
+
+	return pu_of(be, cpu) ? be->node_of_os[cpu] : -1;
+}
+
+static bool same_node(const struct topo *topo, int a, int b)
+{
+	int na = topo_numa_node_of(topo, a), nb = topo_numa_node_of(topo, b);
+
+	/* Nodes unknown: nothing says they differ. */
+	return na < 0 || nb < 0 || na == nb;
+}
+
+/*
+ * The deepest object holding both PUs says how far apart they are: a
+ * Core means SMT siblings, a cache the level they share. Within a package
+ * without a shared cache, their NUMA nodes tell package from numa.
+ */
+enum distance_class topo_classify(const struct topo *topo, int cpu_a,
+				  int cpu_b)
+{
+	const struct topo_backend *be = topo->backend;
+	hwloc_obj_t a = pu_of(be, cpu_a), b = pu_of(be, cpu_b);
+
+	if (!a || !b)
+		return DISTANCE_UNKNOWN;
+	if (a == b)
+		return DISTANCE_SAME_PU;
+	for (hwloc_obj_t o = hwloc_get_common_ancestor_obj(be->topology, a, b);
+	     o; o = o->parent) {
+		switch (o->type) {
+		case HWLOC_OBJ_CORE:
+			return DISTANCE_SMT;
+		case HWLOC_OBJ_L1CACHE:
+		case HWLOC_OBJ_L2CACHE:
+			return DISTANCE_L2;
+		case HWLOC_OBJ_L3CACHE:
+			return DISTANCE_L3;
+		case HWLOC_OBJ_PACKAGE:
+			return same_node(topo, cpu_a, cpu_b) ? DISTANCE_PACKAGE :
+							       DISTANCE_NUMA;
+		default:
+			break;
+		}
+	}
+	if (be->nr_packages)
+		return DISTANCE_CROSS_PACKAGE;
+	/* No Package level at all: the machine is one package. */
+	return same_node(topo, cpu_a, cpu_b) ? DISTANCE_PACKAGE : DISTANCE_NUMA;
+}
+
+unsigned int topo_nr_numa_nodes(const struct topo *topo)
+{
+	return topo->backend->nr_nodes;
+}
+
+int topo_numa_node_distance(const struct topo *topo, unsigned int from,
+			    unsigned int to)
+{
+	const struct topo_backend *be = topo->backend;
+
+	if (!be->distances || from >= be->nr_nodes || to >= be->nr_nodes)
+		return -1;
+	return be->distances[from * be->nr_nodes + to];
+}
+
+int topo_numa_distance(const struct topo *topo, int cpu_a, int cpu_b)
+{
+	int na = topo_numa_node_of(topo, cpu_a), nb = topo_numa_node_of(topo, cpu_b);
+
+	if (na < 0 || nb < 0)
+		return -1;
+	return topo_numa_node_distance(topo, (unsigned int)na, (unsigned int)nb);
+}
+
+int topo_numa_node_os_index(const struct topo *topo, unsigned int node)
+{
+	hwloc_obj_t obj = hwloc_get_obj_by_type(topo->backend->topology,
+						HWLOC_OBJ_NUMANODE, node);
+
+	return obj ? (int)obj->os_index : -1;
+}
+
+void topo_format_numa_node_cpus(const struct topo *topo, unsigned int node,
+				char *buf, size_t len)
+{
+	hwloc_obj_t obj = hwloc_get_obj_by_type(topo->backend->topology,
+						HWLOC_OBJ_NUMANODE, node);
+
+	buf[0] = '\0';
+	if (obj)
+		hwloc_bitmap_list_snprintf(buf, len, obj->cpuset);
+}
+
+int topo_set_numa_distances(struct topo *topo, unsigned int nr_values,
+			    const uint64_t *values, char *err, size_t errlen)
+{
+#if HWLOC_API_VERSION >= 0x00020500
+	struct topo_backend *be = topo->backend;
+	unsigned int n = be->nr_nodes;
+	hwloc_distances_add_handle_t h;
+	hwloc_obj_t *nodes;
+	int ret = -1;
+
+	if (!n || nr_values != n * n) {
+		snprintf(err, errlen,
+			 "NUMA distances: %u values, expected %u (%u nodes x %u, row by row)",
+			 nr_values, n * n, n, n);
+		return -1;
+	}
+	nodes = calloc(n, sizeof(*nodes));
+	if (!nodes) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		nodes[i] = hwloc_get_obj_by_type(be->topology, HWLOC_OBJ_NUMANODE, i);
+	h = hwloc_distances_add_create(be->topology, "bouncelab",
+				       HWLOC_DISTANCES_KIND_FROM_USER |
+				       HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0);
+	if (h && !hwloc_distances_add_values(be->topology, h, n, nodes,
+					     (hwloc_uint64_t *)values, 0) &&
+	    !hwloc_distances_add_commit(be->topology, h, 0))
+		ret = load_distances(be);
+	free(nodes);
+	if (ret)
+		snprintf(err, errlen, "NUMA distances: hwloc refused them: %s",
+			 strerror(errno));
+	return ret;
+#else
+	(void)topo;
+	(void)nr_values;
+	(void)values;
+	snprintf(err, errlen, "NUMA distances: this hwloc is older than 2.5");
+	return -1;
+#endif
+}
+
+int topo_bind_self(const struct topo *topo, int cpu)
+{
+	const struct topo_backend *be = topo->backend;
+	hwloc_bitmap_t set;
+	int ret = 0;
+
+	if (!topo->this_system)
+		return -EOPNOTSUPP;
+	if (cpu < 0 || !hwloc_bitmap_isset(be->allowed, (unsigned int)cpu))
+		return -EINVAL;
+	set = hwloc_bitmap_alloc();
+	if (!set)
+		return -ENOMEM;
+	hwloc_bitmap_only(set, (unsigned int)cpu);
+	if (hwloc_set_cpubind(be->topology, set, HWLOC_CPUBIND_THREAD))
+		ret = errno ? -errno : -EINVAL;
+	hwloc_bitmap_free(set);
+	return ret;
+}
+
+struct topo_binding *topo_save_binding(const struct topo *topo)
+{
+	struct topo_binding *b;
+
+	if (!topo->this_system)
+		return NULL;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return NULL;
+	b->set = hwloc_bitmap_alloc();
+	if (!b->set || hwloc_get_cpubind(topo->backend->topology, b->set,
+					 HWLOC_CPUBIND_THREAD)) {
+		hwloc_bitmap_free(b->set);
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void topo_restore_binding(const struct topo *topo, struct topo_binding *saved)
+{
+	if (!saved)
+		return;
+	hwloc_set_cpubind(topo->backend->topology, saved->set,
+			  HWLOC_CPUBIND_THREAD);
+	hwloc_bitmap_free(saved->set);
+	free(saved);
+}
+
+/* "L3 L#0 (32MB)", "NUMANode L#1 (P#1, 1024MB)", "Package L#0" */
+static void format_obj(hwloc_obj_t obj, char *buf, size_t len)
+{
+	char type[64];
+	int used;
+
+	hwloc_obj_type_snprintf(type, sizeof(type), obj, 0);
+	used = snprintf(buf, len, "%s L#%u", type, obj->logical_index);
+	if (used < 0 || (size_t)used >= len)
+		return;
+	if (hwloc_obj_type_is_cache(obj->type) && obj->attr->cache.size)
+		snprintf(buf + used, len - (size_t)used, " (%llu%s)",
+			 (unsigned long long)(obj->attr->cache.size >>
+					      (obj->attr->cache.size >= 1 << 20 ? 20 : 10)),
+			 obj->attr->cache.size >= 1 << 20 ? "MB" : "KB");
+	else if (obj->type == HWLOC_OBJ_NUMANODE)
+		snprintf(buf + used, len - (size_t)used, " (P#%u, %lluMB)",
+			 obj->os_index,
+			 (unsigned long long)(obj->attr->numanode.local_memory >> 20));
+}
+
+static bool only_pu_children(hwloc_obj_t obj)
+{
+	if (!obj->arity)
+		return false;
+	for (unsigned int c = 0; c < obj->arity; c++)
+		if (obj->children[c]->type != HWLOC_OBJ_PU)
+			return false;
+	return true;
+}
+
+/* A core's PUs on its own line: "Core L#0: PU P#0 P#128". */
+static void print_pus(const struct topo_backend *be, hwloc_obj_t obj, FILE *out)
+{
+	fputs(": PU", out);
+	for (unsigned int c = 0; c < obj->arity; c++)
+		fprintf(out, " P#%u%s", obj->children[c]->os_index,
+			pu_allowed(be, obj->children[c]) ? "" : " (not allowed)");
+}
+
+static void print_subtree(const struct topo_backend *be, hwloc_obj_t obj,
+			  int indent, FILE *out)
+{
+	char label[128];
+
+	fprintf(out, "%*s", indent, "");
+	/* One-child chains on one line, as lstopo does: "L2 + L1d + Core". */
+	for (;;) {
+		format_obj(obj, label, sizeof(label));
+		fputs(label, out);
+		if (obj->type == HWLOC_OBJ_PU) {
+			fprintf(out, " (P#%u)%s", obj->os_index,
+				pu_allowed(be, obj) ? "" : " (not allowed)");
+			fputc('\n', out);
+			return;
+		}
+		if (only_pu_children(obj)) {
+			print_pus(be, obj, out);
+			fputc('\n', out);
+			return;
+		}
+		if (obj->arity != 1 || obj->memory_arity)
+			break;
+		fputs(" + ", out);
+		obj = obj->children[0];
+	}
+	fputc('\n', out);
+	for (hwloc_obj_t m = obj->memory_first_child; m; m = m->next_sibling) {
+		format_obj(m, label, sizeof(label));
+		fprintf(out, "%*s%s\n", indent + 2, "", label);
+	}
+	for (unsigned int c = 0; c < obj->arity; c++)
+		print_subtree(be, obj->children[c], indent + 2, out);
+}
+
+void topo_print_tree(const struct topo *topo, FILE *out)
+{
+	print_subtree(topo->backend, hwloc_get_root_obj(topo->backend->topology),
+		      0, out);
+}

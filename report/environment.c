@@ -143,17 +143,67 @@ static void row_cpu(FILE *out, const struct report_input *in, unsigned int f)
 		fprintf(out, " at %.0f MHz", json_number_value(mhz));
 }
 
+/* "same_pu (CPUs 0 and 0), l3 (CPUs 0 and 1)": an example pair per class. */
+static void topology_classes(FILE *out, json_t *classes)
+{
+	const char *name, *sep = "";
+	json_t *pair;
+
+	json_object_foreach(classes, name, pair) {
+		fputs(sep, out);
+		md_name(out, name);
+		if (json_array_size(pair) == 2)
+			fprintf(out, " (CPUs %" JSON_INTEGER_FORMAT " and %" JSON_INTEGER_FORMAT ")",
+				json_integer_value(json_array_get(pair, 0)),
+				json_integer_value(json_array_get(pair, 1)));
+		sep = ", ";
+	}
+}
+
+/* What bench/results.c records in context.topology, in one sentence. */
+static void topology_text(FILE *out, json_t *topo)
+{
+	json_t *source = json_object_get(topo, "source");
+	json_t *nr = json_object_get(topo, "nr_allowed_cpus");
+	json_t *cpus = json_object_get(topo, "allowed_cpus");
+	json_t *nodes = json_object_get(topo, "numa_nodes");
+	json_t *classes = json_object_get(topo, "classes");
+
+	if (json_is_string(source)) {
+		md_escape(out, json_string_value(source));
+		fputs(": ", out);
+	}
+	if (json_is_integer(nr))
+		fprintf(out, "%" JSON_INTEGER_FORMAT " allowed CPUs", json_integer_value(nr));
+	if (json_is_string(cpus)) {
+		fputs(" (", out);
+		md_escape(out, json_string_value(cpus));
+		fputc(')', out);
+	}
+	if (json_is_integer(nodes))
+		fprintf(out, ", %" JSON_INTEGER_FORMAT " NUMA node%s", json_integer_value(nodes),
+			json_integer_value(nodes) == 1 ? "" : "s");
+	if (json_object_size(classes)) {
+		fputs("; distance classes: ", out);
+		topology_classes(out, classes);
+	}
+}
+
 static void row_topology(FILE *out, const struct report_input *in, unsigned int f)
 {
 	json_t *topo = ctx(in, f, "topology"), *caches = ctx(in, f, "caches");
 
 	if (json_is_string(json_object_get(topo, "summary")))
 		md_escape(out, json_string_value(json_object_get(topo, "summary")));
+	else if (json_object_get(topo, "nr_allowed_cpus") || json_object_get(topo, "classes"))
+		topology_text(out, topo);
 	else if (topo)
 		brief(out, topo, 400);
-	else if (json_array_size(caches))
+	if (topo && json_array_size(caches))
+		fputs("; caches: ", out);
+	if (json_array_size(caches))
 		caches_text(out, caches);
-	else
+	else if (!topo)
 		fputs("not recorded", out);
 }
 

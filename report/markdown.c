@@ -316,19 +316,37 @@ static void write_model_cell(FILE *out, const struct group_view *g,
 		s->threads, g->threads[0], g->threads[g->nr_threads - 1]);
 }
 
+/* The table that matches the seed's benchmark best (seeds.h). */
+static const struct group_view *seed_group(const struct report_input *in,
+					   const struct family_view *f,
+					   const struct seed_figure *s)
+{
+	for (size_t k = f->first_group; s->setting && k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &in->a->groups[k];
+		const char *const *want = s->setting;
+
+		while (*want && g->group->setting && strstr(g->group->setting, *want))
+			want++;
+		if (!*want)
+			return g;
+	}
+	return &in->a->groups[f->default_group];
+}
+
 static void write_seeds(FILE *out, const struct report_input *in,
 			const struct family_view *f)
 {
-	const struct group_view *g = &in->a->groups[f->default_group];
 	char gain[FORMAT_LEN], ours[FORMAT_LEN];
 	bool any = false;
 
 	for (unsigned int i = 0; i < nr_seed_figures; i++) {
 		const struct seed_figure *s = &seed_figures[i];
+		const struct group_view *g;
 		const struct pair_view *p;
 
 		if (strcmp(s->family, f->name))
 			continue;
+		g = seed_group(in, f, s);
 		if (!any)
 			fputs("**The seeds' figures beside ours.**\n\n"
 			      "| seed | benchmark, machine | published | gain | ours | at the seed's CPU count |\n"
@@ -341,8 +359,9 @@ static void write_seeds(FILE *out, const struct report_input *in,
 		md_escape(out, s->benchmark);
 		fputs("; ", out);
 		md_escape(out, s->machine);
-		fprintf(out, " | %.10g → %.10g %s; %s | %s | ", s->before, s->after, s->unit,
-			s->published, format_ratio(gain, seed_gain(s)));
+		fprintf(out, " | %.10g → %.10g %s; ", s->before, s->after, s->unit);
+		md_escape(out, s->published);
+		fprintf(out, " | %s | ", format_ratio(gain, seed_gain(s)));
 		if (p) {
 			fprintf(out, "%s at %ld thread%s, setting %u", format_ratio_ci(ours, &p->gain),
 				p->threads, plural(p->threads), g->number);
@@ -358,11 +377,11 @@ static void write_seeds(FILE *out, const struct report_input *in,
 		fputs(" |\n", out);
 	}
 	if (any)
-		fprintf(out, "\n*gain* is how many times better the fix made the seed's own figure; *ours* is `%s` ns/op over "
-			"`%s` ns/op in this run. The seeds measured real kernels on big machines; a ratio from a few "
-			"threads is not expected to reach theirs, since the cost of a bouncing line grows with the "
-			"number of CPUs that fight over it.\n\n", g->before ? g->before : "before",
-			g->after ? g->after : "after");
+		fputs("\n*gain* is how many times better the fix made the seed's own figure; *ours* is the "
+		      "before variant's ns/op over the after variant's in this run, from the table named. The "
+		      "seeds measured real kernels on big machines; a ratio from a few threads is not expected "
+		      "to reach theirs, since the cost of a bouncing line grows with the number of CPUs that "
+		      "fight over it.\n\n", out);
 }
 
 /* ---- one table ---- */

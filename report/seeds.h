@@ -21,6 +21,13 @@ struct seed_figure {
 	const char *unit;
 	bool higher_is_better;		/* ops/s: true; time: false */
 	const char *published;		/* the thread's own words, or the spread */
+	/*
+	 * Parameter values that make our setting match the seed's benchmark,
+	 * as they appear in a setting ("mode=private"); NULL-terminated. The
+	 * report compares with the first table whose setting has them all,
+	 * else with the family's defaults.
+	 */
+	const char *const *setting;
 };
 
 extern const struct seed_figure seed_figures[];

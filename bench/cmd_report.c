@@ -47,7 +47,7 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report: expected an output directory: -o DIR");
 	opts.files = (const char *const *)argv + optind;
 	opts.nr_files = (unsigned int)(argc - optind);
-	ret = report_generate(&opts, err, sizeof(err));
+	ret = report_write(&opts, err, sizeof(err));
 	if (ret)
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	printf("%s/report.md\n", opts.outdir);

@@ -206,8 +206,8 @@ static void write_baseline(FILE *out, const struct report_input *in)
 	if (in->latency) {
 		fputs("### Core-to-core latency matrix\n\nFrom ", out);
 		md_code(out, in->latency_path);
-		fprintf(out, ": %zu measured pairs among %zu CPUs.\n\n", in->latency->nr_pairs,
-			in->latency->n);
+		fprintf(out, ": %zu measured pair%s among %zu CPUs.\n\n", in->latency->nr_pairs,
+			plural((long)in->latency->nr_pairs), in->latency->n);
 		write_latency_classes(out, in->latency);
 		fputs("![one-way latency between CPUs](" HEATMAP_NAME ")\n\n", out);
 	}

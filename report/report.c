@@ -88,7 +88,7 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 	return output_make_dirs(path, err, errlen);
 }
 
-int report_generate(const struct report_options *opts, char *err, size_t errlen)
+int report_write(const struct report_options *opts, char *err, size_t errlen)
 {
 	struct report_state st = { 0 };
 	int ret = read_inputs(opts, &st, err, errlen);
@@ -105,4 +105,12 @@ int report_generate(const struct report_options *opts, char *err, size_t errlen)
 		latency_map_free(&st.latency);
 	results_free(&st.set);
 	return ret;
+}
+
+int report_generate(const char *const *files, unsigned int nr_files,
+		    const char *outdir, char *err, size_t errlen)
+{
+	struct report_options opts = { files, nr_files, outdir, NULL };
+
+	return report_write(&opts, err, errlen);
 }

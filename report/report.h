@@ -19,6 +19,10 @@ struct report_options {
  * and the place) or 1 for a failure to write; nothing half-written is
  * left behind, and nothing at all is written for bad input.
  */
-int report_generate(const struct report_options *opts, char *err, size_t errlen);
+int report_write(const struct report_options *opts, char *err, size_t errlen);
+
+/* The same without a latency matrix. */
+int report_generate(const char *const *files, unsigned int nr_files,
+		    const char *outdir, char *err, size_t errlen);
 
 #endif

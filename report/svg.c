@@ -592,6 +592,8 @@ static void heat_scale(FILE *out, double left, double top, double height,
 	for (int i = 0; i <= 2; i++) {
 		double v = hi - (hi - lo) * i / 2;
 
+		if (hi == lo && i != 1)
+			continue;	/* one value: one label */
 		snprintf(label, sizeof(label), "%.3g", v);
 		text(out, left + 20, top + height * i / 2 + 4, "start", NULL, label);
 	}

@@ -112,7 +112,7 @@ static int generate(const char *const *files, unsigned int nr, const char *laten
 {
 	struct report_options opts = { files, nr, outdir, latency };
 
-	return report_generate(&opts, err, errlen);
+	return report_write(&opts, err, errlen);
 }
 
 /* Compares (or, with BOUNCELAB_UPDATE_GOLDEN set, copies) one directory level. */

@@ -391,8 +391,7 @@ static bool ratio_clear(const struct stats_ratio *r)
 	return isfinite(r->lo) && r->lo > 1;
 }
 
-static void write_best_sentence(FILE *out, const struct report_input *in,
-				const struct group_view *g, long t)
+static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 {
 	const struct result_case *best = NULL;
 	size_t nr_others = 0, done = 0;
@@ -427,11 +426,10 @@ static void write_best_sentence(FILE *out, const struct report_input *in,
 		fprintf(out, "%s%s faster than ", done == 1 ? "" : done == nr_others ? " and " : ", ",
 			format_ratio_ci(r, &v->vs_best));
 		md_code(out, v->c->variant);
-		if (!ratio_clear(&v->vs_best))
+		if (isfinite(v->vs_best.lo) && !ratio_clear(&v->vs_best))
 			fputs(" (within noise)", out);
 	}
 	fputc('.', out);
-	(void)in;
 }
 
 static void write_pair_sentence(FILE *out, const struct group_view *g)
@@ -455,11 +453,10 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 		pv[0] == '<' ? "" : "= ", pv);
 }
 
-static void write_verdict(FILE *out, const struct report_input *in,
-			  const struct group_view *g)
+static void write_verdict(FILE *out, const struct group_view *g)
 {
 	fputs("**Verdict.** ", out);
-	write_best_sentence(out, in, g, g->threads[g->nr_threads - 1]);
+	write_best_sentence(out, g, g->threads[g->nr_threads - 1]);
 	write_pair_sentence(out, g);
 	fputs("\n\n", out);
 }
@@ -758,7 +755,7 @@ static void write_group(FILE *out, const struct report_input *in,
 	const struct analysis *a = in->a;
 
 	write_setting_heading(out, in, g, "###");
-	write_verdict(out, in, g);
+	write_verdict(out, g);
 	write_main_table(out, g);
 	write_pair_table(out, g);
 	write_counters_table(out, in, g);

@@ -483,6 +483,35 @@ char *svg_line_chart(const struct svg_line_chart *c)
 	return finish(out, &buf);
 }
 
+/* One bar from the axis, its whisker and its value, at height top. */
+static void draw_bar(FILE *out, const struct axis *x, const struct svg_bar *b,
+		     double top, double label_width)
+{
+	double end, base = x->log ? x->min : 0;
+	char cls[16], value[64];
+
+	text(out, label_width - 8, top + 13, "end", NULL, b->label);
+	if (!plottable(x, b->value))
+		return;
+	end = axis_map(x, b->value);
+	fprintf(out, "<rect class=\"%s\" fill=\"%s\" fill-opacity=\"0.75\" stroke-width=\"0\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
+		style_class(b->style, true, cls, sizeof(cls)), style_colour(b->style),
+		axis_map(x, base), top, end - axis_map(x, base));
+	if (plottable(x, b->lo) && plottable(x, b->hi)) {
+		double l = axis_map(x, b->lo), h = axis_map(x, b->hi);
+
+		fprintf(out, "<path class=\"axis\" stroke=\"#57606a\" stroke-width=\"1.5\" fill=\"none\" d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\"/>\n",
+			l, top + 9, h, top + 9, l, top + 4, l, top + 14, h, top + 4, h, top + 14);
+		if (h > end)
+			end = h;
+	}
+	if (b->value_label)
+		snprintf(value, sizeof(value), "%s", b->value_label);
+	else
+		snprintf(value, sizeof(value), "%.3g", b->value);
+	text(out, end + 6, top + 13, "start", NULL, value);
+}
+
 char *svg_bar_chart(const struct svg_bar_chart *c)
 {
 	size_t longest = 0;
@@ -524,32 +553,8 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 		text(out, px, height - 34, "middle", NULL, value);
 	}
 	text(out, (x.px0 + x.px1) / 2, height - 12, "middle", NULL, c->x_label);
-	for (size_t i = 0; i < c->nr_bars; i++) {
-		const struct svg_bar *b = &c->bars[i];
-		double top = 46 + 26 * (double)i, end, base = x.log ? x.min : 0;
-		char cls[16];
-
-		text(out, label_width - 8, top + 13, "end", NULL, b->label);
-		if (!plottable(&x, b->value))
-			continue;
-		end = axis_map(&x, b->value);
-		fprintf(out, "<rect class=\"%s\" fill=\"%s\" fill-opacity=\"0.75\" stroke-width=\"0\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
-			style_class(b->style, true, cls, sizeof(cls)), style_colour(b->style),
-			axis_map(&x, base), top, end - axis_map(&x, base));
-		if (plottable(&x, b->lo) && plottable(&x, b->hi)) {
-			double l = axis_map(&x, b->lo), h = axis_map(&x, b->hi);
-
-			fprintf(out, "<path class=\"axis\" stroke=\"#57606a\" stroke-width=\"1.5\" fill=\"none\" d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\"/>\n",
-				l, top + 9, h, top + 9, l, top + 4, l, top + 14, h, top + 4, h, top + 14);
-			if (h > end)
-				end = h;
-		}
-		if (b->value_label)
-			snprintf(value, sizeof(value), "%s", b->value_label);
-		else
-			snprintf(value, sizeof(value), "%.3g", b->value);
-		text(out, end + 6, top + 13, "start", NULL, value);
-	}
+	for (size_t i = 0; i < c->nr_bars; i++)
+		draw_bar(out, &x, &c->bars[i], 46 + 26 * (double)i, label_width);
 	fprintf(out, "<line class=\"axis\" stroke=\"#57606a\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		x.px0, 40.0, x.px0, height - 50);
 	if (!c->nr_bars)

@@ -10,11 +10,19 @@
 extern const struct kernel_family has_pinned_family;
 extern const struct kernel_family gup_family;
 extern const struct kernel_family pingpong_family;
+extern const struct kernel_family counter_family;
+extern const struct kernel_family last_nidpid_family;
+extern const struct kernel_family longterm_check_family;
+extern const struct kernel_family false_sharing_family;
 
 const struct kernel_family *const catalog[] = {
 	&has_pinned_family,
 	&gup_family,
 	&pingpong_family,
+	&counter_family,
+	&last_nidpid_family,
+	&longterm_check_family,
+	&false_sharing_family,
 };
 
 const unsigned int catalog_size = sizeof(catalog) / sizeof(catalog[0]);

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * last_nidpid: updating a packed field inside a shared page->flags word.
+ *
+ * NUMA balancing records, in spare bits of page->flags, which node and
+ * task touched the page last. page_xchg_last_nidpid() (seed 004, "numa:
+ * Track last pid accessing a page") cannot simply store the field: the
+ * rest of the word holds page flags that other CPUs set and clear with
+ * atomic bitops at any time. So it reads the word, computes the new word
+ * with the field replaced, and cmpxchg()es it in, retrying while another
+ * CPU changed the word in between. On configurations where the field does
+ * not fit (LAST_NIDPID_NOT_IN_PAGE_FLAGS) it lives in an int of its own
+ * and a single xchg() does.
+ *
+ * One operation is one page_xchg_last_nidpid() by a writer thread, or one
+ * page_last_nidpid() by a thread that only reads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernel.h"
+
+/*
+ * The model's page->flags: the field in the top 16 bits, the rest below.
+ * The kernel packs the node and the low 8 bits of the pid, so PIDs equal
+ * modulo 256 alias (the seed says as much); the model stores the writer
+ * thread's number + 1 instead, so every writer's value is distinct and
+ * verify can account for each one. 0 means "nobody yet".
+ */
+#define NIDPID_SHIFT 48
+#define NIDPID_MASK (0xffffUL << NIDPID_SHIFT)
+/*
+ * The rest of the word stands for the other page flags. Here each update
+ * adds one to it: the kernel's update leaves those bits alone while other
+ * CPUs change them, and an update built on a stale read writes the old
+ * bits back, erasing what they did. Counting makes every such erasure a
+ * missing count, so plain_store's damage is measured exactly.
+ */
+#define REST_MASK ((1UL << NIDPID_SHIFT) - 1)
+
+/* How often a writer looks whether another writer has finished. */
+#define SHARE_CHECK_EVERY 64
+
+struct page_model {
+	_Alignas(CACHE_PAD) atomic_ulong flags;
+	atomic_int last_nidpid;		/* LAST_NIDPID_NOT_IN_PAGE_FLAGS */
+};
+
+struct nidpid_slot {
+	_Alignas(CACHE_PAD) uint64_t retries;	/* failed cmpxchg()es */
+	uint64_t seen_sum;	/* sum of the previous values the updates returned */
+	uint64_t reads;
+	uint64_t bad_reads;	/* a field value no writer wrote */
+	/* updates done when the first writer finished: the fairness sample */
+	uint64_t done_at_first_finish;
+	bool share_recorded;
+};
+
+struct last_nidpid_state {
+	struct page_model page;
+	_Alignas(CACHE_PAD) atomic_bool a_writer_finished;
+	unsigned int nr_threads;
+	unsigned int nr_writers;	/* threads [0, nr_writers) write */
+	struct nidpid_slot *slots;
+};
+
+enum { PARAM_READERS };
+
+static const struct kernel_param last_nidpid_params[] = {
+	[PARAM_READERS] = {
+		.name = "readers",
+		.help = "percentage of threads that only read the field (page_last_nidpid()), rounded down; the others write",
+		.def = 0, .min = 0, .max = 100, .suite = "0,50",
+	},
+};
+
+static inline unsigned long nidpid_of(unsigned int thread)
+{
+	return thread + 1UL;
+}
+
+/*
+ * Fairness: each thread runs the same number of updates, so shares are
+ * only unequal while all writers run. A writer notes how far it got when
+ * the first writer finishes; it looks every SHARE_CHECK_EVERY updates, at
+ * the price of one load of a line that is written once.
+ */
+static inline void sample_share(struct last_nidpid_state *s,
+				struct nidpid_slot *slot, uint64_t done)
+{
+	if (done % SHARE_CHECK_EVERY || slot->share_recorded ||
+	    !atomic_load_explicit(&s->a_writer_finished, memory_order_relaxed))
+		return;
+	slot->done_at_first_finish = done;
+	slot->share_recorded = true;
+}
+
+static void writer_finished(struct last_nidpid_state *s,
+			    struct nidpid_slot *slot, uint64_t done)
+{
+	atomic_store_explicit(&s->a_writer_finished, true, memory_order_relaxed);
+	if (!slot->share_recorded) {
+		slot->done_at_first_finish = done;
+		slot->share_recorded = true;
+	}
+}
+
+/* page_last_nidpid(): what NUMA balancing reads on a hinting fault. */
+static void read_field(struct last_nidpid_state *s, struct nidpid_slot *slot,
+		       bool own_int, uint64_t nr_ops)
+{
+	for (uint64_t i = 0; i < nr_ops; i++) {
+		unsigned long v = own_int ?
+			(unsigned long)atomic_load_explicit(&s->page.last_nidpid,
+							    memory_order_relaxed) :
+			(atomic_load_explicit(&s->page.flags, memory_order_relaxed) &
+			 NIDPID_MASK) >> NIDPID_SHIFT;
+
+		if (v > s->nr_writers)
+			slot->bad_reads++;
+		slot->reads++;
+	}
+}
+
+/*
+ * page_xchg_last_nidpid(), mm/mmzone.c: do { old = flags = page->flags;
+ * replace the field } while (cmpxchg(&page->flags, old, flags) != old).
+ * A failed compare-exchange hands back the current word, which is the
+ * kernel's re-read at the top of the loop.
+ */
+static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
+{
+	struct last_nidpid_state *s = state;
+	struct nidpid_slot *slot = &s->slots[thread];
+	unsigned long mine = nidpid_of(thread) << NIDPID_SHIFT;
+
+	if (thread >= s->nr_writers) {
+		read_field(s, slot, false, nr_ops);
+		return;
+	}
+	for (uint64_t i = 0; i < nr_ops; i++) {
+		unsigned long old = atomic_load_explicit(&s->page.flags,
+							 memory_order_relaxed);
+		unsigned long new;
+
+		sample_share(s, slot, i);
+		for (;;) {
+			new = mine | ((old + 1) & REST_MASK);
+			if (atomic_compare_exchange_strong_explicit(&s->page.flags,
+					&old, new, memory_order_relaxed,
+					memory_order_relaxed))
+				break;
+			slot->retries++;
+		}
+		slot->seen_sum += (old & NIDPID_MASK) >> NIDPID_SHIFT;
+	}
+	writer_finished(s, slot, nr_ops);
+}
+
+/*
+ * LAST_NIDPID_NOT_IN_PAGE_FLAGS: xchg(&page->_last_nidpid, nidpid). Nothing
+ * else lives in the int, so one unconditional swap suffices and never
+ * retries (it still takes the line exclusive every time).
+ */
+static void xchg(void *state, unsigned int thread, uint64_t nr_ops)
+{
+	struct last_nidpid_state *s = state;
+	struct nidpid_slot *slot = &s->slots[thread];
+	int mine = (int)nidpid_of(thread);
+
+	if (thread >= s->nr_writers) {
+		read_field(s, slot, true, nr_ops);
+		return;
+	}
+	for (uint64_t i = 0; i < nr_ops; i++) {
+		sample_share(s, slot, i);
+		slot->seen_sum += (unsigned int)atomic_exchange_explicit(
+			&s->page.last_nidpid, mine, memory_order_relaxed);
+	}
+	writer_finished(s, slot, nr_ops);
+}
+
+/*
+ * The unsafe baseline: page->flags = (page->flags & ~mask) | field, a load
+ * and a store with no atomicity between them. Relaxed atomics keep the C
+ * defined; the race, and the lost updates, are real.
+ */
+static void plain_store(void *state, unsigned int thread, uint64_t nr_ops)
+{
+	struct last_nidpid_state *s = state;
+	struct nidpid_slot *slot = &s->slots[thread];
+	unsigned long mine = nidpid_of(thread) << NIDPID_SHIFT;
+
+	if (thread >= s->nr_writers) {
+		read_field(s, slot, false, nr_ops);
+		return;
+	}
+	for (uint64_t i = 0; i < nr_ops; i++) {
+		unsigned long old = atomic_load_explicit(&s->page.flags,
+							 memory_order_relaxed);
+
+		sample_share(s, slot, i);
+		atomic_store_explicit(&s->page.flags, mine | ((old + 1) & REST_MASK),
+				      memory_order_relaxed);
+	}
+	writer_finished(s, slot, nr_ops);
+}
+
+static const struct kernel_variant last_nidpid_variants[] = {
+	{ .name = "cmpxchg_loop", .models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)", .run = cmpxchg_loop },
+	{ .name = "xchg", .models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)", .run = xchg },
+	{ .name = "plain_store", .models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word", .run = plain_store, .deliberately_racy = true },
+};
+
+enum { VARIANT_CMPXCHG_LOOP, VARIANT_XCHG, VARIANT_PLAIN_STORE };
+
+static void *last_nidpid_create(const struct kernel_config *cfg, char *err,
+				size_t errlen)
+{
+	struct last_nidpid_state *s = kernel_alloc_padded(sizeof(*s));
+	unsigned int readers;
+
+	if (s)
+		s->slots = kernel_alloc_padded(cfg->nr_threads * sizeof(*s->slots));
+	if (!s || !s->slots) {
+		free(s);
+		snprintf(err, errlen, "last_nidpid: out of memory for %u threads",
+			 cfg->nr_threads);
+		return NULL;
+	}
+	readers = (unsigned int)(cfg->nr_threads * cfg->param[PARAM_READERS] / 100);
+	s->nr_threads = cfg->nr_threads;
+	s->nr_writers = cfg->nr_threads - readers;
+	return s;
+}
+
+/* Readers: each read counted, and no value that no writer wrote. */
+static int check_readers(const struct last_nidpid_state *s, const uint64_t *ops,
+			 char *msg, size_t msglen)
+{
+	for (unsigned int t = s->nr_writers; t < s->nr_threads; t++) {
+		const struct nidpid_slot *slot = &s->slots[t];
+
+		if (slot->reads != ops[t] || slot->bad_reads) {
+			snprintf(msg, msglen, "reader %u made %llu reads (%llu of no writer's value) in %llu operations",
+				 t, (unsigned long long)slot->reads,
+				 (unsigned long long)slot->bad_reads,
+				 (unsigned long long)ops[t]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every value written is handed back exactly once, by the next swap, or
+ * is the final value: the previous values returned, plus the final one,
+ * add up to every value written. A lost or invented update breaks it.
+ */
+static int check_swap_chain(const struct last_nidpid_state *s,
+			    const uint64_t *ops, unsigned long final,
+			    char *msg, size_t msglen)
+{
+	uint64_t written = 0, returned = final;
+
+	for (unsigned int t = 0; t < s->nr_writers; t++) {
+		written += ops[t] * nidpid_of(t);
+		returned += s->slots[t].seen_sum;
+	}
+	if (written != returned) {
+		snprintf(msg, msglen, "the values returned plus the final one sum to %llu, the values written to %llu",
+			 (unsigned long long)returned, (unsigned long long)written);
+		return -1;
+	}
+	return 0;
+}
+
+static void add_fairness(const struct last_nidpid_state *s,
+			 struct kernel_metrics *metrics)
+{
+	double total = 0, lo = 1, hi = 0;
+
+	for (unsigned int t = 0; t < s->nr_writers; t++)
+		total += (double)s->slots[t].done_at_first_finish;
+	if (!s->nr_writers || total == 0)
+		return;
+	for (unsigned int t = 0; t < s->nr_writers; t++) {
+		double share = (double)s->slots[t].done_at_first_finish / total;
+
+		lo = share < lo ? share : lo;
+		hi = share > hi ? share : hi;
+	}
+	/* Fair: every writer near 1 / writers. */
+	kernel_metric_add(metrics, "success_share_min", lo);
+	kernel_metric_add(metrics, "success_share_max", hi);
+}
+
+/*
+ * The rest of the word counted every update that was not erased: exact
+ * for cmpxchg_loop, the measured damage for plain_store.
+ */
+static int check_flags_word(const struct last_nidpid_state *s,
+			    const struct kernel_config *cfg, uint64_t updates,
+			    struct kernel_metrics *metrics, char *msg,
+			    size_t msglen)
+{
+	uint64_t counted = atomic_load(&s->page.flags) & REST_MASK;
+	uint64_t lost = (updates - counted) & REST_MASK;
+
+	if (cfg->variant == VARIANT_PLAIN_STORE && s->nr_writers > 1) {
+		kernel_metric_add(metrics, "lost_updates", (double)lost);
+		kernel_metric_add(metrics, "lost_fraction",
+				  updates ? (double)lost / (double)updates : 0.0);
+		return 0;
+	}
+	if (lost) {
+		snprintf(msg, msglen, "page->flags counts %llu updates of %llu done by %u writer%s",
+			 (unsigned long long)counted, (unsigned long long)updates,
+			 s->nr_writers, s->nr_writers == 1 ? "" : "s");
+		return -1;
+	}
+	if (cfg->variant == VARIANT_PLAIN_STORE) {
+		kernel_metric_add(metrics, "lost_updates", 0);
+		kernel_metric_add(metrics, "lost_fraction", 0);
+	}
+	return 0;
+}
+
+static int last_nidpid_verify(void *state, const struct kernel_config *cfg,
+			      const uint64_t *ops, struct kernel_metrics *metrics,
+			      char *msg, size_t msglen)
+{
+	struct last_nidpid_state *s = state;
+	uint64_t updates = 0, retries = 0;
+	unsigned long final;
+
+	if (check_readers(s, ops, msg, msglen))
+		return -1;
+	for (unsigned int t = 0; t < s->nr_writers; t++) {
+		updates += ops[t];
+		retries += s->slots[t].retries;
+	}
+	if (cfg->variant == VARIANT_XCHG) {
+		final = (unsigned int)atomic_load(&s->page.last_nidpid);
+	} else {
+		if (check_flags_word(s, cfg, updates, metrics, msg, msglen))
+			return -1;
+		final = (atomic_load(&s->page.flags) & NIDPID_MASK) >> NIDPID_SHIFT;
+	}
+	/* plain_store's swaps are not atomic: the chain need not hold. */
+	if (cfg->variant != VARIANT_PLAIN_STORE &&
+	    check_swap_chain(s, ops, final, msg, msglen))
+		return -1;
+	if (cfg->variant == VARIANT_CMPXCHG_LOOP)
+		kernel_metric_add(metrics, "retries_per_success",
+				  updates ? (double)retries / (double)updates : 0.0);
+	add_fairness(s, metrics);
+	return 0;
+}
+
+static void last_nidpid_destroy(void *state)
+{
+	struct last_nidpid_state *s = state;
+
+	free(s->slots);
+	free(s);
+}
+
+const struct kernel_family last_nidpid_family = {
+	.name = "last_nidpid",
+	.title = "Updating a packed field in a shared word: cmpxchg loop vs xchg",
+	.lesson =
+	"A field packed into a word that other CPUs also modify cannot be "
+	"stored directly: the store would write back stale copies of the "
+	"neighbouring bits and erase their updates (plain_store measures how "
+	"many). A cmpxchg loop is correct, but each attempt needs the line "
+	"exclusive, and when another CPU wins the line between the read and "
+	"the cmpxchg the attempt fails and starts over: under contention a "
+	"success costs several round trips of the line, and some CPUs lose "
+	"repeatedly. retries_per_success counts the failed attempts; "
+	"success_share_min and _max are the smallest and largest writer's "
+	"share of the updates done before the first writer finished (1 / "
+	"writers when fair; a vCPU the host descheduled shows up there too). "
+	"Threads that only read add no retries but still pull the line away "
+	"from the writers. When the field owns its whole word, one xchg does "
+	"the job and never retries; it still moves the line on every call.",
+	.source = "seeds/004: \"[PATCH 1/2] numa: Track last pid accessing a page\" "
+		  "(Srikar Dronamraju, 2013, from tip/numa/core ff2a9f9), page_xchg_last_nidpid()",
+	/* page_nid_reset_last()'s update, safe only on a page nobody else holds */
+	.before = "page->flags &= ~(LAST_NID_MASK << LAST_NID_PGSHIFT);\n"
+		  "page->flags |= (nid & LAST_NID_MASK) << LAST_NID_PGSHIFT;",
+	.after = "do {\n\told_flags = flags = page->flags;\n"
+		 "\tlast_nidpid = (flags >> LAST_NIDPID_PGSHIFT) & LAST_NIDPID_MASK;\n"
+		 "\tflags &= ~(LAST_NIDPID_MASK << LAST_NIDPID_PGSHIFT);\n"
+		 "\tflags |= (nidpid & LAST_NIDPID_MASK) << LAST_NIDPID_PGSHIFT;\n"
+		 "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags));",
+	.params = last_nidpid_params,
+	.nr_params = sizeof(last_nidpid_params) / sizeof(last_nidpid_params[0]),
+	.variants = last_nidpid_variants,
+	.nr_variants = sizeof(last_nidpid_variants) / sizeof(last_nidpid_variants[0]),
+	.create = last_nidpid_create,
+	.verify = last_nidpid_verify,
+	.destroy = last_nidpid_destroy,
+};

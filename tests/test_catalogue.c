@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The catalogue families beyond the generic checks of test_kernels.c:
+ * their parameters away from the defaults, the metrics they report, and
+ * the racy variants' verify catching damage where none is possible (one
+ * thread). Nothing here depends on timing: only facts that hold for every
+ * interleaving are asserted.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+
+/* four whole has_pinned patterns of 4096 calls */
+#define OPS_PER_THREAD 16384
+
+struct worker {
+	pthread_t tid;
+	const struct kernel_variant *variant;
+	void *state;
+	unsigned int thread;
+	uint64_t nr_ops;
+	pthread_barrier_t *start;
+};
+
+struct outcome {
+	char what[128];
+	int ret;
+	char msg[256];
+	struct kernel_metrics metrics;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_barrier_wait(w->start);
+	w->variant->run(w->state, w->thread, w->nr_ops);
+	return NULL;
+}
+
+/* "name=value" pairs, NULL-terminated, over the family's defaults. */
+static void configure(const struct kernel_family *f, struct kernel_config *cfg,
+		      const char *variant, unsigned int nr_threads,
+		      const char *const *settings)
+{
+	int v = catalog_variant_index(f, variant);
+
+	assert_true(v >= 0);
+	kernel_config_defaults(f, cfg);
+	cfg->variant = (unsigned int)v;
+	cfg->nr_threads = nr_threads;
+	for (unsigned int i = 0; settings && settings[i]; i++) {
+		char name[64], err[256];
+		const char *eq = strchr(settings[i], '=');
+		int p;
+
+		assert_non_null(eq);
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - settings[i]), settings[i]);
+		p = kernel_param_index(f, name);
+		assert_true(p >= 0);
+		assert_int_equal(kernel_param_parse(&f->params[p], eq + 1,
+						    &cfg->param[p], err, sizeof(err)), 0);
+	}
+}
+
+/* Thread 0 runs short_by fewer operations than verify is told. */
+static struct outcome run(const char *family, const char *variant,
+			  unsigned int nr_threads, uint64_t short_by,
+			  const char *const *settings)
+{
+	const struct kernel_family *f = catalog_find(family);
+	struct outcome out = { 0 };
+	struct kernel_config cfg;
+	struct worker w[2];
+	pthread_barrier_t start;
+	uint64_t ops[2];
+	char err[256];
+	void *state;
+
+	assert_non_null(f);
+	configure(f, &cfg, variant, nr_threads, settings);
+	state = f->create(&cfg, err, sizeof(err));
+	assert_non_null(state);
+	pthread_barrier_init(&start, NULL, nr_threads);
+	for (unsigned int t = 0; t < nr_threads; t++) {
+		ops[t] = OPS_PER_THREAD;
+		w[t] = (struct worker){ .variant = &f->variants[cfg.variant],
+					.state = state, .thread = t, .start = &start,
+					.nr_ops = OPS_PER_THREAD - (t == 0 ? short_by : 0) };
+		assert_int_equal(pthread_create(&w[t].tid, NULL, worker_main, &w[t]), 0);
+	}
+	for (unsigned int t = 0; t < nr_threads; t++)
+		pthread_join(w[t].tid, NULL);
+	pthread_barrier_destroy(&start);
+	out.ret = f->verify(state, &cfg, ops, &out.metrics, out.msg, sizeof(out.msg));
+	f->destroy(state);
+	snprintf(out.what, sizeof(out.what), "%s/%s with %u thread%s", family,
+		 variant, nr_threads, nr_threads == 1 ? "" : "s");
+	return out;
+}
+
+static void assert_verified(const struct outcome *out)
+{
+	if (out->ret)
+		fail_msg("%s: %s", out->what, out->msg);
+}
+
+static double metric(const struct outcome *out, const char *name)
+{
+	for (unsigned int i = 0; i < out->metrics.nr; i++)
+		if (!strcmp(out->metrics.m[i].name, name))
+			return out->metrics.m[i].value;
+	fail_msg("no metric %s", name);
+	return -1;
+}
+
+static void every_variant_verifies_with(const char *family,
+					const char *const *settings)
+{
+	const struct kernel_family *f = catalog_find(family);
+
+	assert_non_null(f);
+	for (unsigned int t = 1; t <= 2; t++) {
+		for (unsigned int v = 0; v < f->nr_variants; v++) {
+			struct outcome out = run(family, f->variants[v].name, t, 0,
+						 settings);
+
+			assert_verified(&out);
+		}
+	}
+}
+
+/* Any mix of set and clear flags keeps the family's verify exact. */
+static void has_pinned_already_set_sweep_verifies(void **unused)
+{
+	static const char *const sweep[][3] = {
+		{ "already_set=0", NULL }, { "already_set=37", "flag_line=alone", NULL },
+		{ "already_set=90", "pin_work=0", NULL }, { "already_set=100", NULL },
+	};
+
+	(void)unused;
+	for (unsigned int i = 0; i < sizeof(sweep) / sizeof(sweep[0]); i++)
+		every_variant_verifies_with("has_pinned", sweep[i]);
+}
+
+/*
+ * With one thread the pattern decides alone: exactly already_set% of
+ * each 4096 calls go to the shared mm, whose flag is found clear once;
+ * every other call finds a fresh mm's flag clear.
+ */
+static void has_pinned_one_thread_finds_the_flag_clear_as_planned(void **unused)
+{
+	static const char *const half[] = { "already_set=50", NULL };
+	static const char *const none[] = { "already_set=0", NULL };
+	static const char *const all[] = { "already_set=100", NULL };
+	struct outcome out;
+
+	(void)unused;
+	out = run("has_pinned", "read_then_set", 1, 0, half);
+	assert_verified(&out);
+	assert_true(metric(&out, "found_clear_fraction") ==
+		    (OPS_PER_THREAD / 2 + 1.0) / OPS_PER_THREAD);
+	out = run("has_pinned", "test_then_set_bit", 1, 0, none);
+	assert_verified(&out);
+	assert_true(metric(&out, "found_clear_fraction") == 1.0);
+	out = run("has_pinned", "read_then_set", 1, 0, all);
+	assert_verified(&out);
+	assert_true(metric(&out, "found_clear_fraction") == 1.0 / OPS_PER_THREAD);
+}
+
+static void has_pinned_dropped_call_fails_at_any_already_set(void **unused)
+{
+	static const char *const none[] = { "already_set=0", NULL };
+
+	(void)unused;
+	assert_int_equal(run("has_pinned", "store_always", 2, 1, none).ret, -1);
+	assert_int_equal(run("has_pinned", "read_then_set", 1, 1, none).ret, -1);
+}
+
+/* One writer never retries, with or without a reader beside it. */
+static void last_nidpid_one_writer_never_retries(void **unused)
+{
+	static const char *const one_reader[] = { "readers=50", NULL };
+	struct outcome out;
+
+	(void)unused;
+	out = run("last_nidpid", "cmpxchg_loop", 1, 0, NULL);
+	assert_verified(&out);
+	assert_true(metric(&out, "retries_per_success") == 0);
+	assert_true(metric(&out, "success_share_min") == 1);
+	out = run("last_nidpid", "cmpxchg_loop", 2, 0, one_reader);
+	assert_verified(&out);
+	assert_true(metric(&out, "retries_per_success") == 0);
+}
+
+static void last_nidpid_readers_verify(void **unused)
+{
+	static const char *const half[] = { "readers=50", NULL };
+	static const char *const all[] = { "readers=100", NULL };
+
+	(void)unused;
+	every_variant_verifies_with("last_nidpid", half);
+	every_variant_verifies_with("last_nidpid", all);
+	/* a reader that skipped a read is caught too */
+	assert_int_equal(run("last_nidpid", "xchg", 1, 1, all).ret, -1);
+}
+
+/* Two writers: shares add up to one, whatever the interleaving. */
+static void last_nidpid_shares_are_fractions(void **unused)
+{
+	struct outcome out = run("last_nidpid", "xchg", 2, 0, NULL);
+	double lo, hi;
+
+	(void)unused;
+	assert_verified(&out);
+	lo = metric(&out, "success_share_min");
+	hi = metric(&out, "success_share_max");
+	assert_true(lo >= 0 && lo <= 0.5 && hi >= 0.5 && hi <= 1);
+	assert_true(lo + hi > 0.999 && lo + hi < 1.001);
+}
+
+/*
+ * The racy variants measure lost updates, but with one thread there is
+ * nobody to lose them to: a missing update is then an error.
+ */
+static void racy_variants_catch_a_missing_update_alone(void **unused)
+{
+	struct outcome out;
+
+	(void)unused;
+	out = run("counter", "shared_plain", 1, 0, NULL);
+	assert_verified(&out);
+	assert_true(metric(&out, "lost_updates") == 0);
+	assert_int_equal(run("counter", "shared_plain", 1, 1, NULL).ret, -1);
+	out = run("last_nidpid", "plain_store", 1, 0, NULL);
+	assert_verified(&out);
+	assert_true(metric(&out, "lost_updates") == 0);
+	assert_int_equal(run("last_nidpid", "plain_store", 1, 1, NULL).ret, -1);
+	/* two threads: whatever was lost, it is a measurement in [0, 1] */
+	out = run("counter", "shared_plain", 2, 0, NULL);
+	assert_verified(&out);
+	assert_true(metric(&out, "lost_fraction") >= 0 &&
+		    metric(&out, "lost_fraction") < 1);
+}
+
+/* Reading the total on every update exercises each variant's read side. */
+static void counter_reads_verify(void **unused)
+{
+	static const char *const every[] = { "read_every=1", "batch=1", NULL };
+	static const char *const big_batch[] = { "read_every=7", "batch=100000", NULL };
+
+	(void)unused;
+	every_variant_verifies_with("counter", every);
+	every_variant_verifies_with("counter", big_batch);
+}
+
+static void false_sharing_locked_update_verifies(void **unused)
+{
+	static const char *const locked[] = { "update=locked", NULL };
+
+	(void)unused;
+	every_variant_verifies_with("false_sharing", locked);
+	assert_int_equal(run("false_sharing", "separate_pages", 2, 1, locked).ret, -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(has_pinned_already_set_sweep_verifies),
+		cmocka_unit_test(has_pinned_one_thread_finds_the_flag_clear_as_planned),
+		cmocka_unit_test(has_pinned_dropped_call_fails_at_any_already_set),
+		cmocka_unit_test(last_nidpid_one_writer_never_retries),
+		cmocka_unit_test(last_nidpid_readers_verify),
+		cmocka_unit_test(last_nidpid_shares_are_fractions),
+		cmocka_unit_test(racy_variants_catch_a_missing_update_alone),
+		cmocka_unit_test(counter_reads_verify),
+		cmocka_unit_test(false_sharing_locked_update_verifies),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * longterm_check, property test: for random layouts of CMA pageblocks,
+ * random call sizes and buffer sizes, the second pass over pages[] and
+ * the check inside the walk pin exactly the same pages, and every variant
+ * releases every pin. Verify computes the pages each call must pin from
+ * the layout alone and compares count and identity (a hash sum); the
+ * test compares the variants with each other through pages_per_call.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+
+#define NR_LAYOUTS 40
+
+struct layout {
+	long nr_pages, cma_percent, buffer_pages, seed;
+	unsigned int nr_threads;
+	uint64_t calls;
+};
+
+struct worker {
+	pthread_t tid;
+	const struct kernel_variant *variant;
+	void *state;
+	unsigned int thread;
+	uint64_t nr_ops;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	w->variant->run(w->state, w->thread, w->nr_ops);
+	return NULL;
+}
+
+/* A small deterministic generator: the same layouts on every run. */
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static long random_in(uint64_t *x, long lo, long hi)
+{
+	return lo + (long)(next_random(x) % (uint64_t)(hi - lo + 1));
+}
+
+static const struct kernel_family *family(void)
+{
+	const struct kernel_family *f = catalog_find("longterm_check");
+
+	assert_non_null(f);
+	return f;
+}
+
+static void set_param(const struct kernel_family *f, struct kernel_config *cfg,
+		      const char *name, long value)
+{
+	int p = kernel_param_index(f, name);
+
+	assert_true(p >= 0);
+	cfg->param[p] = value;
+}
+
+/*
+ * Runs one variant on the layout; returns verify's result and the mean
+ * pages pinned per call.
+ */
+static int run_variant(const struct layout *l, const char *variant,
+		       double *pages_per_call, char *msg, size_t msglen)
+{
+	const struct kernel_family *f = family();
+	struct kernel_metrics metrics = { 0 };
+	struct kernel_config cfg;
+	struct worker w[2];
+	uint64_t ops[2];
+	char err[256];
+	void *state;
+	int v = catalog_variant_index(f, variant);
+	int ret;
+
+	assert_true(v >= 0);
+	kernel_config_defaults(f, &cfg);
+	cfg.variant = (unsigned int)v;
+	cfg.nr_threads = l->nr_threads;
+	set_param(f, &cfg, "nr_pages", l->nr_pages);
+	set_param(f, &cfg, "cma_percent", l->cma_percent);
+	set_param(f, &cfg, "buffer_pages", l->buffer_pages);
+	set_param(f, &cfg, "layout_seed", l->seed);
+	state = f->create(&cfg, err, sizeof(err));
+	assert_non_null(state);
+	for (unsigned int t = 0; t < l->nr_threads; t++) {
+		/* Different call counts per thread: partial passes too. */
+		ops[t] = l->calls + t * 7;
+		w[t] = (struct worker){ .variant = &f->variants[v], .state = state,
+					.thread = t, .nr_ops = ops[t] };
+		assert_int_equal(pthread_create(&w[t].tid, NULL, worker_main, &w[t]), 0);
+	}
+	for (unsigned int t = 0; t < l->nr_threads; t++)
+		pthread_join(w[t].tid, NULL);
+	msg[0] = '\0';
+	ret = f->verify(state, &cfg, ops, &metrics, msg, msglen);
+	f->destroy(state);
+	*pages_per_call = -1;
+	for (unsigned int i = 0; i < metrics.nr; i++)
+		if (!strcmp(metrics.m[i].name, "pages_per_call"))
+			*pages_per_call = metrics.m[i].value;
+	return ret;
+}
+
+static void describe(const struct layout *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "nr_pages=%ld cma_percent=%ld buffer_pages=%ld seed=%ld threads=%u calls=%llu",
+		 l->nr_pages, l->cma_percent, l->buffer_pages, l->seed,
+		 l->nr_threads, (unsigned long long)l->calls);
+}
+
+static void check_layout(const struct layout *l)
+{
+	static const char *const variants[] = { "no_check", "second_pass", "check_in_walk" };
+	double per_call[3];
+	char msg[256], what[256];
+
+	describe(l, what, sizeof(what));
+	for (unsigned int i = 0; i < 3; i++) {
+		if (run_variant(l, variants[i], &per_call[i], msg, sizeof(msg)))
+			fail_msg("%s, %s: %s", variants[i], what, msg);
+		assert_true(per_call[i] >= 0);
+	}
+	/* Without FOLL_LONGTERM every call pins all it asks for. */
+	if (per_call[0] != (double)l->nr_pages)
+		fail_msg("no_check pinned %g pages per call, expected %ld (%s)",
+			 per_call[0], l->nr_pages, what);
+	if (per_call[1] != per_call[2])
+		fail_msg("second_pass pinned %g pages per call, check_in_walk %g (%s)",
+			 per_call[1], per_call[2], what);
+	if (l->cma_percent == 0)
+		assert_true(per_call[1] == per_call[0]);
+	if (l->cma_percent == 100)
+		assert_true(per_call[1] == 0);
+}
+
+static void random_layouts_pin_the_same_pages(void **unused)
+{
+	uint64_t x = 0x2019060719ULL;
+
+	(void)unused;
+	for (unsigned int i = 0; i < NR_LAYOUTS; i++) {
+		struct layout l = {
+			.nr_pages = random_in(&x, 1, 512),
+			.cma_percent = i % 5 == 0 ? 0 : i % 5 == 1 ? 100 : random_in(&x, 1, 99),
+			.buffer_pages = random_in(&x, 512, 40000),
+			.seed = random_in(&x, 0, 2147483647),
+			.nr_threads = 1 + i % 2,
+			.calls = (uint64_t)random_in(&x, 1, 400),
+		};
+
+		check_layout(&l);
+	}
+}
+
+/* A layout where some calls must stop part way: the counts must differ. */
+static void cma_pageblocks_stop_the_longterm_calls(void **unused)
+{
+	struct layout l = { .nr_pages = 100, .cma_percent = 50,
+			    .buffer_pages = 32768, .seed = 7, .nr_threads = 1,
+			    .calls = 327 };
+	double fast, walk, second;
+	char msg[256];
+
+	(void)unused;
+	assert_int_equal(run_variant(&l, "no_check", &fast, msg, sizeof(msg)), 0);
+	assert_int_equal(run_variant(&l, "check_in_walk", &walk, msg, sizeof(msg)), 0);
+	assert_int_equal(run_variant(&l, "second_pass", &second, msg, sizeof(msg)), 0);
+	assert_true(fast == 100);
+	assert_true(walk > 0 && walk < fast);
+	assert_true(second == walk);
+}
+
+/* Verify knows which calls were made: a miscount is an error. */
+static void verify_catches_a_call_not_made(void **unused)
+{
+	const struct kernel_family *f = family();
+	struct kernel_metrics metrics = { 0 };
+	struct kernel_config cfg;
+	uint64_t ops[1] = { 10 };
+	char err[256], msg[256];
+	void *state;
+
+	(void)unused;
+	kernel_config_defaults(f, &cfg);
+	cfg.variant = (unsigned int)catalog_variant_index(f, "check_in_walk");
+	state = f->create(&cfg, err, sizeof(err));
+	assert_non_null(state);
+	f->variants[cfg.variant].run(state, 0, 9);
+	assert_int_equal(f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "pinned"));
+	f->destroy(state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(random_layouts_pin_the_same_pages),
+		cmocka_unit_test(cma_pageblocks_stop_the_longterm_calls),
+		cmocka_unit_test(verify_catches_a_call_not_made),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

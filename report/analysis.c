@@ -102,7 +102,7 @@ static int collect_counters(const struct analysis *a, struct group_view *g)
 	return 0;
 }
 
-/* Best non-baseline variant at each thread count, and ratios to it. */
+/* The best contending variant at each thread count, and ratios to it. */
 static int compare_to_best(const struct analysis *a, struct group_view *g)
 {
 	const struct result_group *grp = g->group;
@@ -115,7 +115,7 @@ static int compare_to_best(const struct analysis *a, struct group_view *g)
 		for (size_t k = 0; k < grp->nr; k++) {
 			const struct result_case *o = &a->cases->cases[grp->first + k];
 
-			if (o->threads != c->threads || o->baseline)
+			if (o->threads != c->threads || !result_case_contends(o))
 				continue;
 			if (!v->best || o->ns_stats.median < v->best->ns_stats.median)
 				v->best = o;

@@ -16,7 +16,7 @@
 
 struct case_view {
 	const struct result_case *c;
-	/* the fastest non-baseline variant at this thread count, or NULL */
+	/* the fastest contending variant at this thread count, or NULL */
 	const struct result_case *best;
 	struct stats_ratio vs_best;	/* ns per op of c over best's */
 	double p_vs_best;		/* U test; NaN for best itself */

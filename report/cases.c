@@ -9,7 +9,7 @@
 struct keyed_row {
 	const struct result_row *row;
 	int family_order, variant_order;
-	bool baseline;
+	bool baseline, racy;
 };
 
 int natural_compare(const char *a, const char *b)
@@ -97,12 +97,14 @@ static void key_row(struct keyed_row *k, const struct result_row *row)
 	k->family_order = CASE_ORDER_UNKNOWN;
 	k->variant_order = CASE_ORDER_UNKNOWN;
 	k->baseline = false;
+	k->racy = false;
 	for (unsigned int i = 0; f && i < catalog_size; i++)
 		if (catalog[i] == f)
 			k->family_order = (int)i;
 	if (v >= 0) {
 		k->variant_order = v;
 		k->baseline = f->variants[v].baseline;
+		k->racy = f->variants[v].deliberately_racy;
 	}
 }
 
@@ -163,7 +165,8 @@ static int fill_case(const struct results *set, struct result_case *c,
 		.params = first->params, .widest_class = first->widest_class,
 		.family_order = rows[0].family_order,
 		.variant_order = rows[0].variant_order,
-		.baseline = rows[0].baseline, .threads = first->threads, .n = nr,
+		.baseline = rows[0].baseline, .racy = rows[0].racy,
+		.threads = first->threads, .n = nr,
 	};
 	c->ns = *pool;
 	c->ops_per_s = *pool + nr;

@@ -38,6 +38,7 @@ struct result_case {
 	const char *widest_class;
 	int family_order, variant_order;
 	bool baseline;		/* the catalogue's baseline (e.g. nop) */
+	bool racy;		/* deliberately racy (e.g. a plain increment) */
 	long threads;
 	size_t n;		/* repetitions */
 	double *ns;		/* ns per op of each repetition */
@@ -85,6 +86,16 @@ const struct case_counter *result_case_counter(const struct result_case *c,
  * arrays can then be matched by one merge walk.
  */
 int result_case_compare(const struct result_case *a, const struct result_case *b);
+
+/*
+ * A case that may be called the best: neither a baseline (an empty loop
+ * is always fastest) nor deliberately racy (losing updates is no way to
+ * be fast).
+ */
+static inline bool result_case_contends(const struct result_case *c)
+{
+	return !c->baseline && !c->racy;
+}
 
 /* strcmp, but runs of digits compare as numbers. */
 int natural_compare(const char *a, const char *b);

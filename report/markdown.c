@@ -51,7 +51,8 @@ static void write_intro(FILE *out)
 	      "variant at the same thread count (a bootstrap 95% CI), and *p* is the two-sided Mann–Whitney "
 	      "U test of the two. *CV* is the coefficient of variation: above 10% a result is flagged "
 	      "*noisy*; two separated clusters are flagged *bimodal*, as when a VM moves a vCPU mid-run. "
-	      "Baseline variants (the harness's empty loop) are never *best*.\n\n", out);
+	      "Baseline variants (the harness's empty loop) and deliberately racy ones (which lose "
+	      "updates) are never *best*.\n\n", out);
 }
 
 static void write_failures(FILE *out, const struct report_input *in)
@@ -257,7 +258,9 @@ static void write_lesson(FILE *out, const struct family_view *f)
 		md_code(out, kf->variants[v].name);
 		fputs(": ", out);
 		md_escape(out, kf->variants[v].models);
-		fputs(kf->variants[v].baseline ? " (baseline)\n" : "\n", out);
+		fputs(kf->variants[v].baseline ? " (baseline)\n" :
+		      kf->variants[v].deliberately_racy ?
+		      " (racy on purpose: never the best, whatever its speed)\n" : "\n", out);
 	}
 	fputc('\n', out);
 }
@@ -403,11 +406,12 @@ static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 		if (v->c->threads != t || !v->best)
 			continue;
 		best = v->best;
-		if (v->c != best && !v->c->baseline)
+		if (v->c != best && result_case_contends(v->c))
 			nr_others++;
 	}
 	if (!best) {
-		fprintf(out, "At %ld thread%s only baseline variants ran.", t, plural(t));
+		fprintf(out, "At %ld thread%s only baseline or deliberately racy variants ran.",
+			t, plural(t));
 		return;
 	}
 	fprintf(out, "At %ld thread%s, ", t, plural(t));
@@ -420,7 +424,7 @@ static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 	for (size_t i = 0; i < g->group->nr; i++) {
 		const struct case_view *v = &g->cases[i];
 
-		if (v->c->threads != t || v->c == best || v->c->baseline)
+		if (v->c->threads != t || v->c == best || !result_case_contends(v->c))
 			continue;
 		done++;
 		fprintf(out, "%s%s faster than ", done == 1 ? "" : done == nr_others ? " and " : ", ",
@@ -490,7 +494,7 @@ static void write_main_table(FILE *out, const struct group_view *g)
 
 		fprintf(out, "| %ld | ", c->threads);
 		md_name(out, c->variant);
-		fputs(c->baseline ? " (baseline) | " : " | ", out);
+		fputs(c->baseline ? " (baseline) | " : c->racy ? " (racy) | " : " | ", out);
 		md_escape(out, c->widest_class ? c->widest_class : "n/a");
 		fprintf(out, " | %s | %s | %s | %s | %s | %zu | ",
 			format_median_ci(ns, &c->ns_stats, 1),

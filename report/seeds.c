@@ -5,6 +5,8 @@
 
 /* gup_test -j: every thread pins the same buffer, one page per call. */
 static const char *const gup_test_setting[] = { "pages_per_call=1", "mode=shared", NULL };
+/* gup_benchmark -n 64 with no CMA memory on the machine. */
+static const char *const gup_benchmark_setting[] = { "nr_pages=64", "cma_percent=0", NULL };
 /* pin_fast: each task pins its own buffer, one page per call. */
 static const char *const pin_fast_setting[] = { "pages_per_call=1", "mode=private", NULL };
 
@@ -41,6 +43,7 @@ const struct seed_figure seed_figures[] = {
 	},
 	{
 		/* seeds/002: variant a (second pass) vs b (in gup_pte_range) */
+		.setting = gup_benchmark_setting,
 		.family = "longterm_check",
 		.before_variant = "second_pass",
 		.after_variant = "check_in_walk",

@@ -164,6 +164,20 @@ class Writer:
                           lambda r, m=mean: round(m * self.noise(), 4), counters,
                           aggregates=False)
 
+    def counter_family(self):
+        """A racy variant that is fastest, as a plain increment is: never best."""
+        for threads in (1, 2):
+            for v, base, grow in (("shared_atomic", 6.0, 5.0), ("shared_plain", 0.5, 8.0),
+                                  ("percpu_padded", 0.9, 0.02)):
+                mean = base * (1 + grow * (threads - 1))
+                counters = {}
+                if v == "shared_plain":
+                    counters["lost_updates"] = lambda r, t=threads: float(0 if t == 1 else 52000 + 100 * r)
+                self.case("counter", v, {"batch": 32, "read_every": 0},
+                          placement(threads), threads,
+                          lambda r, m=mean: round(m * self.noise(), 4), counters,
+                          aggregates=False)
+
     def failed_and_foreign(self):
         name = "has_pinned/store_always/real_time/threads:4"
         self.rows.append({
@@ -193,6 +207,7 @@ def generate_fixed():
         w.has_pinned({"pin_work": pin_work, "flag_line": "shared"}, (1, 2, 4))
     w.pingpong()
     w.unknown_family()
+    w.counter_family()
     w.failed_and_foreign()
     cmd = "bouncelab run --threads 1,2,4 --repetitions 7 --param has_pinned.pin_work=0,1 --out results.json"
     return {"context": context(True, cmd), "benchmarks": w.rows}

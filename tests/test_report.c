@@ -191,6 +191,25 @@ static void test_golden(void **state)
 	assert_int_equal(count_tree("out"), count_tree(golden));
 }
 
+/* A racy variant is never the best, however fast it ran. */
+static void test_racy_never_best(void **state)
+{
+	const char *files[] = { "results.json" };
+	char err[1024];
+	size_t len;
+	char *md;
+
+	(void)state;
+	assert_int_equal(generate(files, 1, NULL, "out", err, sizeof(err)), 0);
+	md = read_file("out/report.md", &len);
+	assert_non_null(md);
+	assert_null(strstr(md, "`shared_plain` is the fastest"));
+	assert_non_null(strstr(md, "At 2 threads, `percpu_padded` is the fastest"));
+	assert_non_null(strstr(md, "| 2 | shared_plain (racy) |"));
+	assert_non_null(strstr(md, "| 2 | nop (baseline) |"));
+	free(md);
+}
+
 static void test_deterministic(void **state)
 {
 	const char *files[] = { "results.json" };
@@ -380,6 +399,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_racy_never_best, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_second_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fleet, setup, teardown),

@@ -436,6 +436,19 @@ static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 	fputc('.', out);
 }
 
+/* "faster:" only when the whole interval says so. */
+static const char *pair_word(const struct stats_ratio *gain)
+{
+	if (isfinite(gain->lo) && gain->lo > 1)
+		return "faster:";
+	if (isfinite(gain->hi) && gain->hi < 1)
+		return "slower:";
+	if (!isfinite(gain->lo))
+		return gain->ratio >= 1 ? "faster (one repetition, no interval):" :
+					  "slower (one repetition, no interval):";
+	return "not clearly faster or slower:";
+}
+
 static void write_pair_sentence(FILE *out, const struct group_view *g)
 {
 	const struct pair_view *p = group_view_widest_pair(g);
@@ -447,7 +460,7 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 	md_code(out, g->after);
 	fputs(" instead of ", out);
 	md_code(out, g->before);
-	fprintf(out, ", is %s %s at %ld thread%s", p->gain.ratio >= 1 ? "faster:" : "slower:",
+	fprintf(out, ", is %s %s at %ld thread%s", pair_word(&p->gain),
 		format_ratio_ci(r, &p->gain), p->threads, plural(p->threads));
 	for (size_t i = g->nr_pairs - 1; i-- > 0;)
 		fprintf(out, ", %s at %ld thread%s", format_ratio_ci(r, &g->pairs[i].gain),

@@ -10,6 +10,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_gup(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 

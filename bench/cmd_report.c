@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* bouncelab report FILE... -o DIR */
+/* bouncelab report FILE... -o DIR [--latency FILE] */
 #include <getopt.h>
 #include <stdio.h>
 
@@ -10,10 +10,11 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "latency", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outdir = NULL;
+	struct report_options opts = { 0 };
 	char err[1024];
 	int c, ret;
 
@@ -21,11 +22,20 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			outdir = optarg;
+			opts.outdir = optarg;
+			break;
+		case 'l':
+			opts.latency = optarg;
 			break;
 		case 'h':
-			printf("usage: bouncelab report RESULTS.json... -o DIR\n\n"
-			       "Writes DIR/report.md from one or more results files.\n");
+			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE]\n\n"
+			       "Writes DIR/report.md, its plots in DIR/plots/ and will-it-scale-style\n"
+			       "CSV files in DIR/will-it-scale/ from one or more results files (several\n"
+			       "machines' files give one report comparing them).\n\n"
+			       "  -o, --output DIR     where the report goes (created if missing)\n"
+			       "  --latency FILE       a latency matrix from 'bouncelab topo --latency',\n"
+			       "                       drawn as a heatmap\n"
+			       "  -h, --help           this help\n");
 			return 0;
 		default:
 			return bad_option(argv, "report");
@@ -33,12 +43,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("report: expected at least one results file");
-	if (!outdir)
+	if (!opts.outdir)
 		return usage_error("report: expected an output directory: -o DIR");
-	ret = report_generate((const char *const *)argv + optind,
-			      (unsigned int)(argc - optind), outdir, err, sizeof(err));
+	opts.files = (const char *const *)argv + optind;
+	opts.nr_files = (unsigned int)(argc - optind);
+	ret = report_write(&opts, err, sizeof(err));
 	if (ret)
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
-	printf("%s/report.md\n", outdir);
+	printf("%s/report.md\n", opts.outdir);
 	return 0;
 }

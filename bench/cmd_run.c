@@ -132,6 +132,40 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 }
 
 /*
+ * The command line, shell-quoted, for the report's "how to reproduce":
+ * kept in the results so that the report need not guess the options.
+ */
+static char run_command[4096];
+
+static void record_command(int argc, char **argv)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-+=/.,:@%";
+	FILE *out = fmemopen(run_command, sizeof(run_command) - 1, "w");
+
+	if (!out)
+		return;
+	fputs("bouncelab", out);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (*a && strspn(a, plain) == strlen(a)) {
+			fprintf(out, " %s", a);
+			continue;
+		}
+		fputs(" '", out);
+		for (; *a; a++) {
+			if (*a == '\'')
+				fputs("'\\''", out);
+			else
+				fputc(*a, out);
+		}
+		fputc('\'', out);
+	}
+	fclose(out);
+}
+
+/*
  * compact,pair:smt,cpus:0,4: policies split at commas, except that a
  * number continues the cpus: list before it. The texts live in store.
  */
@@ -375,6 +409,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	pr.total = suite->nr_cases * (unsigned int)opts->repetitions;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	context = results_context();
+	json_object_set_new(context, "command", json_string(run_command));
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
 		suite->nr_cases, opts->repetitions);
@@ -433,6 +468,7 @@ int cmd_run(int argc, char **argv)
 	long value;
 	int c, ret;
 
+	record_command(argc, argv);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run the suite and write results JSON" },
 	{ "list", cmd_list, "list families, variants and parameters" },
 	{ "report", cmd_report, "turn results JSON into a markdown report" },
+	{ "compare", cmd_compare, "compare two results files, benchmark by benchmark" },
 	{ "gup", cmd_gup, "the mini GUP walker, with gup_test's options and output" },
 	{ "topo", cmd_topo, "topology, distance classes, placements, core-to-core latency" },
 };

@@ -489,6 +489,8 @@ const struct kernel_family has_pinned_family = {
 		  "a458b76a4171 \"mm: gup: pack has_pinned in MMF_HAS_PINNED\" (Linux 5.14)",
 	.before = "atomic_set(&mm->has_pinned, 1);",
 	.after = "if (!atomic_read(&mm->has_pinned))\n\tatomic_set(&mm->has_pinned, 1);",
+	.before_variant = "store_always",
+	.after_variant = "read_then_set",
 	.params = has_pinned_params,
 	.nr_params = sizeof(has_pinned_params) / sizeof(has_pinned_params[0]),
 	.variants = has_pinned_variants,

@@ -85,6 +85,13 @@ struct kernel_family {
 	/* a few lines of the code pattern before and after the fix */
 	const char *before;
 	const char *after;
+	/*
+	 * The variants that run the before and after code, by name: the
+	 * report states how much faster "after" is and sets it beside the
+	 * seed's published figure. NULL: the family has no such pair.
+	 */
+	const char *before_variant;
+	const char *after_variant;
 	const struct kernel_param *params;
 	unsigned int nr_params;
 	const struct kernel_variant *variants;

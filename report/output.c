@@ -157,3 +157,106 @@ int output_check_writable(const char *path, char *err, size_t errlen)
 	unlink(probe);
 	return 0;
 }
+
+int output_batch_add(struct output_batch *batch, const char *path,
+		     char *data, size_t len)
+{
+	char *copy = strdup(path);
+
+	if (!copy || !data) {
+		free(copy);
+		free(data);
+		return -1;
+	}
+	if (batch->nr == batch->cap) {
+		size_t cap = batch->cap ? batch->cap * 2 : 32;
+		struct output_file *f = realloc(batch->files, cap * sizeof(*f));
+
+		if (!f) {
+			free(copy);
+			free(data);
+			return -1;
+		}
+		batch->files = f;
+		batch->cap = cap;
+	}
+	batch->files[batch->nr++] = (struct output_file){ copy, data, len };
+	return 0;
+}
+
+static void remove_temporaries(char (*tmp)[PATH_MAX], size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		unlink(tmp[i]);
+}
+
+/* Writes one temporary file beside path; its name goes to tmp. */
+static int write_temporary(const struct output_file *f, bool durable, char *tmp,
+			   char *err, size_t errlen)
+{
+	int fd;
+
+	if (snprintf(tmp, PATH_MAX, "%s.tmp.XXXXXX", f->path) >= PATH_MAX) {
+		snprintf(err, errlen, "%s: path too long", f->path);
+		return -1;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", f->path, strerror(errno));
+		return -1;
+	}
+	if (write_all(fd, f->data, f->len) || fchmod(fd, 0644) ||
+	    (durable && fsync(fd))) {
+		snprintf(err, errlen, "cannot write %s: %s", f->path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd)) {
+		snprintf(err, errlen, "cannot write %s: %s", f->path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int output_batch_commit(struct output_batch *batch, char *err, size_t errlen)
+{
+	char (*tmp)[PATH_MAX] = calloc(batch->nr ? batch->nr : 1, PATH_MAX);
+	size_t written = 0;
+	int ret = -1;
+
+	if (!tmp) {
+		snprintf(err, errlen, "out of memory writing the report");
+		return -1;
+	}
+	for (; written < batch->nr; written++)
+		if (write_temporary(&batch->files[written], written + 1 == batch->nr,
+				    tmp[written], err, errlen))
+			goto out;
+	for (size_t i = 0; i < batch->nr; i++) {
+		if (rename(tmp[i], batch->files[i].path)) {
+			snprintf(err, errlen, "cannot write %s: %s",
+				 batch->files[i].path, strerror(errno));
+			remove_temporaries(tmp + i, batch->nr - i);
+			free(tmp);
+			return -1;
+		}
+	}
+	ret = 0;
+	written = 0;
+out:
+	remove_temporaries(tmp, written);
+	free(tmp);
+	return ret;
+}
+
+void output_batch_free(struct output_batch *batch)
+{
+	for (size_t i = 0; i < batch->nr; i++) {
+		free(batch->files[i].path);
+		free(batch->files[i].data);
+	}
+	free(batch->files);
+	memset(batch, 0, sizeof(*batch));
+}

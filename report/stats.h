@@ -1,11 +1,98 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Statistics over repetitions. */
+/*
+ * Statistics over repetitions: medians with distribution-free confidence
+ * intervals, spread, the Mann-Whitney U test and bootstrap ratios.
+ *
+ * Benchmark repetitions on a shared VM are not normal: they have long
+ * tails and, when the hypervisor moves a vCPU, two modes. Everything here
+ * is therefore rank-based (medians, order statistics, U test) or
+ * resampled, never a mean +- t * sd. Everything is deterministic: the
+ * bootstrap draws from a generator seeded by the data themselves, so the
+ * same input gives the same report byte for byte.
+ */
 #ifndef BOUNCELAB_STATS_H
 #define BOUNCELAB_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* Confidence level of every interval in the report. */
+#define STATS_CONFIDENCE 0.95
+/* A result whose coefficient of variation exceeds this is flagged noisy. */
+#define STATS_NOISY_CV 0.10
+/* Bootstrap resamples per ratio: enough for stable 2.5% tails. */
+#define STATS_BOOTSTRAP_RESAMPLES 2000
 
 /* The median of n values (n > 0); the values are left unchanged. */
 double stats_median(const double *values, size_t n);
+
+/* The median of n sorted values (n > 0). */
+double stats_median_sorted(const double *sorted, size_t n);
+
+/* Sorts n doubles in place, ascending. */
+void stats_sort(double *values, size_t n);
+
+/*
+ * The confidence interval of the median by order statistics: the sorted
+ * values at ranks lo and hi (0-based) cover the population median with
+ * probability *coverage, from the binomial(n, 1/2) distribution of the
+ * number of values below it. This is the narrowest such interval with
+ * coverage >= STATS_CONFIDENCE; below 6 values none reaches 95%, and the
+ * whole range is returned with its lower coverage (75% for 3 values).
+ */
+void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi, double *coverage);
+
+/* Sample standard deviation (n - 1) over the mean; 0 for fewer than 2. */
+double stats_cv(const double *values, size_t n);
+
+/*
+ * Two clusters with a clear gap between them, as when a VM switches a
+ * vCPU between two latency modes (60 or 250 ns one-way between the same
+ * two vCPUs). Needs at least 5 values. Each cluster must hold at least 2
+ * values and a fifth of them, the gap must be at least twice the range of
+ * either cluster, and the upper cluster must start at least 20% above
+ * the lower one.
+ */
+bool stats_bimodal(const double *sorted, size_t n);
+
+struct stats_summary {
+	size_t n;
+	double median;
+	double ci_lo, ci_hi;	/* interval of the median */
+	double ci_coverage;	/* what the interval really covers */
+	double min, max;
+	double cv;
+	bool noisy;		/* cv > STATS_NOISY_CV */
+	bool bimodal;
+};
+
+/* Summarises n > 0 values (left unchanged). Returns 0, or -1 without memory. */
+int stats_summarize(const double *values, size_t n, struct stats_summary *out);
+
+/*
+ * Two-sided p-value of the Mann-Whitney U test that a and b come from the
+ * same distribution: exact for samples of up to 20 without ties, the
+ * normal approximation with tie and continuity corrections otherwise (as
+ * scipy.stats.mannwhitneyu, which Google Benchmark's compare.py uses).
+ * NaN when either sample has fewer than 2 values.
+ */
+double stats_mann_whitney_p(const double *a, size_t na, const double *b,
+			    size_t nb);
+
+struct stats_ratio {
+	double ratio;		/* median(num) / median(den) */
+	double lo, hi;		/* bootstrap percentile interval; NaN if none */
+};
+
+/*
+ * The ratio of two medians with a 95% percentile-bootstrap interval,
+ * resampling both samples independently. The interval is NaN when either
+ * sample has fewer than 2 values. Returns 0, or -1 without memory.
+ */
+int stats_ratio_of_medians(const double *num, size_t nn, const double *den,
+			   size_t nd, struct stats_ratio *out);
+
+/* The geometric mean of n > 0 positive values. */
+double stats_geomean(const double *values, size_t n);
 
 #endif

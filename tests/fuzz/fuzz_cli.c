@@ -38,6 +38,7 @@ static const struct subcommand {
 	{ "run", cmd_run, "--dry-run" },
 	{ "list", cmd_list, NULL },
 	{ "report", cmd_report, NULL },
+	{ "compare", cmd_compare, NULL },
 	/* Not this system, so --latency is refused, whatever follows. */
 	{ "topo", cmd_topo, "--topology=pack:2 numa:2 core:4 pu:2" },
 	/* Not gup: it has no dry run, and -m 16384 -r 100000 runs for hours. */

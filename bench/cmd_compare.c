@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bouncelab compare A.json B.json: for a before/after study, each
+ * benchmark's ns per op in B over A, with a bootstrap 95% CI and the
+ * Mann-Whitney U p-value, its counters likewise (Google Benchmark's
+ * compare.py ignores user counters), and the geometric mean of the ratios.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+#include "cli.h"
+#include "format.h"
+#include "results_read.h"
+
+struct side {
+	const char *path;
+	struct results set;
+	struct result_cases cases;
+};
+
+static void compare_usage(FILE *out)
+{
+	fprintf(out, "usage: bouncelab compare A.json B.json\n\n"
+		"Compares two results files benchmark by benchmark: B's ns per op over A's\n"
+		"(below 1: B is faster) with a bootstrap 95%% CI and a Mann-Whitney U\n"
+		"p-value, the same for every counter both have, and the geometric mean.\n"
+		"Rows from plain Google Benchmark runs are compared on real_time.\n");
+}
+
+/* "has_pinned/store_always [pin_work=1, ...], 2 threads" */
+static void case_label(char *buf, size_t len, const struct result_case *c)
+{
+	const char *plural = c->threads == 1 ? "" : "s";
+
+	if (!c->family)
+		snprintf(buf, len, "%s, %ld thread%s", c->name, c->threads, plural);
+	else if (c->setting && *c->setting)
+		snprintf(buf, len, "%s/%s [%s], %ld thread%s", c->family, c->variant,
+			 c->setting, c->threads, plural);
+	else
+		snprintf(buf, len, "%s/%s, %ld thread%s", c->family, c->variant,
+			 c->threads, plural);
+}
+
+static void write_ratio_row(const char *label, const double *a, size_t na,
+			    const double *b, size_t nb)
+{
+	char ma[FORMAT_LEN], mb[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN];
+	double med_a = stats_median(a, na), med_b = stats_median(b, nb);
+	struct stats_ratio ratio;
+
+	printf("| %s | %s | %s | ", label, format_sig(ma, med_a), format_sig(mb, med_b));
+	if (med_a == 0 || stats_ratio_of_medians(b, nb, a, na, &ratio))
+		printf("n/a");
+	else
+		printf("%s", format_ratio_ci(r, &ratio));
+	printf(" | %s |\n", format_p(p, stats_mann_whitney_p(a, na, b, nb)));
+}
+
+/* The counters both cases have, one row each. */
+static void write_counters(const struct result_case *a, const struct result_case *b)
+{
+	for (size_t k = 0; k < a->nr_counters; k++) {
+		const struct case_counter *ca = &a->counters[k];
+		const struct case_counter *cb = result_case_counter(b, ca->name);
+		char label[160];
+
+		if (!cb)
+			continue;
+		snprintf(label, sizeof(label), "    counter %s", ca->name);
+		write_ratio_row(label, ca->values, ca->n, cb->values, cb->n);
+	}
+}
+
+static double compare_case(const struct result_case *a, const struct result_case *b)
+{
+	char label[1024];
+	double med_a = a->ns_stats.median, med_b = b->ns_stats.median;
+
+	case_label(label, sizeof(label), a);
+	write_ratio_row(label, a->ns, a->n, b->ns, b->n);
+	write_counters(a, b);
+	return med_b / med_a;
+}
+
+static int load(struct side *s)
+{
+	char err[1024];
+
+	if (results_read(&s->set, s->path, err, sizeof(err)))
+		return usage_error("%s", err);
+	if (result_cases_build(&s->set, &s->cases))
+		return runtime_error("out of memory analysing %s", s->path);
+	return 0;
+}
+
+static void describe(const char *tag, const struct side *s)
+{
+	const char *host = results_context_string(&s->set.files[0], "host_name");
+	const char *date = results_context_string(&s->set.files[0], "date");
+
+	printf("%s: %s (%s, %s)\n", tag, s->path, host ? host : "host not recorded",
+	       date ? date : "date not recorded");
+}
+
+/* Both case arrays are in result_case_compare() order: one merge walk. */
+static int compare_sides(const struct side *a, const struct side *b)
+{
+	size_t i = 0, j = 0, only_a = 0, only_b = 0, nr = 0;
+	double *ratios = malloc((a->cases.nr + 1) * sizeof(double));
+	char g[FORMAT_LEN];
+
+	if (!ratios)
+		return runtime_error("out of memory comparing %s and %s", a->path, b->path);
+	describe("A", a);
+	describe("B", b);
+	printf("\nB/A of ns per op (below 1: B is faster), ratio of medians with a bootstrap 95%% CI,\n"
+	       "and the two-sided Mann-Whitney U p-value (n/a with fewer than 2 repetitions):\n\n"
+	       "| benchmark | A | B | B/A | p |\n|---|---:|---:|---:|---:|\n");
+	while (i < a->cases.nr || j < b->cases.nr) {
+		int c = i == a->cases.nr ? 1 : j == b->cases.nr ? -1 :
+			result_case_compare(&a->cases.cases[i], &b->cases.cases[j]);
+
+		if (c < 0) {
+			only_a++;
+			i++;
+		} else if (c > 0) {
+			only_b++;
+			j++;
+		} else {
+			ratios[nr++] = compare_case(&a->cases.cases[i++], &b->cases.cases[j++]);
+		}
+	}
+	if (nr)
+		printf("\nGeometric mean of B/A over %zu benchmark%s: %s\n", nr, nr == 1 ? "" : "s",
+		       format_ratio(g, stats_geomean(ratios, nr)));
+	if (only_a || only_b)
+		printf("Not compared: %zu benchmark%s only in A, %zu only in B.\n", only_a,
+		       only_a == 1 ? "" : "s", only_b);
+	free(ratios);
+	if (!nr)
+		return usage_error("compare: %s and %s have no benchmark in common", a->path, b->path);
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct side a = { 0 }, b = { 0 };
+	int c, ret;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			compare_usage(stdout);
+			return 0;
+		default:
+			return bad_option(argv, "compare");
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error("compare: expected two results files, A.json B.json, got %d",
+				   argc - optind);
+	a.path = argv[optind];
+	b.path = argv[optind + 1];
+	ret = load(&a);
+	if (!ret)
+		ret = load(&b);
+	if (!ret)
+		ret = compare_sides(&a, &b);
+	result_cases_free(&a.cases);
+	result_cases_free(&b.cases);
+	results_free(&a.set);
+	results_free(&b.set);
+	return ret;
+}

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "catalog.h"
+#include "seeds.h"
+
+static int compare_longs(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Distinct thread counts; cases are sorted by threads already. */
+static int collect_threads(const struct analysis *a, struct group_view *g)
+{
+	const struct result_group *grp = g->group;
+
+	g->threads = malloc(grp->nr * sizeof(long));
+	if (!g->threads)
+		return -1;
+	for (size_t i = grp->first; i < grp->first + grp->nr; i++) {
+		long t = a->cases->cases[i].threads;
+
+		if (!g->nr_threads || g->threads[g->nr_threads - 1] != t)
+			g->threads[g->nr_threads++] = t;
+	}
+	qsort(g->threads, g->nr_threads, sizeof(long), compare_longs);
+	return 0;
+}
+
+static int compare_variant_cases(const void *x, const void *y)
+{
+	const struct result_case *a = *(const struct result_case *const *)x;
+	const struct result_case *b = *(const struct result_case *const *)y;
+
+	if (a->variant_order != b->variant_order)
+		return a->variant_order < b->variant_order ? -1 : 1;
+	return strcmp(a->variant, b->variant);
+}
+
+/* Distinct variants in catalogue order. */
+static int collect_variants(const struct analysis *a, struct group_view *g,
+			    const struct kernel_family *kf)
+{
+	const struct result_group *grp = g->group;
+	const struct result_case **sorted = malloc(grp->nr * sizeof(*sorted));
+
+	g->variants = calloc(grp->nr, sizeof(*g->variants));
+	if (!sorted || !g->variants) {
+		free(sorted);
+		return -1;
+	}
+	for (size_t i = 0; i < grp->nr; i++)
+		sorted[i] = &a->cases->cases[grp->first + i];
+	qsort(sorted, grp->nr, sizeof(*sorted), compare_variant_cases);
+	for (size_t i = 0; i < grp->nr; i++) {
+		struct variant_view *v;
+		int k;
+
+		if (g->nr_variants &&
+		    !strcmp(g->variants[g->nr_variants - 1].name, sorted[i]->variant))
+			continue;
+		v = &g->variants[g->nr_variants++];
+		v->name = sorted[i]->variant;
+		v->baseline = sorted[i]->baseline;
+		k = kf ? catalog_variant_index(kf, v->name) : -1;
+		v->models = k >= 0 ? kf->variants[k].models : NULL;
+	}
+	free(sorted);
+	return 0;
+}
+
+static int collect_counters(const struct analysis *a, struct group_view *g)
+{
+	const struct result_group *grp = g->group;
+	size_t total = 0;
+
+	for (size_t i = grp->first; i < grp->first + grp->nr; i++)
+		total += a->cases->cases[i].nr_counters;
+	g->counter_names = malloc((total + 1) * sizeof(*g->counter_names));
+	if (!g->counter_names)
+		return -1;
+	for (size_t i = grp->first; i < grp->first + grp->nr; i++) {
+		const struct result_case *c = &a->cases->cases[i];
+
+		for (size_t k = 0; k < c->nr_counters; k++) {
+			size_t j;
+
+			for (j = 0; j < g->nr_counter_names; j++)
+				if (!strcmp(g->counter_names[j], c->counters[k].name))
+					break;
+			if (j == g->nr_counter_names)
+				g->counter_names[g->nr_counter_names++] = c->counters[k].name;
+			if (!strcmp(c->counters[k].name, "one_way_ns"))
+				g->pingpong = true;
+		}
+	}
+	return 0;
+}
+
+/* The best contending variant at each thread count, and ratios to it. */
+static int compare_to_best(const struct analysis *a, struct group_view *g)
+{
+	const struct result_group *grp = g->group;
+
+	for (size_t i = 0; i < grp->nr; i++) {
+		const struct result_case *c = &a->cases->cases[grp->first + i];
+		struct case_view *v = &g->cases[i];
+
+		v->c = c;
+		for (size_t k = 0; k < grp->nr; k++) {
+			const struct result_case *o = &a->cases->cases[grp->first + k];
+
+			if (o->threads != c->threads || !result_case_contends(o))
+				continue;
+			if (!v->best || o->ns_stats.median < v->best->ns_stats.median)
+				v->best = o;
+		}
+		v->p_vs_best = NAN;
+		v->vs_best = (struct stats_ratio){ NAN, NAN, NAN };
+		if (!v->best)
+			continue;
+		if (v->best == c) {
+			v->vs_best = (struct stats_ratio){ 1, NAN, NAN };
+			continue;
+		}
+		if (stats_ratio_of_medians(c->ns, c->n, v->best->ns, v->best->n,
+					   &v->vs_best))
+			return -1;
+		v->p_vs_best = stats_mann_whitney_p(c->ns, c->n, v->best->ns,
+						    v->best->n);
+	}
+	return 0;
+}
+
+static int speedups(const struct analysis *a, struct group_view *g)
+{
+	for (size_t i = 0; i < g->group->nr; i++) {
+		struct case_view *v = &g->cases[i];
+		const struct result_case *one =
+			result_group_find(a->cases, g->group, v->c->variant, 1);
+
+		if (!one)
+			continue;
+		v->has_speedup = true;
+		if (one == v->c) {	/* the reference itself */
+			v->speedup = (struct stats_ratio){ 1, NAN, NAN };
+			continue;
+		}
+		if (stats_ratio_of_medians(v->c->ops_per_s, v->c->n, one->ops_per_s,
+					   one->n, &v->speedup))
+			return -1;
+	}
+	return 0;
+}
+
+static void fit_scaling(const struct analysis *a, struct group_view *g)
+{
+	double n[64], x[64];
+
+	for (size_t k = 0; k < g->nr_variants; k++) {
+		struct variant_view *v = &g->variants[k];
+		size_t count = 0;
+
+		if (v->baseline)
+			continue;
+		for (size_t t = 0; t < g->nr_threads && count < 64; t++) {
+			const struct result_case *c =
+				result_group_find(a->cases, g->group, v->name, g->threads[t]);
+
+			if (!c)
+				continue;
+			n[count] = (double)c->threads;
+			x[count++] = c->tput_stats.median;
+		}
+		v->fitted = !usl_fit(n, x, count, &v->fit);
+	}
+}
+
+static void pair_names(const struct kernel_family *kf, const char *family,
+		       const char **before, const char **after)
+{
+	*before = *after = NULL;
+	if (kf && kf->before_variant && kf->after_variant) {
+		*before = kf->before_variant;
+		*after = kf->after_variant;
+		return;
+	}
+	for (unsigned int i = 0; i < nr_seed_figures; i++) {
+		if (!strcmp(seed_figures[i].family, family)) {
+			*before = seed_figures[i].before_variant;
+			*after = seed_figures[i].after_variant;
+			return;
+		}
+	}
+}
+
+static int compare_pair(const struct analysis *a, struct group_view *g,
+			const struct kernel_family *kf)
+{
+	pair_names(kf, g->group->family, &g->before, &g->after);
+	if (!g->before)
+		return 0;
+	g->pairs = calloc(g->nr_threads, sizeof(*g->pairs));
+	if (!g->pairs)
+		return -1;
+	for (size_t t = 0; t < g->nr_threads; t++) {
+		struct pair_view *p = &g->pairs[g->nr_pairs];
+
+		p->threads = g->threads[t];
+		p->before = result_group_find(a->cases, g->group, g->before, p->threads);
+		p->after = result_group_find(a->cases, g->group, g->after, p->threads);
+		if (!p->before || !p->after)
+			continue;
+		if (stats_ratio_of_medians(p->before->ns, p->before->n, p->after->ns,
+					   p->after->n, &p->gain))
+			return -1;
+		p->p = stats_mann_whitney_p(p->before->ns, p->before->n,
+					    p->after->ns, p->after->n);
+		g->nr_pairs++;
+	}
+	return 0;
+}
+
+/* Every parameter the catalogue knows is at its default value. */
+static bool at_defaults(const struct kernel_family *kf, json_t *params)
+{
+	const char *key;
+	json_t *value;
+
+	if (!kf)
+		return false;
+	json_object_foreach(params, key, value) {
+		int p = kernel_param_index(kf, key);
+		const struct kernel_param *param;
+		const char *choice;
+
+		if (p < 0)
+			continue;
+		param = &kf->params[p];
+		choice = kernel_param_choice(param, param->def);
+		if (choice ? !json_is_string(value) || strcmp(json_string_value(value), choice) :
+			     !json_is_integer(value) || json_integer_value(value) != param->def)
+			return false;
+	}
+	return true;
+}
+
+static int view_group(const struct analysis *a, struct group_view *g,
+		      const struct kernel_family *kf)
+{
+	g->cases = calloc(g->group->nr, sizeof(*g->cases));
+	if (!g->cases || collect_threads(a, g) || collect_variants(a, g, kf) ||
+	    collect_counters(a, g) || compare_to_best(a, g) || speedups(a, g) ||
+	    compare_pair(a, g, kf))
+		return -1;
+	fit_scaling(a, g);
+	g->is_default = at_defaults(kf, g->group->params);
+	return 0;
+}
+
+static int catalogue_position(const struct kernel_family *kf)
+{
+	for (unsigned int i = 0; kf && i < catalog_size; i++)
+		if (catalog[i] == kf)
+			return (int)i;
+	return CASE_ORDER_UNKNOWN;
+}
+
+static int compare_families(const void *x, const void *y)
+{
+	const struct family_view *a = x, *b = y;
+	int pa = catalogue_position(a->kf), pb = catalogue_position(b->kf);
+	int c = strcmp(a->name, b->name);
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	if (c)
+		return c;
+	return (a->file > b->file) - (a->file < b->file);
+}
+
+/* Consecutive groups of one family on one file form a family view. */
+static int view_families(struct analysis *a)
+{
+	a->families = calloc(a->nr_groups + 1, sizeof(*a->families));
+	if (!a->families)
+		return -1;
+	for (size_t i = 0; i < a->nr_groups; i++) {
+		struct group_view *g = &a->groups[i];
+		struct family_view *f = a->nr_families ? &a->families[a->nr_families - 1] : NULL;
+
+		if (!f || f->file != g->group->file || strcmp(f->name, g->group->family)) {
+			f = &a->families[a->nr_families++];
+			f->name = g->group->family;
+			f->kf = catalog_find(f->name);
+			f->file = g->group->file;
+			f->first_group = i;
+			f->default_group = i;
+		}
+		g->number = (unsigned int)++f->nr_groups;
+		if (g->pingpong)
+			f->pingpong = true;
+		if (g->is_default && !a->groups[f->default_group].is_default)
+			f->default_group = i;
+	}
+	qsort(a->families, a->nr_families, sizeof(*a->families), compare_families);
+	return 0;
+}
+
+int analysis_build(const struct results *set, const struct result_cases *cases,
+		   struct analysis *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->set = set;
+	out->cases = cases;
+	out->groups = calloc(cases->nr_groups + 1, sizeof(*out->groups));
+	if (!out->groups)
+		return -1;
+	for (size_t i = 0; i < cases->nr_groups; i++) {
+		const struct result_group *grp = &cases->groups[i];
+		struct group_view *g;
+
+		if (!grp->family)
+			continue;	/* other tools' rows: for compare only */
+		g = &out->groups[out->nr_groups++];
+		g->group = grp;
+		if (view_group(out, g, catalog_find(grp->family))) {
+			analysis_free(out);
+			return -1;
+		}
+	}
+	if (view_families(out)) {
+		analysis_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+void analysis_free(struct analysis *a)
+{
+	for (size_t i = 0; i < a->nr_groups; i++) {
+		free(a->groups[i].threads);
+		free(a->groups[i].variants);
+		free(a->groups[i].cases);
+		free(a->groups[i].pairs);
+		free(a->groups[i].counter_names);
+	}
+	free(a->groups);
+	free(a->families);
+	memset(a, 0, sizeof(*a));
+}
+
+const struct case_view *group_view_find(const struct analysis *a,
+					const struct group_view *g,
+					const char *variant, long threads)
+{
+	const struct result_case *c = result_group_find(a->cases, g->group,
+							variant, threads);
+
+	return c ? &g->cases[c - &a->cases->cases[g->group->first]] : NULL;
+}
+
+const struct pair_view *group_view_pair(const struct group_view *g,
+					long threads)
+{
+	for (size_t i = 0; i < g->nr_pairs; i++)
+		if (g->pairs[i].threads == threads)
+			return &g->pairs[i];
+	return NULL;
+}
+
+const struct pair_view *group_view_widest_pair(const struct group_view *g)
+{
+	return g->nr_pairs ? &g->pairs[g->nr_pairs - 1] : NULL;
+}
+
+int distance_rank(const char *cls)
+{
+	static const char *const order[] = {
+		"same_pu", "smt", "l2", "l3", "package", "numa", "cross_package",
+	};
+
+	for (size_t i = 0; cls && i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(cls, order[i]))
+			return (int)i;
+	return (int)(sizeof(order) / sizeof(order[0]));	/* unknown: last */
+}
+
+static int compare_by_distance(const void *x, const void *y)
+{
+	const struct result_case *a = *(const struct result_case *const *)x;
+	const struct result_case *b = *(const struct result_case *const *)y;
+	int ra = distance_rank(a->widest_class), rb = distance_rank(b->widest_class);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return result_case_compare(a, b);
+}
+
+size_t analysis_one_way_cases(const struct analysis *a,
+			      const struct family_view *f,
+			      const struct result_case **out)
+{
+	size_t nr = 0;
+
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
+		const struct result_group *grp = a->groups[k].group;
+
+		for (size_t i = grp->first; i < grp->first + grp->nr; i++)
+			if (result_case_counter(&a->cases->cases[i], "one_way_ns"))
+				out[nr++] = &a->cases->cases[i];
+	}
+	qsort(out, nr, sizeof(*out), compare_by_distance);
+	return nr;
+}

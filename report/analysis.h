@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the report says about each table, computed once: the best variant
+ * at each thread count and every variant's ratio to it, speedups over one
+ * thread, Universal Scalability Law fits, and the family's before/after
+ * pair. The markdown, the plots and the CSV all read from here, so a
+ * number is computed in one place and quoted everywhere the same.
+ */
+#ifndef BOUNCELAB_ANALYSIS_H
+#define BOUNCELAB_ANALYSIS_H
+
+#include "cases.h"
+#include "kernel.h"
+#include "stats.h"
+#include "usl.h"
+
+struct case_view {
+	const struct result_case *c;
+	/* the fastest contending variant at this thread count, or NULL */
+	const struct result_case *best;
+	struct stats_ratio vs_best;	/* ns per op of c over best's */
+	double p_vs_best;		/* U test; NaN for best itself */
+	bool has_speedup;
+	struct stats_ratio speedup;	/* ops/s over the same variant's at 1 thread */
+};
+
+/* The family's before and after variants at one thread count. */
+struct pair_view {
+	long threads;
+	const struct result_case *before, *after;
+	struct stats_ratio gain;	/* before's ns per op over after's */
+	double p;
+};
+
+struct variant_view {
+	const char *name;
+	const char *models;	/* what it stands for (catalogue), or NULL */
+	bool baseline;
+	bool fitted;
+	struct usl_fit fit;
+};
+
+/* One table: a family's setting on one machine. */
+struct group_view {
+	const struct result_group *group;
+	unsigned int number;	/* within its family and file, from 1 */
+	bool is_default;	/* every parameter at the catalogue's default */
+	bool pingpong;		/* rows carry one_way_ns: the physical baseline */
+	size_t nr_threads;
+	long *threads;		/* ascending */
+	size_t nr_variants;
+	struct variant_view *variants;	/* catalogue order */
+	struct case_view *cases;	/* parallel to the group's cases */
+	const char *before, *after;	/* the pair's variant names, or NULL */
+	size_t nr_pairs;
+	struct pair_view *pairs;
+	size_t nr_counter_names;
+	const char **counter_names;	/* union over the cases, first seen first */
+};
+
+/* A family on one machine: its groups, consecutive. */
+struct family_view {
+	const char *name;
+	const struct kernel_family *kf;	/* NULL: not in this catalogue */
+	unsigned int file;
+	size_t first_group, nr_groups;
+	size_t default_group;		/* the verdict's table */
+	bool pingpong;
+};
+
+struct analysis {
+	const struct results *set;
+	const struct result_cases *cases;
+	size_t nr_groups;
+	struct group_view *groups;
+	size_t nr_families;
+	struct family_view *families;	/* by catalogue order, then file */
+};
+
+/* Returns 0, or -1 without memory. */
+int analysis_build(const struct results *set, const struct result_cases *cases,
+		   struct analysis *out);
+void analysis_free(struct analysis *a);
+
+/* The view of a variant at a thread count in a group, or NULL. */
+const struct case_view *group_view_find(const struct analysis *a,
+					const struct group_view *g,
+					const char *variant, long threads);
+
+/* The pair at a thread count, or NULL. */
+const struct pair_view *group_view_pair(const struct group_view *g,
+					long threads);
+
+/*
+ * A distance class's place from nearest to farthest, as topo/topo.h
+ * names them (same_pu, smt, l2, l3, package, numa, cross_package);
+ * unknown classes last.
+ */
+int distance_rank(const char *cls);
+
+/*
+ * The cases of a ping-pong family (those with a one_way_ns counter),
+ * nearest distance class first. out holds room for every case. Returns
+ * how many.
+ */
+size_t analysis_one_way_cases(const struct analysis *a,
+			      const struct family_view *f,
+			      const struct result_case **out);
+
+/* The largest thread count at which the pair was measured, or NULL. */
+const struct pair_view *group_view_widest_pair(const struct group_view *g);
+
+#endif

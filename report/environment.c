@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's first and last sections: the machine each results file
+ * came from, and the commands that produce the same files again.
+ */
+#include <jansson.h>
+#include <string.h>
+
+#include "format.h"
+#include "markdown.h"
+
+static size_t brief(FILE *out, json_t *v, size_t budget);
+
+static size_t brief_object(FILE *out, json_t *v, size_t budget)
+{
+	size_t used = 0;
+	const char *key;
+	json_t *item;
+	bool first = true;
+
+	json_object_foreach(v, key, item) {
+		if (used >= budget) {
+			fputs("; …", out);
+			break;
+		}
+		if (!first)
+			fputs("; ", out);
+		first = false;
+		md_escape(out, key);
+		fputs(json_is_object(item) ? " (" : ": ", out);
+		used += strlen(key) + 4;
+		used += brief(out, item, budget - used);
+		if (json_is_object(item))
+			fputc(')', out);
+	}
+	return used;
+}
+
+static size_t brief_array(FILE *out, json_t *v, size_t budget)
+{
+	size_t used = 0, i;
+	json_t *item;
+
+	if (!json_array_size(v))
+		return (size_t)fprintf(out, "none");
+	json_array_foreach(v, i, item) {
+		if (used >= budget || i == 16) {
+			fprintf(out, ", … (%zu in all)", json_array_size(v));
+			break;
+		}
+		if (i)
+			fputs(", ", out);
+		used += 2 + brief(out, item, budget - used);
+	}
+	return used;
+}
+
+static size_t brief(FILE *out, json_t *v, size_t budget)
+{
+	char buf[64];
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return brief_object(out, v, budget);
+	case JSON_ARRAY:
+		return brief_array(out, v, budget);
+	case JSON_STRING:
+		md_escape(out, json_string_value(v));
+		return strlen(json_string_value(v));
+	case JSON_INTEGER:
+		return (size_t)fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	case JSON_REAL:
+		return (size_t)fprintf(out, "%s", format_sig(buf, json_real_value(v)));
+	case JSON_TRUE:
+		return (size_t)fprintf(out, "yes");
+	case JSON_FALSE:
+		return (size_t)fprintf(out, "no");
+	default:
+		return (size_t)fprintf(out, "n/a");
+	}
+}
+
+void markdown_json_brief(FILE *out, json_t *value, size_t budget)
+{
+	brief(out, value, budget);
+}
+
+static json_t *ctx(const struct report_input *in, unsigned int f, const char *key)
+{
+	return json_object_get(in->set->files[f].context, key);
+}
+
+static void cell_string(FILE *out, json_t *v)
+{
+	if (json_is_string(v))
+		md_escape(out, json_string_value(v));
+	else if (v)
+		brief(out, v, 300);
+	else
+		fputs("not recorded", out);
+}
+
+static void size_text(FILE *out, json_int_t bytes)
+{
+	if (bytes >= 1 << 20 && bytes % (1 << 20) == 0)
+		fprintf(out, "%" JSON_INTEGER_FORMAT " MiB", bytes >> 20);
+	else
+		fprintf(out, "%" JSON_INTEGER_FORMAT " KiB", bytes >> 10);
+}
+
+/* "L1d 32 KiB, L1i 32 KiB, L2 512 KiB, L3 32 MiB shared by 2 CPUs" */
+static void caches_text(FILE *out, json_t *caches)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(caches, i, c) {
+		json_t *type = json_object_get(c, "type");
+		json_t *size = json_object_get(c, "size");
+		json_t *sharing = json_object_get(c, "num_sharing");
+		const char *t = json_string_value(type);
+
+		if (!json_is_integer(size))
+			continue;
+		fprintf(out, "%sL%" JSON_INTEGER_FORMAT "%s ", i ? ", " : "",
+			json_integer_value(json_object_get(c, "level")),
+			!t ? "" : !strcmp(t, "Data") ? "d" : !strcmp(t, "Instruction") ? "i" : "");
+		size_text(out, json_integer_value(size));
+		if (json_is_integer(sharing) && json_integer_value(sharing) > 1)
+			fprintf(out, " shared by %" JSON_INTEGER_FORMAT " CPUs",
+				json_integer_value(sharing));
+	}
+}
+
+static void row_cpu(FILE *out, const struct report_input *in, unsigned int f)
+{
+	json_t *cpus = ctx(in, f, "num_cpus"), *mhz = ctx(in, f, "mhz_per_cpu");
+
+	cell_string(out, ctx(in, f, "cpu_model"));
+	if (json_is_integer(cpus))
+		fprintf(out, ", %" JSON_INTEGER_FORMAT " CPUs", json_integer_value(cpus));
+	if (json_is_number(mhz))
+		fprintf(out, " at %.0f MHz", json_number_value(mhz));
+}
+
+/* "same_pu (CPUs 0 and 0), l3 (CPUs 0 and 1)": an example pair per class. */
+static void topology_classes(FILE *out, json_t *classes)
+{
+	const char *name, *sep = "";
+	json_t *pair;
+
+	json_object_foreach(classes, name, pair) {
+		fputs(sep, out);
+		md_name(out, name);
+		if (json_array_size(pair) == 2)
+			fprintf(out, " (CPUs %" JSON_INTEGER_FORMAT " and %" JSON_INTEGER_FORMAT ")",
+				json_integer_value(json_array_get(pair, 0)),
+				json_integer_value(json_array_get(pair, 1)));
+		sep = ", ";
+	}
+}
+
+/* What bench/results.c records in context.topology, in one sentence. */
+static void topology_text(FILE *out, json_t *topo)
+{
+	json_t *source = json_object_get(topo, "source");
+	json_t *nr = json_object_get(topo, "nr_allowed_cpus");
+	json_t *cpus = json_object_get(topo, "allowed_cpus");
+	json_t *nodes = json_object_get(topo, "numa_nodes");
+	json_t *classes = json_object_get(topo, "classes");
+
+	if (json_is_string(source)) {
+		md_escape(out, json_string_value(source));
+		fputs(": ", out);
+	}
+	if (json_is_integer(nr))
+		fprintf(out, "%" JSON_INTEGER_FORMAT " allowed CPUs", json_integer_value(nr));
+	if (json_is_string(cpus)) {
+		fputs(" (", out);
+		md_escape(out, json_string_value(cpus));
+		fputc(')', out);
+	}
+	if (json_is_integer(nodes))
+		fprintf(out, ", %" JSON_INTEGER_FORMAT " NUMA node%s", json_integer_value(nodes),
+			json_integer_value(nodes) == 1 ? "" : "s");
+	if (json_object_size(classes)) {
+		fputs("; distance classes: ", out);
+		topology_classes(out, classes);
+	}
+}
+
+static void row_topology(FILE *out, const struct report_input *in, unsigned int f)
+{
+	json_t *topo = ctx(in, f, "topology"), *caches = ctx(in, f, "caches");
+
+	if (json_is_string(json_object_get(topo, "summary")))
+		md_escape(out, json_string_value(json_object_get(topo, "summary")));
+	else if (json_object_get(topo, "nr_allowed_cpus") || json_object_get(topo, "classes"))
+		topology_text(out, topo);
+	else if (topo)
+		brief(out, topo, 400);
+	if (topo && json_array_size(caches))
+		fputs("; caches: ", out);
+	if (json_array_size(caches))
+		caches_text(out, caches);
+	else if (!topo)
+		fputs("not recorded", out);
+}
+
+static void row_hypervisor(FILE *out, const struct report_input *in, unsigned int f)
+{
+	json_t *v = ctx(in, f, "hypervisor");
+
+	if (json_is_true(v))
+		fputs("yes: a VM, whose vCPUs the host can move or share mid-run; absolute figures are indicative", out);
+	else if (json_is_false(v))
+		fputs("no", out);
+	else
+		fputs("not recorded", out);
+}
+
+static void row_gbench(FILE *out, const struct report_input *in, unsigned int f)
+{
+	json_t *type = ctx(in, f, "library_build_type");
+
+	cell_string(out, ctx(in, f, "gbench_version"));
+	if (json_is_string(type)) {
+		fputs(", library built as ", out);
+		md_escape(out, json_string_value(type));
+		if (!strcmp(json_string_value(type), "debug"))
+			fputs(" (Debian's package; the timed loop is bouncelab's own, so this costs little)", out);
+	}
+}
+
+static void row_compiler(FILE *out, const struct report_input *in, unsigned int f)
+{
+	cell_string(out, ctx(in, f, "compiler"));
+	if (ctx(in, f, "build_type")) {
+		fputs(", build type ", out);
+		cell_string(out, ctx(in, f, "build_type"));
+	}
+}
+
+/* "coherence (cache-to-cache fills): n/a (no hardware PMU); sw: ok; PMU ..." */
+static void counter_sets(FILE *out, json_t *counters, json_t *sets)
+{
+	json_t *pmu = json_object_get(counters, "core_pmu");
+	json_t *paranoid = json_object_get(counters, "perf_event_paranoid");
+	const char *name, *sep = "";
+	json_t *set;
+
+	json_object_foreach(sets, name, set) {
+		json_t *label = json_object_get(set, "label");
+		json_t *summary = json_object_get(set, "summary");
+
+		if (!json_is_string(label))
+			label = json_object_get(set, "title");
+		fprintf(out, "%s", sep);
+		md_name(out, name);
+		if (json_is_string(label)) {
+			fputs(" (", out);
+			md_escape(out, json_string_value(label));
+			fputc(')', out);
+		}
+		fputs(": ", out);
+		md_escape(out, json_is_string(summary) ? json_string_value(summary) : "?");
+		sep = "; ";
+	}
+	if (!*sep)
+		fputs("none asked for (`bouncelab run --counters coherence,sw`)", out);
+	if (json_is_string(pmu)) {
+		fputs("; core PMU ", out);
+		md_escape(out, json_string_value(pmu));
+	}
+	if (json_is_integer(paranoid))
+		fprintf(out, ", perf_event_paranoid %" JSON_INTEGER_FORMAT,
+			json_integer_value(paranoid));
+}
+
+static void row_counters(FILE *out, const struct report_input *in, unsigned int f)
+{
+	json_t *c = ctx(in, f, "counters");
+	json_t *sets = json_object_get(c, "sets");
+
+	if (json_is_object(sets))
+		counter_sets(out, c, sets);
+	else if (c)
+		brief(out, c, 600);
+	else
+		fputs("not recorded in the results", out);
+}
+
+static void row_governor(FILE *out, const struct report_input *in, unsigned int f)
+{
+	cell_string(out, ctx(in, f, "governor"));
+	if (json_is_true(ctx(in, f, "cpu_scaling_enabled")))
+		fputs("; frequency scaling is on", out);
+}
+
+static void row_rows(FILE *out, const struct report_input *in, unsigned int f)
+{
+	const struct result_file *rf = &in->set->files[f];
+
+	fprintf(out, "%zu good, %zu failed; %zu aggregate rows recomputed; %zu rows from other tools ignored",
+		rf->nr_rows, rf->nr_failed, rf->nr_aggregates, rf->nr_foreign);
+}
+
+static void row_key(FILE *out, const struct report_input *in, unsigned int f,
+		    const char *key)
+{
+	cell_string(out, ctx(in, f, key));
+}
+
+void markdown_environment(FILE *out, const struct report_input *in)
+{
+	static const struct {
+		const char *label, *key;
+		void (*fn)(FILE *, const struct report_input *, unsigned int);
+	} rows[] = {
+		{ "Host", "host_name", NULL },
+		{ "Date", "date", NULL },
+		{ "CPU", NULL, row_cpu },
+		{ "Topology", NULL, row_topology },
+		{ "Kernel", "kernel_release", NULL },
+		{ "Hypervisor", NULL, row_hypervisor },
+		{ "Governor", NULL, row_governor },
+		{ "Compiler", NULL, row_compiler },
+		{ "Google Benchmark", NULL, row_gbench },
+		{ "Counters", NULL, row_counters },
+		{ "Load average", "load_avg", NULL },
+		{ "bouncelab", "bouncelab_version", NULL },
+		{ "Repetitions", NULL, row_rows },
+	};
+
+	fputs("## Environment\n\n| |", out);
+	for (unsigned int f = 0; f < in->nr_files; f++) {
+		fputc(' ', out);
+		md_code(out, in->files[f]);
+		fputs(" |", out);
+	}
+	fputs("\n|---|", out);
+	for (unsigned int f = 0; f < in->nr_files; f++)
+		fputs("---|", out);
+	fputc('\n', out);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		fprintf(out, "| %s |", rows[r].label);
+		for (unsigned int f = 0; f < in->nr_files; f++) {
+			fputc(' ', out);
+			if (rows[r].fn)
+				rows[r].fn(out, in, f);
+			else
+				row_key(out, in, f, rows[r].key);
+			fputs(" |", out);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+/* A shell word: quoted when it holds anything but safe characters. */
+static void shell_word(FILE *out, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == strlen(s)) {
+		fputs(s, out);
+		return;
+	}
+	fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('\'', out);
+}
+
+/* Lists each family's parameter values and the placements seen. */
+static void reconstruct_run(FILE *out, const struct report_input *in, unsigned int f)
+{
+	const struct analysis *a = in->a;
+	long threads[64];
+	size_t nr_threads = 0;
+	const char *last_family = NULL;
+
+	fputs("bouncelab run", out);
+	for (size_t i = 0; i < a->nr_groups; i++) {
+		const struct group_view *g = &a->groups[i];
+
+		if (g->group->file != f)
+			continue;
+		for (size_t t = 0; t < g->nr_threads; t++) {
+			size_t k;
+
+			for (k = 0; k < nr_threads && threads[k] != g->threads[t]; k++)
+				;
+			if (k == nr_threads && nr_threads < 64)
+				threads[nr_threads++] = g->threads[t];
+		}
+	}
+	fputs(" --filter '^(", out);
+	for (size_t i = 0; i < a->nr_families; i++) {
+		if (a->families[i].file != f ||
+		    (last_family && !strcmp(last_family, a->families[i].name)))
+			continue;
+		fprintf(out, "%s%s", last_family ? "|" : "", a->families[i].name);
+		last_family = a->families[i].name;
+	}
+	fputs(")/' --threads ", out);
+	for (size_t k = 0; k < nr_threads; k++)
+		fprintf(out, "%s%ld", k ? "," : "", threads[k]);
+	fputs(" --out results.json\n", out);
+}
+
+void markdown_reproduce(FILE *out, const struct report_input *in)
+{
+	json_t *version = ctx(in, 0, "bouncelab_version");
+
+	fputs("## How to reproduce\n\nBuild bouncelab", out);
+	if (json_is_string(version))
+		fprintf(out, " %s", json_string_value(version));
+	fputs(" (`meson setup build && ninja -C build`; the program is then `build/bouncelab`), "
+	      "then run:\n\n```sh\n", out);
+	for (unsigned int f = 0; f < in->nr_files; f++) {
+		json_t *command = ctx(in, f, "command");
+
+		if (in->nr_files > 1)
+			fprintf(out, "# on %s\n", json_string_value(ctx(in, f, "host_name")) ?
+				json_string_value(ctx(in, f, "host_name")) : "the machine");
+		if (json_is_string(command)) {
+			for (const char *c = json_string_value(command); *c; c++)
+				fputc(*c == '\n' ? ' ' : *c, out);
+			fputc('\n', out);
+		}
+		else
+			reconstruct_run(out, in, f);
+	}
+	fputs("bouncelab report", out);
+	for (unsigned int f = 0; f < in->nr_files; f++) {
+		fputc(' ', out);
+		shell_word(out, in->files[f]);
+	}
+	if (in->latency_path) {
+		fputs(" --latency ", out);
+		shell_word(out, in->latency_path);
+	}
+	fputs(" -o ", out);
+	shell_word(out, in->outdir);
+	fputs("\n```\n\n", out);
+	for (unsigned int f = 0; f < in->nr_files; f++) {
+		if (!json_is_string(ctx(in, f, "command"))) {
+			fputs("The results do not record the command that made them: the run command above is rebuilt from their families and thread counts; repetitions and time per repetition are the defaults.\n\n", out);
+			break;
+		}
+	}
+}

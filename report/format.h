@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * How the report writes numbers. Prose and tables use these same
+ * functions, so a number quoted in a sentence is the number in its table,
+ * character for character.
+ */
+#ifndef BOUNCELAB_FORMAT_H
+#define BOUNCELAB_FORMAT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+#define FORMAT_LEN 128
+
+/* Three significant digits without an exponent: 14.3, 5.70, 1194790. */
+const char *format_sig(char *buf, double v);
+
+/* A ratio: 2.51x, 13.3x, 466x. */
+const char *format_ratio(char *buf, double v);
+
+/* "2.51x (95% CI 2.40–2.63)", or "2.51x (no CI: 1 repetition)". */
+const char *format_ratio_ci(char *buf, const struct stats_ratio *r);
+
+/* "14.3 (14.1–14.5)": a median and its interval. */
+const char *format_median_ci(char *buf, const struct stats_summary *s,
+			     double scale);
+
+/* "0.004", "0.10", "< 0.001" or "n/a". */
+const char *format_p(char *buf, double p);
+
+/* "8.2%" */
+const char *format_percent(char *buf, double fraction);
+
+/* Text for a markdown table cell or paragraph: | < > ` * _ escaped. */
+void md_escape(FILE *out, const char *s);
+
+/* A name as is when it is an identifier (has_pinned), else escaped. */
+void md_name(FILE *out, const char *s);
+
+/* A name as inline code: `store_always` (backticks in it dropped). */
+void md_code(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report.md. Every number a sentence quotes is formatted by the same
+ * function, from the same value, as the table cell it comes from
+ * (tests/check_prose.py holds us to that).
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "markdown.h"
+#include "plots.h"
+#include "seeds.h"
+
+static const char *plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static const struct result_file *file_of(const struct report_input *in,
+					 const struct group_view *g)
+{
+	return &in->set->files[g->group->file];
+}
+
+static void write_banner(FILE *out, const struct report_input *in)
+{
+	for (unsigned int f = 0; f < in->nr_files; f++) {
+		json_t *why = json_object_get(in->set->files[f].context, "incomplete");
+
+		if (!why || json_is_false(why))
+			continue;
+		fputs("> **Incomplete run.** ", out);
+		md_code(out, in->files[f]);
+		fputs(" stopped early", out);
+		if (json_is_string(why)) {
+			fputs(": ", out);
+			md_escape(out, json_string_value(why));
+		}
+		fputs(". Its tables hold only the benchmarks that finished.\n\n", out);
+	}
+}
+
+static void write_intro(FILE *out)
+{
+	fputs("How to read the tables: *ns/op* is the time of one operation in one thread and *Mops/s* the "
+	      "throughput of all threads together, both medians over the repetitions with a 95% confidence "
+	      "interval by order statistics. *× best* divides a variant's ns/op by that of the fastest "
+	      "variant at the same thread count (a bootstrap 95% CI), and *p* is the two-sided Mann–Whitney "
+	      "U test of the two. *CV* is the coefficient of variation: above 10% a result is flagged "
+	      "*noisy*; two separated clusters are flagged *bimodal*, as when a VM moves a vCPU mid-run. "
+	      "Baseline variants (the harness's empty loop) and deliberately racy ones (which lose "
+	      "updates) are never *best*.\n\n", out);
+}
+
+static void write_failures(FILE *out, const struct report_input *in)
+{
+	const struct results *set = in->set;
+
+	if (!set->nr_failures)
+		return;
+	fprintf(out, "**%zu repetition%s failed** and %s left out:\n\n", set->nr_failures,
+		plural((long)set->nr_failures), set->nr_failures == 1 ? "is" : "are");
+	for (size_t i = 0; i < set->nr_failures && i < 20; i++) {
+		fputs("- ", out);
+		md_code(out, set->failures[i].name);
+		fputs(": ", out);
+		md_escape(out, set->failures[i].message);
+		fputc('\n', out);
+	}
+	if (set->nr_failures > 20)
+		fprintf(out, "- … and %zu more: see the results file.\n", set->nr_failures - 20);
+	fputc('\n', out);
+}
+
+/* "setting 2 (pin_work=1, flag_line=shared, placement compact)" */
+static void write_setting_heading(FILE *out, const struct report_input *in,
+				  const struct group_view *g, const char *level)
+{
+	fprintf(out, "%s Setting %u: ", level, g->number);
+	md_escape(out, g->group->setting && *g->group->setting ?
+		  g->group->setting : "defaults");
+	if (g->is_default)
+		fputs(" (defaults)", out);
+	if (in->nr_files > 1) {
+		fputs(", ", out);
+		md_code(out, in->files[g->group->file]);
+	}
+	fputs("\n\n", out);
+}
+
+static void write_image(FILE *out, const struct analysis *a,
+			const struct group_view *g, const char *kind,
+			const char *alt)
+{
+	char name[PATH_MAX];
+
+	plot_name(name, sizeof(name), a, g, kind);
+	fprintf(out, "![%s](%s)\n", alt, name);
+}
+
+/* ---- the physical baseline ---- */
+
+static void write_one_way_table(FILE *out, const struct report_input *in,
+				const struct family_view *f)
+{
+	const struct result_case **cases = calloc(in->a->cases->nr + 1, sizeof(*cases));
+	size_t nr = cases ? analysis_one_way_cases(in->a, f, cases) : 0;
+	char m[FORMAT_LEN], lo[FORMAT_LEN];
+
+	fputs("| distance | variant | placement | one-way ns (95% CI) | min | n | flags |\n"
+	      "|---|---|---|---:|---:|---:|---|\n", out);
+	for (size_t i = 0; i < nr; i++) {
+		const struct result_case *c = cases[i];
+		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
+		struct stats_summary s;
+
+		if (stats_summarize(cc->values, cc->n, &s))
+			continue;
+		fputs("| ", out);
+		md_escape(out, c->widest_class ? c->widest_class : "unknown");
+		fputs(" | ", out);
+		md_name(out, c->variant);
+		fputs(" | ", out);
+		md_escape(out, c->setting && *c->setting ? c->setting : "defaults");
+		fprintf(out, " | %s | %s | %zu | %s%s%s |\n",
+			format_median_ci(m, &s, 1), format_sig(lo, s.min), s.n,
+			s.bimodal ? "bimodal" : "", s.bimodal && s.noisy ? ", " : "",
+			s.noisy ? "noisy" : "");
+	}
+	fputs("\nOne-way latency is half a round trip; *min* is the fastest repetition. A *bimodal* "
+	      "pair moved between two latency modes during the run: its median alone would hide that.\n\n", out);
+	free(cases);
+}
+
+static int compare_pairs_by_class(const void *x, const void *y)
+{
+	const struct latency_map_pair *a = x, *b = y;
+	int ra = distance_rank(a->cls), rb = distance_rank(b->cls);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return strcmp(a->cls ? a->cls : "", b->cls ? b->cls : "");
+}
+
+/* Per distance class, nearest first: how many pairs, their median and range. */
+static void write_latency_classes(FILE *out, const struct latency_map *map)
+{
+	struct latency_map_pair *p = malloc((map->nr_pairs + 1) * sizeof(*p));
+	double *v = malloc((map->nr_pairs + 1) * sizeof(double));
+
+	if (!p || !v)
+		goto out;
+	memcpy(p, map->pairs, map->nr_pairs * sizeof(*p));
+	qsort(p, map->nr_pairs, sizeof(*p), compare_pairs_by_class);
+	fputs("| distance class | pairs | median one-way ns | min | max |\n|---|---:|---:|---:|---:|\n", out);
+	for (size_t i = 0; i < map->nr_pairs;) {
+		char m[FORMAT_LEN], lo[FORMAT_LEN], hi[FORMAT_LEN];
+		size_t n = 0;
+
+		while (i + n < map->nr_pairs && !compare_pairs_by_class(&p[i], &p[i + n])) {
+			v[n] = p[i + n].ns;
+			n++;
+		}
+		stats_sort(v, n);
+		fputs("| ", out);
+		md_escape(out, p[i].cls ? p[i].cls : "unknown");
+		fprintf(out, " | %zu | %s | %s | %s |\n", n,
+			format_sig(m, stats_median_sorted(v, n)), format_sig(lo, v[0]),
+			format_sig(hi, v[n - 1]));
+		i += n;
+	}
+	fputc('\n', out);
+out:
+	free(p);
+	free(v);
+}
+
+static void write_baseline(FILE *out, const struct report_input *in)
+{
+	const struct analysis *a = in->a;
+	char name[PATH_MAX];
+	bool any = false;
+
+	fputs("## Physical baseline: one cache line between two CPUs\n\n", out);
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+
+		if (!f->pingpong)
+			continue;
+		if (!any && f->kf) {
+			md_escape(out, f->kf->lesson);
+			fputs("\n\n", out);
+		}
+		any = true;
+		if (in->nr_files > 1) {
+			fputs("On ", out);
+			md_code(out, in->files[f->file]);
+			fputs(":\n\n", out);
+		}
+		write_one_way_table(out, in, f);
+		plot_family_name(name, sizeof(name), a, f, "oneway");
+		fprintf(out, "![one-way latency by distance class](%s)\n\n", name);
+	}
+	if (in->latency) {
+		fputs("### Core-to-core latency matrix\n\nFrom ", out);
+		md_code(out, in->latency_path);
+		fprintf(out, ": %zu measured pair%s among %zu CPUs.\n\n", in->latency->nr_pairs,
+			plural((long)in->latency->nr_pairs), in->latency->n);
+		write_latency_classes(out, in->latency);
+		fputs("![one-way latency between CPUs](" HEATMAP_NAME ")\n\n", out);
+	}
+	if (!any && !in->latency)
+		fputs("Not measured in these results. `bouncelab run --filter pingpong` measures the ping-pong "
+		      "family at each distance class; `bouncelab topo --latency` writes a latency matrix, which "
+		      "`bouncelab report --latency FILE` draws as a heatmap.\n\n", out);
+}
+
+/* ---- a family's lesson and the seeds' figures ---- */
+
+static void write_lesson(FILE *out, const struct family_view *f)
+{
+	const struct kernel_family *kf = f->kf;
+
+	fputs("## ", out);
+	md_name(out, f->name);
+	if (!kf) {
+		fputs("\n\nThis family is not in this build's catalogue: no lesson to show.\n\n", out);
+		return;
+	}
+	fputs(" — ", out);
+	md_escape(out, kf->title);
+	fputs("\n\n", out);
+	md_escape(out, kf->lesson);
+	fputs("\n\n*Source:* ", out);
+	md_escape(out, kf->source);
+	fputs(".\n\n", out);
+	if (kf->before && kf->after) {
+		fputs("Before", out);
+		if (kf->before_variant) {
+			fputs(" (", out);
+			md_code(out, kf->before_variant);
+			fputc(')', out);
+		}
+		fprintf(out, ":\n\n```c\n%s\n```\n\nAfter", kf->before);
+		if (kf->after_variant) {
+			fputs(" (", out);
+			md_code(out, kf->after_variant);
+			fputc(')', out);
+		}
+		fprintf(out, ":\n\n```c\n%s\n```\n\n", kf->after);
+	}
+	fputs("Variants:\n\n", out);
+	for (unsigned int v = 0; v < kf->nr_variants; v++) {
+		fputs("- ", out);
+		md_code(out, kf->variants[v].name);
+		fputs(": ", out);
+		md_escape(out, kf->variants[v].models);
+		fputs(kf->variants[v].baseline ? " (baseline)\n" :
+		      kf->variants[v].deliberately_racy ?
+		      " (racy on purpose: never the best, whatever its speed)\n" : "\n", out);
+	}
+	fputc('\n', out);
+}
+
+/* The measured pair the seed's figure is set beside: at its thread count or below. */
+static const struct pair_view *seed_pair(const struct group_view *g,
+					 const struct seed_figure *s)
+{
+	const struct pair_view *best = g->nr_pairs ? &g->pairs[0] : NULL;
+
+	if (!g->before || strcmp(g->before, s->before_variant) ||
+	    strcmp(g->after, s->after_variant))
+		return NULL;
+	for (size_t i = 0; i < g->nr_pairs; i++)	/* ascending threads */
+		if (g->pairs[i].threads <= (long)s->threads)
+			best = &g->pairs[i];
+	return best;
+}
+
+static const struct variant_view *find_variant(const struct group_view *g,
+					       const char *name)
+{
+	for (size_t k = 0; k < g->nr_variants; k++)
+		if (!strcmp(g->variants[k].name, name))
+			return &g->variants[k];
+	return NULL;
+}
+
+static void write_threads_list(FILE *out, const struct group_view *g)
+{
+	for (size_t t = 0; t < g->nr_threads; t++)
+		fprintf(out, "%s%ld", t == 0 ? "" : t + 1 == g->nr_threads ? " and " : ", ",
+			g->threads[t]);
+}
+
+static void write_model_cell(FILE *out, const struct group_view *g,
+			     const struct seed_figure *s)
+{
+	const struct variant_view *b = find_variant(g, s->before_variant);
+	const struct variant_view *a = find_variant(g, s->after_variant);
+	char r[FORMAT_LEN];
+
+	if (g->nr_threads && g->threads[g->nr_threads - 1] >= (long)s->threads) {
+		fputs("measured: no extrapolation needed", out);
+		return;
+	}
+	if (!a || !b || !a->fitted || !b->fitted) {
+		fputs("no model: a USL fit needs 3 or more thread counts including 1 (this run: ", out);
+		write_threads_list(out, g);
+		fputc(')', out);
+		return;
+	}
+	fprintf(out, "**model**, not a measurement: %s at %u CPUs (USL fitted to %ld–%ld threads)",
+		format_ratio(r, usl_throughput(&a->fit, s->threads) /
+			     usl_throughput(&b->fit, s->threads)),
+		s->threads, g->threads[0], g->threads[g->nr_threads - 1]);
+}
+
+/* The table that matches the seed's benchmark best (seeds.h). */
+static const struct group_view *seed_group(const struct report_input *in,
+					   const struct family_view *f,
+					   const struct seed_figure *s)
+{
+	for (size_t k = f->first_group; s->setting && k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &in->a->groups[k];
+		const char *const *want = s->setting;
+
+		while (*want && g->group->setting && strstr(g->group->setting, *want))
+			want++;
+		if (!*want)
+			return g;
+	}
+	return &in->a->groups[f->default_group];
+}
+
+static void write_seeds(FILE *out, const struct report_input *in,
+			const struct family_view *f)
+{
+	char gain[FORMAT_LEN], ours[FORMAT_LEN];
+	bool any = false;
+
+	for (unsigned int i = 0; i < nr_seed_figures; i++) {
+		const struct seed_figure *s = &seed_figures[i];
+		const struct group_view *g;
+		const struct pair_view *p;
+
+		if (strcmp(s->family, f->name))
+			continue;
+		g = seed_group(in, f, s);
+		if (!any)
+			fputs("**The seeds' figures beside ours.**\n\n"
+			      "| seed | benchmark, machine | published | gain | ours | at the seed's CPU count |\n"
+			      "|---|---|---|---:|---|---|\n", out);
+		any = true;
+		p = seed_pair(g, s);
+		fputs("| ", out);
+		md_escape(out, s->source);
+		fputs(" | ", out);
+		md_escape(out, s->benchmark);
+		fputs("; ", out);
+		md_escape(out, s->machine);
+		fprintf(out, " | %.10g → %.10g %s; ", s->before, s->after, s->unit);
+		md_escape(out, s->published);
+		fprintf(out, " | %s | ", format_ratio(gain, seed_gain(s)));
+		if (p) {
+			fprintf(out, "%s at %ld thread%s, setting %u", format_ratio_ci(ours, &p->gain),
+				p->threads, plural(p->threads), g->number);
+		} else {
+			fputs("not measured: ", out);
+			md_code(out, s->before_variant);
+			fputs(" or ", out);
+			md_code(out, s->after_variant);
+			fputs(" missing", out);
+		}
+		fputs(" | ", out);
+		write_model_cell(out, g, s);
+		fputs(" |\n", out);
+	}
+	if (any)
+		fputs("\n*gain* is how many times better the fix made the seed's own figure; *ours* is the "
+		      "before variant's ns/op over the after variant's in this run, from the table named. The "
+		      "seeds measured real kernels on big machines; a ratio from a few threads is not expected "
+		      "to reach theirs, since the cost of a bouncing line grows with the number of CPUs that "
+		      "fight over it.\n\n", out);
+}
+
+/* ---- one table ---- */
+
+static bool ratio_clear(const struct stats_ratio *r)
+{
+	return isfinite(r->lo) && r->lo > 1;
+}
+
+static void write_best_sentence(FILE *out, const struct group_view *g, long t)
+{
+	const struct result_case *best = NULL;
+	size_t nr_others = 0, done = 0;
+	char r[FORMAT_LEN];
+
+	for (size_t i = 0; i < g->group->nr; i++) {
+		const struct case_view *v = &g->cases[i];
+
+		if (v->c->threads != t || !v->best)
+			continue;
+		best = v->best;
+		if (v->c != best && result_case_contends(v->c))
+			nr_others++;
+	}
+	if (!best) {
+		fprintf(out, "At %ld thread%s only baseline or deliberately racy variants ran.",
+			t, plural(t));
+		return;
+	}
+	fprintf(out, "At %ld thread%s, ", t, plural(t));
+	md_code(out, best->variant);
+	if (!nr_others) {
+		fputs(" is the only variant measured.", out);
+		return;
+	}
+	fputs(" is the fastest: ", out);
+	for (size_t i = 0; i < g->group->nr; i++) {
+		const struct case_view *v = &g->cases[i];
+
+		if (v->c->threads != t || v->c == best || !result_case_contends(v->c))
+			continue;
+		done++;
+		fprintf(out, "%s%s faster than ", done == 1 ? "" : done == nr_others ? " and " : ", ",
+			format_ratio_ci(r, &v->vs_best));
+		md_code(out, v->c->variant);
+		if (isfinite(v->vs_best.lo) && !ratio_clear(&v->vs_best))
+			fputs(" (within noise)", out);
+	}
+	fputc('.', out);
+}
+
+/* "faster:" only when the whole interval says so. */
+static const char *pair_word(const struct stats_ratio *gain)
+{
+	if (isfinite(gain->lo) && gain->lo > 1)
+		return "faster:";
+	if (isfinite(gain->hi) && gain->hi < 1)
+		return "slower:";
+	if (!isfinite(gain->lo))
+		return gain->ratio >= 1 ? "faster (one repetition, no interval):" :
+					  "slower (one repetition, no interval):";
+	return "not clearly faster or slower:";
+}
+
+static void write_pair_sentence(FILE *out, const struct group_view *g)
+{
+	const struct pair_view *p = group_view_widest_pair(g);
+	char r[FORMAT_LEN], pv[FORMAT_LEN];
+
+	if (!p)
+		return;
+	fputs(" The fix, ", out);
+	md_code(out, g->after);
+	fputs(" instead of ", out);
+	md_code(out, g->before);
+	fprintf(out, ", is %s %s at %ld thread%s", pair_word(&p->gain),
+		format_ratio_ci(r, &p->gain), p->threads, plural(p->threads));
+	for (size_t i = g->nr_pairs - 1; i-- > 0;)
+		fprintf(out, ", %s at %ld thread%s", format_ratio_ci(r, &g->pairs[i].gain),
+			g->pairs[i].threads, plural(g->pairs[i].threads));
+	format_p(pv, p->p);
+	fprintf(out, " (U test at %ld thread%s: p %s%s).", p->threads, plural(p->threads),
+		pv[0] == '<' ? "" : "= ", pv);
+}
+
+static void write_verdict(FILE *out, const struct group_view *g)
+{
+	fputs("**Verdict.** ", out);
+	write_best_sentence(out, g, g->threads[g->nr_threads - 1]);
+	write_pair_sentence(out, g);
+	fputs("\n\n", out);
+}
+
+static void write_flags(FILE *out, const struct result_case *c)
+{
+	const char *sep = "";
+
+	if (c->ns_stats.noisy) {
+		fputs("noisy", out);
+		sep = ", ";
+	}
+	if (c->ns_stats.bimodal) {
+		fprintf(out, "%sbimodal", sep);
+		sep = ", ";
+	}
+	if (c->n > 1 && c->ns_stats.ci_coverage < STATS_CONFIDENCE)
+		fprintf(out, "%s†", sep);
+}
+
+static void write_main_table(FILE *out, const struct group_view *g)
+{
+	char ns[FORMAT_LEN], tput[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN], cv[FORMAT_LEN];
+	double low_coverage = 1;
+
+	fputs("| threads | variant | distance | ns/op (95% CI) | Mops/s (95% CI) | × best | p vs best | CV | n | flags |\n"
+	      "|---:|---|---|---:|---:|---:|---:|---:|---:|---|\n", out);
+	for (size_t i = 0; i < g->group->nr; i++) {
+		const struct case_view *v = &g->cases[i];
+		const struct result_case *c = v->c;
+
+		fprintf(out, "| %ld | ", c->threads);
+		md_name(out, c->variant);
+		fputs(c->baseline ? " (baseline) | " : c->racy ? " (racy) | " : " | ", out);
+		md_escape(out, c->widest_class ? c->widest_class : "n/a");
+		fprintf(out, " | %s | %s | %s | %s | %s | %zu | ",
+			format_median_ci(ns, &c->ns_stats, 1),
+			format_median_ci(tput, &c->tput_stats, 1e-6),
+			v->best == c ? "best" : format_ratio_ci(r, &v->vs_best),
+			format_p(p, v->p_vs_best), format_percent(cv, c->ns_stats.cv), c->n);
+		write_flags(out, c);
+		fputs(" |\n", out);
+		if (c->n > 1 && c->ns_stats.ci_coverage < low_coverage)
+			low_coverage = c->ns_stats.ci_coverage;
+	}
+	fputc('\n', out);
+	if (low_coverage < STATS_CONFIDENCE)
+		fprintf(out, "† Fewer than 6 repetitions: no interval of the median reaches 95%%, so the range of the "
+			"repetitions is shown, which covers the median with only %.0f%% confidence, and the "
+			"bootstrap intervals of ratios are rough too. Run more repetitions (the default is 9).\n\n",
+			low_coverage * 100);
+}
+
+static void write_pair_table(FILE *out, const struct group_view *g)
+{
+	char b[FORMAT_LEN], a[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN];
+
+	if (!g->nr_pairs)
+		return;
+	fputs("Before and after:\n\n| threads | ", out);
+	md_code(out, g->before);
+	fputs(" ns/op | ", out);
+	md_code(out, g->after);
+	fputs(" ns/op | ", out);
+	md_code(out, g->after);
+	fputs(" faster by | p |\n|---:|---:|---:|---:|---:|\n", out);
+	for (size_t i = 0; i < g->nr_pairs; i++) {
+		const struct pair_view *pv = &g->pairs[i];
+
+		fprintf(out, "| %ld | %s | %s | %s | %s |\n", pv->threads,
+			format_median_ci(b, &pv->before->ns_stats, 1),
+			format_median_ci(a, &pv->after->ns_stats, 1),
+			format_ratio_ci(r, &pv->gain), format_p(p, pv->p));
+	}
+	fputc('\n', out);
+}
+
+/* Counters the run asked for but could not count: context.counters.na. */
+static json_t *counters_na(const struct report_input *in, const struct group_view *g)
+{
+	json_t *na = json_object_get(json_object_get(file_of(in, g)->context, "counters"), "na");
+
+	return json_is_object(na) ? na : NULL;
+}
+
+static bool has_counter_name(const struct group_view *g, const char *name)
+{
+	for (size_t k = 0; k < g->nr_counter_names; k++)
+		if (!strcmp(g->counter_names[k], name))
+			return true;
+	return false;
+}
+
+/*
+ * "Not counted: c2c_fills_per_op, ... n/a (no hardware PMU)." The names
+ * that share a reason are listed together; there is usually one reason.
+ */
+static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
+{
+	const char *name, *other, *sep = "Not counted: ";
+	json_t *why, *why_other;
+	size_t i = 0;
+
+	json_object_foreach(na, name, why) {
+		size_t k = 0;
+		bool first = true, seen = false;
+
+		if (has_counter_name(g, name))
+			continue;
+		/* Listed already, with an earlier name of the same reason? */
+		json_object_foreach(na, other, why_other) {
+			if (k++ >= i)
+				break;
+			if (!has_counter_name(g, other) && json_equal(why, why_other))
+				seen = true;
+		}
+		i++;
+		if (seen)
+			continue;
+		fputs(sep, out);
+		json_object_foreach(na, other, why_other) {
+			if (has_counter_name(g, other) || !json_equal(why, why_other))
+				continue;
+			fputs(first ? "" : ", ", out);
+			md_name(out, other);
+			first = false;
+		}
+		fputc(' ', out);
+		md_escape(out, json_is_string(why) ? json_string_value(why) : "n/a");
+		sep = "; ";
+	}
+	if (strcmp(sep, "Not counted: "))
+		fputs(".\n\n", out);
+}
+
+static void write_counters_table(FILE *out, const struct report_input *in,
+				 const struct group_view *g)
+{
+	const struct analysis *a = in->a;
+	json_t *na = counters_na(in, g), *why;
+	const char *name;
+	char v[FORMAT_LEN];
+
+	if (!g->nr_counter_names) {
+		write_na_note(out, g, na);	/* a table of n/a only says nothing */
+		return;
+	}
+	fputs("Counters (medians over repetitions; n/a: not counted for that case):\n\n| threads | variant |", out);
+	for (size_t k = 0; k < g->nr_counter_names; k++) {
+		fputc(' ', out);
+		md_name(out, g->counter_names[k]);
+		fputs(" |", out);
+	}
+	json_object_foreach(na, name, why) {
+		if (has_counter_name(g, name))
+			continue;
+		fputc(' ', out);
+		md_name(out, name);
+		fputs(" |", out);
+	}
+	fputs("\n|---:|---|", out);
+	for (size_t k = 0; k < g->nr_counter_names; k++)
+		fputs("---:|", out);
+	json_object_foreach(na, name, why)
+		if (!has_counter_name(g, name))
+			fputs("---:|", out);
+	fputc('\n', out);
+	for (size_t i = 0; i < g->group->nr; i++) {
+		const struct result_case *c = &a->cases->cases[g->group->first + i];
+
+		fprintf(out, "| %ld | ", c->threads);
+		md_name(out, c->variant);
+		fputs(" |", out);
+		for (size_t k = 0; k < g->nr_counter_names; k++) {
+			const struct case_counter *cc = result_case_counter(c, g->counter_names[k]);
+
+			fprintf(out, " %s |", cc ? format_sig(v, cc->median) : "n/a");
+		}
+		json_object_foreach(na, name, why)
+			if (!has_counter_name(g, name))
+				fputs(" n/a |", out);
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+	write_na_note(out, g, na);
+}
+
+static void write_scaling_table(FILE *out, const struct analysis *a,
+				const struct group_view *g)
+{
+	char tput[FORMAT_LEN], s[FORMAT_LEN];
+
+	fputs("Scaling (ops/s of all threads over the same variant's at 1 thread; efficiency is that speedup "
+	      "over the thread count):\n\n| variant | threads | Mops/s (95% CI) | speedup | efficiency |\n"
+	      "|---|---:|---:|---:|---:|\n", out);
+	for (size_t k = 0; k < g->nr_variants; k++) {
+		for (size_t t = 0; t < g->nr_threads; t++) {
+			const struct case_view *v = group_view_find(a, g, g->variants[k].name,
+								    g->threads[t]);
+
+			if (!v || !v->has_speedup)
+				continue;
+			fputs("| ", out);
+			md_name(out, v->c->variant);
+			fprintf(out, " | %ld | %s | %s | %.0f%% |\n", v->c->threads,
+				format_median_ci(tput, &v->c->tput_stats, 1e-6),
+				v->c->threads == 1 ? "1 (reference)" : format_ratio_ci(s, &v->speedup),
+				v->speedup.ratio / (double)v->c->threads * 100);
+		}
+	}
+	fputc('\n', out);
+}
+
+static void write_usl(FILE *out, const struct report_input *in,
+		      const struct group_view *g)
+{
+	json_t *cpus = json_object_get(file_of(in, g)->context, "num_cpus");
+	char r40[FORMAT_LEN], r256[FORMAT_LEN];
+	bool any = false;
+
+	for (size_t k = 0; k < g->nr_variants; k++)
+		any |= g->variants[k].fitted;
+	if (!any) {
+		fputs("**Scalability model:** none. A Universal Scalability Law fit needs 3 or more thread "
+		      "counts, one of them 1; this table has ", out);
+		write_threads_list(out, g);
+		if (json_is_integer(cpus))
+			fprintf(out, " (the machine has %" JSON_INTEGER_FORMAT " CPUs)", json_integer_value(cpus));
+		fputs(". On a larger machine, `bouncelab run --threads 1,2,4,8,...` gives it the points it needs.\n\n", out);
+		return;
+	}
+	fprintf(out, "**Scalability model** (Universal Scalability Law, X(N) = X(1)·N / (1 + σ(N−1) + κN(N−1))), "
+		"fitted to %ld–%ld threads. A **model, not a measurement**: its values at 40 and 256 CPUs "
+		"extrapolate far beyond the data.\n\n"
+		"| variant | σ contention | κ coherency | R² | peak at | model speedup at 40 CPUs | at 256 CPUs |\n"
+		"|---|---:|---:|---:|---:|---:|---:|\n", g->threads[0], g->threads[g->nr_threads - 1]);
+	for (size_t k = 0; k < g->nr_variants; k++) {
+		const struct variant_view *v = &g->variants[k];
+		double peak;
+
+		if (!v->fitted)
+			continue;
+		peak = usl_peak(&v->fit);
+		fputs("| ", out);
+		md_name(out, v->name);
+		fprintf(out, " | %.3g | %.3g | %.3f | ", v->fit.sigma, v->fit.kappa, v->fit.r2);
+		if (isfinite(peak))
+			fprintf(out, "%.0f thread%s", peak, peak < 1.5 ? "" : "s");
+		else
+			fputs("none (κ = 0)", out);
+		fprintf(out, " | %s | %s |\n",
+			format_ratio(r40, usl_throughput(&v->fit, 40) / v->fit.x1),
+			format_ratio(r256, usl_throughput(&v->fit, 256) / v->fit.x1));
+	}
+	fputc('\n', out);
+}
+
+static void write_plots(FILE *out, const struct analysis *a,
+			const struct group_view *g)
+{
+	long t = g->threads[g->nr_threads - 1];
+	char alt[96];
+
+	snprintf(alt, sizeof(alt), "ns per operation at %ld thread%s", t, plural(t));
+	write_image(out, a, g, "ns", alt);
+	if (plot_has_scaling(g)) {
+		fputc('\n', out);
+		write_image(out, a, g, "throughput", "throughput against threads");
+		write_image(out, a, g, "speedup", "speedup over 1 thread");
+		write_image(out, a, g, "efficiency", "parallel efficiency");
+	}
+	fputc('\n', out);
+}
+
+static void write_csv_links(FILE *out, const struct analysis *a,
+			    const struct group_view *g)
+{
+	char name[PATH_MAX];
+	bool first = true;
+
+	for (size_t k = 0; k < g->nr_variants; k++) {
+		if (g->variants[k].baseline)
+			continue;
+		csv_name(name, sizeof(name), a, g, g->variants[k].name);
+		fprintf(out, "%s[`%s`](%s)", first ? "will-it-scale CSV: " : ", ",
+			g->variants[k].name, name);
+		first = false;
+	}
+	if (!first)
+		fputs(".\n\n", out);
+}
+
+static void write_group(FILE *out, const struct report_input *in,
+			const struct group_view *g)
+{
+	const struct analysis *a = in->a;
+
+	write_setting_heading(out, in, g, "###");
+	write_verdict(out, g);
+	write_main_table(out, g);
+	write_pair_table(out, g);
+	write_counters_table(out, in, g);
+	if (plot_has_scaling(g))
+		write_scaling_table(out, a, g);
+	if (g->nr_threads >= 2)
+		write_usl(out, in, g);
+	else
+		fprintf(out, "Only %ld thread%s measured: no scaling plots or model.\n\n",
+			g->threads[0], plural(g->threads[0]));
+	write_plots(out, a, g);
+	write_csv_links(out, a, g);
+}
+
+static void write_families(FILE *out, const struct report_input *in)
+{
+	const struct analysis *a = in->a;
+
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+		bool first_file = i == 0 || strcmp(a->families[i - 1].name, f->name);
+
+		if (f->pingpong)
+			continue;
+		if (first_file)
+			write_lesson(out, f);
+		write_seeds(out, in, f);
+		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
+			write_group(out, in, &a->groups[k]);
+	}
+}
+
+/* Several machines: the fix's gain on each, side by side. */
+static void write_fleet(FILE *out, const struct report_input *in)
+{
+	const struct analysis *a = in->a;
+	char r[FORMAT_LEN];
+
+	if (in->nr_files < 2)
+		return;
+	fputs("## Fleet: the fix on each machine\n\n| family | results file | setting | ", out);
+	fputs("fix | gain at the most threads |\n|---|---|---|---|---|\n", out);
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+		const struct group_view *g = &a->groups[f->default_group];
+		const struct pair_view *p = group_view_widest_pair(g);
+
+		if (!p)
+			continue;
+		fputs("| ", out);
+		md_code(out, f->name);
+		fputs(" | ", out);
+		md_code(out, in->files[f->file]);
+		fprintf(out, " | %u | ", g->number);
+		md_code(out, g->after);
+		fputs(" over ", out);
+		md_code(out, g->before);
+		fprintf(out, " | %s at %ld thread%s |\n", format_ratio_ci(r, &p->gain),
+			p->threads, plural(p->threads));
+	}
+	fputc('\n', out);
+}
+
+static void write_outputs_note(FILE *out, const struct report_input *in)
+{
+	if (!in->a->nr_groups) {
+		fputs("No bouncelab benchmarks in these results: nothing to analyse.\n\n", out);
+		return;
+	}
+	fputs("Plots are in `" PLOT_DIR "/`; a will-it-scale-style CSV per variant and setting "
+	      "(`tasks,processes,processes_idle,threads,threads_idle,linear`, threads only, idle computed "
+	      "from the CPUs left unused) is in `" CSV_DIR "/`.\n\n", out);
+}
+
+char *markdown_report(const struct report_input *in, size_t *len)
+{
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len);
+
+	if (!out)
+		return NULL;
+	fputs("# bouncelab report\n\n", out);
+	write_banner(out, in);
+	write_intro(out);
+	markdown_environment(out, in);
+	write_failures(out, in);
+	write_outputs_note(out, in);
+	write_baseline(out, in);
+	write_fleet(out, in);
+	write_families(out, in);
+	markdown_reproduce(out, in);
+	if (fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report.md: what the report says, section by section. */
+#ifndef BOUNCELAB_MARKDOWN_H
+#define BOUNCELAB_MARKDOWN_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "latency_map.h"
+#include "results_read.h"
+
+struct report_input {
+	const char *const *files;	/* as given on the command line */
+	unsigned int nr_files;
+	const char *outdir;
+	const char *latency_path;	/* or NULL */
+	const struct results *set;
+	const struct analysis *a;
+	const struct latency_map *latency;	/* or NULL */
+};
+
+/* The whole report.md (free() it), or NULL without memory. */
+char *markdown_report(const struct report_input *in, size_t *len);
+
+/* Sections written by environment.c. */
+void markdown_environment(FILE *out, const struct report_input *in);
+void markdown_reproduce(FILE *out, const struct report_input *in);
+
+/* A JSON value on one line, at most about budget characters. */
+void markdown_json_brief(FILE *out, json_t *value, size_t budget);
+
+#endif

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "plots.h"
+#include "svg.h"
+
+static bool isalnum_ascii(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* File-name-safe: letters, digits, '_' and '-'; anything else becomes '_'. */
+static void safe_name(char *buf, size_t len, const char *s)
+{
+	size_t i = 0;
+
+	for (; s && *s && i + 1 < len; s++)
+		buf[i++] = (isalnum_ascii(*s) || *s == '_' || *s == '-') ? *s : '_';
+	buf[i] = '\0';
+}
+
+static void file_prefix(char *buf, size_t len, const struct analysis *a,
+			const struct group_view *g)
+{
+	char family[128];
+
+	safe_name(family, sizeof(family), g->group->family);
+	if (a->set->nr_files > 1)
+		snprintf(buf, len, "m%u-%s-%u", g->group->file + 1, family, g->number);
+	else
+		snprintf(buf, len, "%s-%u", family, g->number);
+}
+
+void plot_name(char *buf, size_t len, const struct analysis *a,
+	       const struct group_view *g, const char *kind)
+{
+	char prefix[256];
+
+	file_prefix(prefix, sizeof(prefix), a, g);
+	snprintf(buf, len, PLOT_DIR "/%s-%s.svg", prefix, kind);
+}
+
+void plot_family_name(char *buf, size_t len, const struct analysis *a,
+		      const struct family_view *f, const char *kind)
+{
+	char family[128];
+
+	safe_name(family, sizeof(family), f->name);
+	if (a->set->nr_files > 1)
+		snprintf(buf, len, PLOT_DIR "/m%u-%s-%s.svg", f->file + 1, family, kind);
+	else
+		snprintf(buf, len, PLOT_DIR "/%s-%s.svg", family, kind);
+}
+
+void csv_name(char *buf, size_t len, const struct analysis *a,
+	      const struct group_view *g, const char *variant)
+{
+	char prefix[256], name[128];
+
+	file_prefix(prefix, sizeof(prefix), a, g);
+	safe_name(name, sizeof(name), variant);
+	snprintf(buf, len, CSV_DIR "/%s-%s.csv", prefix, name);
+}
+
+/* At least two thread counts, one of them 1. */
+bool plot_has_scaling(const struct group_view *g)
+{
+	return g->nr_threads >= 2 && g->threads[0] == 1;
+}
+
+static int add(struct output_batch *batch, const char *outdir, const char *name,
+	       char *data)
+{
+	char path[PATH_MAX];
+
+	if (!data)
+		return -1;
+	if (snprintf(path, sizeof(path), "%s/%s", outdir, name) >= (int)sizeof(path)) {
+		free(data);
+		return -1;
+	}
+	return output_batch_add(batch, path, data, strlen(data));
+}
+
+/* ns per op of every variant at the largest thread count, with its CI. */
+static char *ns_bars(const struct analysis *a, const struct group_view *g)
+{
+	long t = g->threads[g->nr_threads - 1];
+	struct svg_bar *bars = calloc(g->nr_variants + 1, sizeof(*bars));
+	char (*labels)[FORMAT_LEN] = calloc(g->nr_variants + 1, sizeof(*labels));
+	struct svg_bar_chart chart = { .bars = bars };
+	double lo = INFINITY, hi = 0;
+	char title[160];
+	char *svg = NULL;
+
+	if (!bars || !labels)
+		goto out;
+	for (size_t k = 0; k < g->nr_variants; k++) {
+		const struct result_case *c =
+			result_group_find(a->cases, g->group, g->variants[k].name, t);
+
+		if (!c)
+			continue;
+		bars[chart.nr_bars] = (struct svg_bar){
+			g->variants[k].name, c->ns_stats.median,
+			c->ns_stats.n > 1 ? c->ns_stats.ci_lo : NAN,
+			c->ns_stats.n > 1 ? c->ns_stats.ci_hi : NAN,
+			g->variants[k].baseline ? SVG_STYLE_REFERENCE : (int)k,
+			format_sig(labels[chart.nr_bars], c->ns_stats.median),
+		};
+		chart.nr_bars++;
+		lo = fmin(lo, c->ns_stats.median);
+		hi = fmax(hi, c->ns_stats.median);
+	}
+	snprintf(title, sizeof(title), "%s: time per operation, %ld thread%s",
+		 g->group->family, t, t == 1 ? "" : "s");
+	chart.title = title;
+	chart.x_label = "ns per operation per thread (median, bar: 95% CI)";
+	/* Two decades apart: a linear axis would hide the fast variants. */
+	chart.log_x = hi > 100 * lo;
+	svg = svg_bar_chart(&chart);
+out:
+	free(bars);
+	free(labels);
+	return svg;
+}
+
+/* One-way latency (one_way_ns) of each case, nearest class first. */
+static char *one_way_bars(const struct analysis *a, const struct family_view *f)
+{
+	const struct result_case **cases = calloc(a->cases->nr + 1, sizeof(*cases));
+	size_t nr = cases ? analysis_one_way_cases(a, f, cases) : 0;
+	struct svg_bar *bars = calloc(nr + 1, sizeof(*bars));
+	char (*labels)[160] = calloc(nr + 1, sizeof(*labels));
+	char (*values)[FORMAT_LEN] = calloc(nr + 1, sizeof(*values));
+	struct svg_bar_chart chart = { .bars = bars };
+	char title[160];
+	char *svg = NULL;
+
+	if (!cases || !bars || !labels || !values)
+		goto out;
+	for (size_t i = 0; i < nr; i++) {
+		const struct result_case *c = cases[i];
+		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
+		struct stats_summary s;
+
+		if (stats_summarize(cc->values, cc->n, &s))
+			goto out;
+		snprintf(labels[i], sizeof(labels[0]), "%s, %s",
+			 c->widest_class ? c->widest_class : "unknown", c->variant);
+		bars[chart.nr_bars++] = (struct svg_bar){
+			labels[i], s.median, s.n > 1 ? s.ci_lo : NAN,
+			s.n > 1 ? s.ci_hi : NAN,
+			c->variant_order == CASE_ORDER_UNKNOWN ? 0 : c->variant_order,
+			format_sig(values[i], s.median),
+		};
+	}
+	snprintf(title, sizeof(title), "%s: one cache line between two CPUs", f->name);
+	chart.title = title;
+	chart.x_label = "one-way latency, ns (median, bar: 95% CI)";
+	svg = svg_bar_chart(&chart);
+out:
+	free(cases);
+	free(bars);
+	free(labels);
+	free(values);
+	return svg;
+}
+
+int plots_add_one_way(struct output_batch *batch, const char *outdir,
+		      const struct analysis *a, const struct family_view *f)
+{
+	char name[PATH_MAX];
+
+	plot_family_name(name, sizeof(name), a, f, "oneway");
+	return add(batch, outdir, name, one_way_bars(a, f));
+}
+
+enum scaling_kind { THROUGHPUT, SPEEDUP, EFFICIENCY };
+
+struct scaling_data {
+	size_t nr_series;
+	struct svg_series series[SVG_PALETTE_SIZE * 2 + 2];
+	double *values;		/* x, y, lo, hi per series, then the model */
+};
+
+static double scaled(const struct case_view *v, enum scaling_kind kind,
+		     double value)
+{
+	if (kind == THROUGHPUT)
+		return value / 1e6;
+	if (kind == SPEEDUP)
+		return value;
+	return value / (double)v->c->threads;
+}
+
+/* One measured series per non-baseline variant; USL curves dashed. */
+static int scaling_series(const struct analysis *a, const struct group_view *g,
+			  enum scaling_kind kind, struct scaling_data *d)
+{
+	size_t nt = g->nr_threads, max_series = sizeof(d->series) / sizeof(d->series[0]) - 1;
+	double *v;
+
+	d->values = calloc((g->nr_variants * 2 + 2) * 4 * (nt + 65), sizeof(double));
+	if (!d->values)
+		return -1;
+	v = d->values;
+	for (size_t k = 0; k < g->nr_variants && d->nr_series + 1 < max_series; k++) {
+		const struct variant_view *var = &g->variants[k];
+		struct svg_series *s = &d->series[d->nr_series];
+		double *x = v, *y = v + nt, *lo = v + 2 * nt, *hi = v + 3 * nt;
+
+		if (var->baseline)
+			continue;
+		v += 4 * nt;
+		*s = (struct svg_series){
+			.name = var->name, .x = x, .y = y, .y_lo = lo, .y_hi = hi,
+			.style = (int)k, .markers = true,
+			/* the fitted model draws the line through the points */
+			.no_line = kind == THROUGHPUT && var->fitted,
+		};
+		for (size_t t = 0; t < nt; t++) {
+			const struct case_view *cv = group_view_find(a, g, var->name, g->threads[t]);
+
+			if (!cv || (kind != THROUGHPUT && !cv->has_speedup))
+				continue;
+			x[s->n] = (double)g->threads[t];
+			if (kind == THROUGHPUT) {
+				y[s->n] = scaled(cv, kind, cv->c->tput_stats.median);
+				lo[s->n] = cv->c->n > 1 ? scaled(cv, kind, cv->c->tput_stats.ci_lo) : NAN;
+				hi[s->n] = cv->c->n > 1 ? scaled(cv, kind, cv->c->tput_stats.ci_hi) : NAN;
+			} else {
+				y[s->n] = scaled(cv, kind, cv->speedup.ratio);
+				lo[s->n] = scaled(cv, kind, cv->speedup.lo);
+				hi[s->n] = scaled(cv, kind, cv->speedup.hi);
+			}
+			s->n++;
+		}
+		d->nr_series++;
+		if (kind != THROUGHPUT || !var->fitted)
+			continue;
+		/* The model between the measured counts, 64 steps. */
+		s = &d->series[d->nr_series++];
+		*s = (struct svg_series){
+			.n = 65, .x = v, .y = v + 65, .style = (int)k, .dashed = true,
+		};
+		for (size_t i = 0; i <= 64; i++) {
+			double n = 1 + ((double)g->threads[nt - 1] - 1) * (double)i / 64;
+
+			v[i] = n;
+			v[65 + i] = usl_throughput(&var->fit, n) / 1e6;
+		}
+		v += 130;
+	}
+	return 0;
+}
+
+/* The ideal: linear speedup, or efficiency 1. */
+static void reference_line(const struct group_view *g, enum scaling_kind kind,
+			   struct scaling_data *d, double *x, double *y)
+{
+	struct svg_series *s = &d->series[d->nr_series++];
+
+	x[0] = 1;
+	x[1] = (double)g->threads[g->nr_threads - 1];
+	y[0] = 1;
+	y[1] = kind == SPEEDUP ? x[1] : 1;
+	*s = (struct svg_series){
+		.name = "ideal (linear)", .n = 2, .x = x, .y = y,
+		.style = SVG_STYLE_REFERENCE, .dashed = true,
+	};
+}
+
+static char *scaling_chart(const struct analysis *a, const struct group_view *g,
+			   enum scaling_kind kind)
+{
+	static const char *const titles[] = { "throughput", "speedup over 1 thread",
+					      "parallel efficiency" };
+	static const char *const labels[] = {
+		"Mops/s, all threads (median, bar: 95% CI)",
+		"speedup: ops/s over 1 thread's (bar: 95% CI)",
+		"efficiency: speedup / threads",
+	};
+	struct scaling_data d = { 0 };
+	double ref_x[2], ref_y[2], ticks[64];
+	struct svg_line_chart chart = { 0 };
+	char title[192], *svg = NULL;
+
+	if (scaling_series(a, g, kind, &d))
+		return NULL;
+	if (kind != THROUGHPUT)
+		reference_line(g, kind, &d, ref_x, ref_y);
+	for (size_t t = 0; t < g->nr_threads && t < 64; t++)
+		ticks[t] = (double)g->threads[t];
+	snprintf(title, sizeof(title), "%s, setting %u: %s", g->group->family,
+		 g->number, titles[kind]);
+	chart = (struct svg_line_chart){
+		.title = title, .x_label = "threads", .y_label = labels[kind],
+		/* Thread counts usually double: a log axis spaces them evenly. */
+		.log_x = g->threads[g->nr_threads - 1] >= 8 * g->threads[0],
+		.y_from_zero = true, .x_ticks = ticks,
+		.nr_x_ticks = g->nr_threads < 64 ? g->nr_threads : 64,
+		.nr_series = d.nr_series, .series = d.series,
+		.model_label = "USL model (dashed)",
+	};
+	svg = svg_line_chart(&chart);
+	free(d.values);
+	return svg;
+}
+
+/* will-it-scale's runtest.py columns, one row per thread count. */
+static char *wis_csv(const struct analysis *a, const struct group_view *g,
+		     const struct variant_view *var)
+{
+	json_t *cpus = json_object_get(a->set->files[g->group->file].context, "num_cpus");
+	const struct result_case *one = result_group_find(a->cases, g->group, var->name, 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	fprintf(out, "tasks,processes,processes_idle,threads,threads_idle,linear\n0,0,100,0,100,0\n");
+	for (size_t t = 0; t < g->nr_threads; t++) {
+		const struct result_case *c =
+			result_group_find(a->cases, g->group, var->name, g->threads[t]);
+		double idle = 0;
+
+		if (!c)
+			continue;
+		/* Busy threads leave the other CPUs idle (computed, not sampled). */
+		if (json_is_integer(cpus) && json_integer_value(cpus) >= c->threads)
+			idle = 100.0 * (double)(json_integer_value(cpus) - c->threads) /
+			       (double)json_integer_value(cpus);
+		fprintf(out, "%ld,0,0.00,%.0f,%.2f,%.0f\n", c->threads,
+			c->tput_stats.median, idle,
+			one ? one->tput_stats.median * (double)c->threads : 0.0);
+	}
+	if (fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int plots_add_group(struct output_batch *batch, const char *outdir,
+		    const struct analysis *a, const struct group_view *g)
+{
+	static const char *const kinds[] = { "throughput", "speedup", "efficiency" };
+	char name[PATH_MAX];
+
+	if (g->pingpong)
+		return 0;	/* drawn per family: plots_add_one_way() */
+	plot_name(name, sizeof(name), a, g, "ns");
+	if (add(batch, outdir, name, ns_bars(a, g)))
+		return -1;
+	for (int k = THROUGHPUT; plot_has_scaling(g) && k <= EFFICIENCY; k++) {
+		plot_name(name, sizeof(name), a, g, kinds[k]);
+		if (add(batch, outdir, name, scaling_chart(a, g, (enum scaling_kind)k)))
+			return -1;
+	}
+	for (size_t k = 0; k < g->nr_variants; k++) {
+		if (g->variants[k].baseline)
+			continue;
+		csv_name(name, sizeof(name), a, g, g->variants[k].name);
+		if (add(batch, outdir, name, wis_csv(a, g, &g->variants[k])))
+			return -1;
+	}
+	return 0;
+}
+
+int plots_add_heatmap(struct output_batch *batch, const char *outdir,
+		      const struct latency_map *map)
+{
+	char (*labels)[24] = calloc(map->n + 1, sizeof(*labels));
+	const char **names = calloc(map->n + 1, sizeof(*names));
+	struct svg_heatmap h = {
+		"One-way latency between CPUs", "ns", "CPU", map->n, names, map->matrix,
+	};
+	int ret = -1;
+
+	if (labels && names) {
+		for (size_t i = 0; i < map->n; i++) {
+			snprintf(labels[i], sizeof(labels[i]), "%ld", map->cpus[i]);
+			names[i] = labels[i];
+		}
+		ret = add(batch, outdir, HEATMAP_NAME, svg_heatmap(&h));
+	}
+	free(labels);
+	free(names);
+	return ret;
+}

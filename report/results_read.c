@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "results_read.h"
+
+/*
+ * Sane ranges. Anything outside is a corrupt or hand-edited file, not a
+ * measurement: one operation takes more than a picosecond-scale loop and
+ * less than an hour; a repetition lasts less than 11 days.
+ */
+#define MAX_THREADS (1L << 20)
+#define MIN_NS_PER_OP 1e-6
+#define MAX_NS_PER_OP 3.6e12
+#define MAX_OPS 1e19
+#define MAX_WALL_NS 1e15
+#define MAX_COUNTER 1e18
+#define MAX_REPETITIONS 1000000L
+
+struct reader {
+	struct results *set;
+	const char *path;
+	unsigned int file;
+	size_t index;		/* of the row being read */
+	const char *row_name;
+	const char *prefix;	/* of field names: "context.", "bouncelab." */
+	char *err;
+	size_t errlen;
+};
+
+/* Google Benchmark's own row keys: never user counters. */
+static const char *const gbench_row_keys[] = {
+	"name", "family_index", "per_family_instance_index", "run_name",
+	"run_type", "repetitions", "repetition_index", "threads", "iterations",
+	"real_time", "cpu_time", "time_unit", "aggregate_name",
+	"aggregate_unit", "error_occurred", "error_message", "skipped",
+	"skip_message", "label", "big_o", "rms", "cpu_coefficient",
+	"real_coefficient", "bouncelab",
+	/* the harness's counters, reported as ns/op and ops/s */
+	"ops", "wall_ns", "ns_per_op",
+};
+
+static bool is_gbench_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(gbench_row_keys) / sizeof(gbench_row_keys[0]); i++)
+		if (!strcmp(key, gbench_row_keys[i]))
+			return true;
+	return false;
+}
+
+static int grow(void **array, size_t *cap, size_t need, size_t size)
+{
+	size_t cap_new;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	cap_new = *cap ? *cap * 2 : 64;
+	while (cap_new < need)
+		cap_new *= 2;
+	p = realloc(*array, cap_new * size);
+	if (!p)
+		return -1;
+	*array = p;
+	*cap = cap_new;
+	return 0;
+}
+
+/* A short description of what a value is, for error messages. */
+static void describe(const json_t *v, char *buf, size_t len)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		snprintf(buf, len, "an object");
+		break;
+	case JSON_ARRAY:
+		snprintf(buf, len, "an array");
+		break;
+	case JSON_STRING:
+		snprintf(buf, len, "the string \"%.40s%s\"", json_string_value(v),
+			 strlen(json_string_value(v)) > 40 ? "..." : "");
+		break;
+	case JSON_INTEGER:
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		snprintf(buf, len, "%g", json_real_value(v));
+		break;
+	case JSON_TRUE:
+		snprintf(buf, len, "true");
+		break;
+	case JSON_FALSE:
+		snprintf(buf, len, "false");
+		break;
+	default:
+		snprintf(buf, len, "null");
+		break;
+	}
+}
+
+/* "FILE: benchmarks[3] (name): FIELD: MESSAGE, found VALUE"; returns -1. */
+static int bad(struct reader *r, const char *field, const json_t *found,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int bad(struct reader *r, const char *field, const json_t *found,
+	       const char *fmt, ...)
+{
+	char where[160] = "", what[256], value[80] = "nothing";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (found)
+		describe(found, value, sizeof(value));
+	if (r->row_name)
+		snprintf(where, sizeof(where), "benchmarks[%zu] (%.100s): ",
+			 r->index, r->row_name);
+	else if (r->index != (size_t)-1)
+		snprintf(where, sizeof(where), "benchmarks[%zu]: ", r->index);
+	snprintf(r->err, r->errlen, "%s: %s%s%s%s%s, found %s", r->path, where,
+		 r->prefix ? r->prefix : "", field, *field ? ": " : "", what, value);
+	return -1;
+}
+
+static int check_string(struct reader *r, json_t *obj, const char *key,
+			bool required, const char **out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v && !required)
+		return 0;
+	if (!json_is_string(v) || (required && !*json_string_value(v)))
+		return bad(r, key, v, "expected a%s string", required ? " non-empty" : "");
+	if (out)
+		*out = json_string_value(v);
+	return 0;
+}
+
+static int check_bool(struct reader *r, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v && !json_is_boolean(v))
+		return bad(r, key, v, "expected true or false");
+	return 0;
+}
+
+static int check_integer(struct reader *r, json_t *obj, const char *key,
+			 long min, long max, bool required, long *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v && !required)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min ||
+	    json_integer_value(v) > max)
+		return bad(r, key, v, "expected an integer from %ld to %ld", min, max);
+	if (out)
+		*out = (long)json_integer_value(v);
+	return 0;
+}
+
+static int check_number(struct reader *r, json_t *obj, const char *key,
+			double min, double max, bool required, double *out)
+{
+	json_t *v = json_object_get(obj, key);
+	double d;
+
+	if (!v && !required)
+		return 0;
+	d = json_number_value(v);
+	if (!json_is_number(v) || !isfinite(d) || d < min || d > max)
+		return bad(r, key, v, "expected a number from %g to %g", min, max);
+	if (out)
+		*out = d;
+	return 0;
+}
+
+/* The context: bouncelab's and Google Benchmark's known keys, typed. */
+static int check_context(struct reader *r, json_t *ctx)
+{
+	static const char *const strings[] = {
+		"date", "host_name", "executable", "library_build_type",
+		"bouncelab_version", "cpu_model", "kernel_release", "compiler",
+		"build_type", "gbench_version", "governor", "command",
+	};
+	json_t *v;
+
+	r->prefix = "context.";
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+		if (check_string(r, ctx, strings[i], false, NULL))
+			return -1;
+	if (check_integer(r, ctx, "num_cpus", 1, MAX_THREADS, false, NULL) ||
+	    check_number(r, ctx, "mhz_per_cpu", 0, 1e6, false, NULL) ||
+	    check_bool(r, ctx, "hypervisor") ||
+	    check_bool(r, ctx, "cpu_scaling_enabled"))
+		return -1;
+	v = json_object_get(ctx, "incomplete");
+	if (v && !json_is_string(v) && !json_is_boolean(v))
+		return bad(r, "incomplete", v, "expected a string saying why, or a boolean");
+	v = json_object_get(ctx, "topology");
+	if (v && !json_is_object(v))
+		return bad(r, "topology", v, "expected an object");
+	v = json_object_get(ctx, "counters");
+	if (v && !json_is_object(v))
+		return bad(r, "counters", v, "expected an object");
+	v = json_object_get(ctx, "caches");
+	if (v && !json_is_array(v))
+		return bad(r, "caches", v, "expected an array");
+	v = json_object_get(ctx, "load_avg");
+	if (v && !json_is_array(v))
+		return bad(r, "load_avg", v, "expected an array");
+	r->prefix = NULL;
+	return 0;
+}
+
+static char *keep_string(struct results *set, char *s)
+{
+	if (!s || grow((void **)&set->strings, &set->cap_strings,
+		       set->nr_strings + 1, sizeof(char *))) {
+		free(s);
+		return NULL;
+	}
+	set->strings[set->nr_strings++] = s;
+	return s;
+}
+
+/* "pin_work=1, flag_line=shared, placement compact" */
+static int describe_setting(struct reader *r, json_t *facts,
+			    struct result_row *row)
+{
+	json_t *params = json_object_get(facts, "params");
+	char buf[1024];
+	size_t used = 0;
+	const char *key;
+	json_t *value;
+
+	buf[0] = '\0';
+	json_object_foreach(params, key, value) {
+		char text[128];
+
+		if (json_is_string(value))
+			snprintf(text, sizeof(text), "%s", json_string_value(value));
+		else if (json_is_integer(value))
+			snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT,
+				 json_integer_value(value));
+		else if (json_is_real(value) && isfinite(json_real_value(value)))
+			snprintf(text, sizeof(text), "%g", json_real_value(value));
+		else if (json_is_boolean(value))
+			snprintf(text, sizeof(text), "%s", json_is_true(value) ? "true" : "false");
+		else
+			return bad(r, "params", value,
+				   "expected parameter '%.60s' to be a string, number or boolean", key);
+		used += (size_t)snprintf(buf + used, used < sizeof(buf) ? sizeof(buf) - used : 0,
+					 "%s%s=%s", used ? ", " : "", key, text);
+	}
+	if (row->policy && used < sizeof(buf))
+		snprintf(buf + used, sizeof(buf) - used, "%splacement %s",
+			 used ? ", " : "", row->policy);
+	row->setting = keep_string(r->set, strdup(buf));
+	if (!row->setting) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_placement(struct reader *r, json_t *facts,
+			   struct result_row *row)
+{
+	json_t *pl = json_object_get(facts, "placement");
+	json_t *cpus, *cpu, *dist;
+	size_t i;
+
+	if (!pl)
+		return 0;
+	if (!json_is_object(pl))
+		return bad(r, "placement", pl, "expected an object");
+	r->prefix = "bouncelab.placement.";
+	if (check_string(r, pl, "policy", false, &row->policy) ||
+	    check_string(r, pl, "widest_class", false, &row->widest_class))
+		return -1;
+	cpus = json_object_get(pl, "cpus");
+	if (cpus && !json_is_array(cpus))
+		return bad(r, "cpus", cpus, "expected an array of CPU numbers");
+	json_array_foreach(cpus, i, cpu)
+		if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
+		    json_integer_value(cpu) >= MAX_THREADS)
+			return bad(r, "cpus", cpu, "expected CPU numbers from 0 to %ld",
+				   MAX_THREADS - 1);
+	dist = json_object_get(pl, "numa_distance");
+	if (dist && !json_is_null(dist) &&
+	    (!json_is_integer(dist) || json_integer_value(dist) < 0 ||
+	     json_integer_value(dist) > 10000))
+		return bad(r, "numa_distance", dist,
+			   "expected null or an integer from 0 to 10000");
+	r->prefix = "bouncelab.";
+	return 0;
+}
+
+/* Every other numeric top-level key is a user counter. */
+static int read_counters(struct reader *r, json_t *row, struct result_row *out)
+{
+	struct results *set = r->set;
+	const char *key;
+	json_t *v;
+
+	out->first_counter = set->nr_counters;
+	out->nr_counters = 0;
+	json_object_foreach(row, key, v) {
+		double d;
+
+		if (!json_is_number(v) || is_gbench_key(key))
+			continue;
+		d = json_number_value(v);
+		if (!isfinite(d) || fabs(d) > MAX_COUNTER)
+			return bad(r, key, v, "expected a counter value from %g to %g",
+				   -MAX_COUNTER, MAX_COUNTER);
+		if (grow((void **)&set->counters, &set->cap_counters,
+			 set->nr_counters + 1, sizeof(*set->counters))) {
+			snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+			return -1;
+		}
+		set->counters[set->nr_counters++] = (struct result_counter){ key, d };
+		out->nr_counters++;
+	}
+	return 0;
+}
+
+static int add_row(struct reader *r, const struct result_row *row)
+{
+	struct results *set = r->set;
+
+	if (grow((void **)&set->rows, &set->cap_rows, set->nr_rows + 1,
+		 sizeof(*set->rows))) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	set->rows[set->nr_rows++] = *row;
+	return 0;
+}
+
+static int read_ours(struct reader *r, json_t *row, json_t *facts,
+		     struct result_row *out)
+{
+	double ops = 0, wall = 1;
+
+	if (!json_is_object(facts))
+		return bad(r, "bouncelab", facts, "expected an object");
+	r->prefix = "bouncelab.";
+	if (check_string(r, facts, "family", true, &out->family) ||
+	    check_string(r, facts, "variant", true, &out->variant))
+		return -1;
+	if (json_object_get(facts, "params") &&
+	    !json_is_object(json_object_get(facts, "params")))
+		return bad(r, "params", json_object_get(facts, "params"),
+			   "expected an object");
+	out->params = json_object_get(facts, "params");
+	if (check_placement(r, facts, out) || describe_setting(r, facts, out))
+		return -1;
+	r->prefix = NULL;
+	if (check_integer(r, row, "threads", 1, MAX_THREADS, true, &out->threads) ||
+	    check_number(r, row, "ns_per_op", MIN_NS_PER_OP, MAX_NS_PER_OP, true,
+			 &out->ns_per_op) ||
+	    check_number(r, row, "ops", 1, MAX_OPS, true, &ops) ||
+	    check_number(r, row, "wall_ns", 1, MAX_WALL_NS, true, &wall) ||
+	    read_counters(r, row, out))
+		return -1;
+	out->ops_per_s = ops / wall * 1e9;
+	r->set->files[r->file].nr_rows++;
+	return add_row(r, out);
+}
+
+/* Another tool's repetition: kept for compare, with real_time as ns/op. */
+static int read_foreign(struct reader *r, json_t *row, struct result_row *out)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	const char *unit = "ns";
+	double real_time = 0;
+
+	r->set->files[r->file].nr_foreign++;
+	if (check_integer(r, row, "threads", 1, MAX_THREADS, false, &out->threads) ||
+	    check_number(r, row, "real_time", 0, 1e18, false, &real_time) ||
+	    check_string(r, row, "time_unit", false, &unit))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(unit, units[i].unit))
+			continue;
+		if (!(real_time > 0))
+			return 0;	/* nothing to compare */
+		out->ns_per_op = real_time * units[i].ns;
+		out->ops_per_s = NAN;
+		if (read_counters(r, row, out))
+			return -1;
+		return add_row(r, out);
+	}
+	return bad(r, "time_unit", json_object_get(row, "time_unit"),
+		   "expected ns, us, ms or s");
+}
+
+static int add_failure(struct reader *r, json_t *row)
+{
+	struct results *set = r->set;
+	const char *msg = NULL;
+
+	if (check_string(r, row, "error_message", false, &msg) ||
+	    check_string(r, row, "skip_message", false, msg ? NULL : &msg))
+		return -1;
+	set->files[r->file].nr_failed++;
+	if (grow((void **)&set->failures, &set->cap_failures,
+		 set->nr_failures + 1, sizeof(*set->failures))) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	set->failures[set->nr_failures++] = (struct result_failure){
+		r->file, r->row_name, msg ? msg : "no message",
+	};
+	return 0;
+}
+
+static int read_row(struct reader *r, json_t *row)
+{
+	struct result_row out = { .file = r->file, .threads = 1 };
+	const char *run_type = NULL, *unit = NULL;
+
+	r->row_name = NULL;
+	r->prefix = NULL;
+	if (!json_is_object(row))
+		return bad(r, "", row, "expected an object");
+	if (check_string(r, row, "name", true, &r->row_name))
+		return -1;
+	out.name = r->row_name;
+	if (check_string(r, row, "run_name", false, &out.name) ||
+	    check_string(r, row, "run_type", false, &run_type) ||
+	    check_string(r, row, "label", false, NULL) ||
+	    check_string(r, row, "aggregate_name", false, NULL) ||
+	    check_string(r, row, "time_unit", false, &unit) ||
+	    check_bool(r, row, "error_occurred") || check_bool(r, row, "skipped") ||
+	    check_integer(r, row, "repetitions", 1, MAX_REPETITIONS, false, NULL) ||
+	    check_integer(r, row, "repetition_index", 0, MAX_REPETITIONS, false, NULL) ||
+	    check_number(r, row, "iterations", 0, 1e19, false, NULL) ||
+	    check_number(r, row, "real_time", 0, 1e18, false, NULL) ||
+	    check_number(r, row, "cpu_time", 0, 1e18, false, NULL))
+		return -1;
+	if (run_type && !strcmp(run_type, "aggregate")) {
+		r->set->files[r->file].nr_aggregates++;
+		return 0;	/* recomputed from the repetitions */
+	}
+	if (json_is_true(json_object_get(row, "error_occurred")) ||
+	    json_is_true(json_object_get(row, "skipped")))
+		return add_failure(r, row);
+	if (json_object_get(row, "bouncelab"))
+		return read_ours(r, row, json_object_get(row, "bouncelab"), &out);
+	return read_foreign(r, row, &out);
+}
+
+/* What a parse error usually means, in words. */
+static const char *parse_hint(const char *text)
+{
+	if (strstr(text, "'NaN'") || strstr(text, "Infinity'"))
+		return " (NaN and Infinity are not JSON numbers)";
+	if (strstr(text, "end of file") || strstr(text, "end of input") ||
+	    strstr(text, "near ''"))
+		return " (the file is empty, cut short or not JSON)";
+	return "";
+}
+
+/* The whole file in memory, or NULL with errno set. */
+static char *read_whole(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, used = 0, n;
+	char *buf = malloc(cap), *grown;
+
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return NULL;
+	}
+	while ((n = fread(buf + used, 1, cap - used, f)) > 0) {
+		used += n;
+		if (used < cap)
+			continue;
+		grown = realloc(buf, cap * 2);
+		if (!grown) {
+			free(buf);
+			fclose(f);
+			errno = ENOMEM;
+			return NULL;
+		}
+		buf = grown;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	*len = used;
+	return buf;
+}
+
+static json_t *load(struct reader *r)
+{
+	json_error_t jerr;
+	struct stat st;
+	json_t *doc;
+	char *text;
+	size_t len;
+
+	if (stat(r->path, &st)) {
+		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(r->err, r->errlen, "%s: is a directory: expected a results file",
+			 r->path);
+		return NULL;
+	}
+	/* A device such as /dev/zero never ends: it would be read until OOM. */
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(r->err, r->errlen, "%s: not a regular file: expected a results file",
+			 r->path);
+		return NULL;
+	}
+	/* Read whole, then parse: json_load_file() reads one getc() at a time. */
+	text = read_whole(r->path, &len);
+	if (!text) {
+		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
+		return NULL;
+	}
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
+	if (doc)
+		return doc;
+	snprintf(r->err, r->errlen, "%s:%d:%d: not valid JSON: %s%s", r->path,
+		 jerr.line, jerr.column, jerr.text, parse_hint(jerr.text));
+	return NULL;
+}
+
+int results_read(struct results *set, const char *path, char *err,
+		 size_t errlen)
+{
+	struct reader r = { set, path, set->nr_files, (size_t)-1, NULL, NULL, err, errlen };
+	size_t saved_rows = set->nr_rows, saved_counters = set->nr_counters;
+	size_t saved_failures = set->nr_failures, i;
+	json_t *doc, *context, *rows, *row;
+
+	if (grow((void **)&set->files, &set->cap_files, set->nr_files + 1,
+		 sizeof(*set->files))) {
+		snprintf(err, errlen, "out of memory reading %s", path);
+		return -1;
+	}
+	doc = load(&r);
+	if (!doc)
+		return -1;
+	set->files[r.file] = (struct result_file){ .path = path, .doc = doc };
+	context = json_object_get(doc, "context");
+	rows = json_object_get(doc, "benchmarks");
+	if (!json_is_object(doc)) {
+		bad(&r, "", doc, "expected Google Benchmark JSON: an object with \"context\" and \"benchmarks\"");
+		goto fail;
+	}
+	if (!json_is_object(context)) {
+		bad(&r, "context", context, "expected an object");
+		goto fail;
+	}
+	if (!json_is_array(rows)) {
+		bad(&r, "benchmarks", rows, "expected an array of benchmark rows");
+		goto fail;
+	}
+	set->files[r.file].context = context;
+	if (check_context(&r, context))
+		goto fail;
+	json_array_foreach(rows, i, row) {
+		r.index = i;
+		if (read_row(&r, row))
+			goto fail;
+	}
+	set->nr_files++;
+	return 0;
+fail:
+	json_decref(doc);
+	set->nr_rows = saved_rows;
+	set->nr_counters = saved_counters;
+	set->nr_failures = saved_failures;
+	return -1;
+}
+
+void results_free(struct results *set)
+{
+	for (unsigned int i = 0; i < set->nr_files; i++)
+		json_decref(set->files[i].doc);
+	for (size_t i = 0; i < set->nr_strings; i++)
+		free(set->strings[i]);
+	free(set->files);
+	free(set->rows);
+	free(set->counters);
+	free(set->failures);
+	free(set->strings);
+	memset(set, 0, sizeof(*set));
+}
+
+const char *results_context_string(const struct result_file *file,
+				   const char *key)
+{
+	json_t *v = json_object_get(file->context, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reading results files (bench/results.h describes the format).
+ *
+ * Strict where the report depends on a value: a known field of the wrong
+ * type, a number outside any sane range, a truncated or non-JSON file,
+ * NaN or Infinity, nesting too deep: each is an error naming the file and
+ * the place, e.g. "r.json: benchmarks[12] (has_pinned/nop/...): ns_per_op:
+ * expected a number from 1e-06 to 3.6e+12, found -1". Tolerant of the
+ * rest: unknown fields (newer Google Benchmark versions add some), rows
+ * from other tools (kept for `compare`, left out of the report),
+ * aggregate rows (recomputed from the repetitions) and failed rows
+ * (counted and listed).
+ */
+#ifndef BOUNCELAB_RESULTS_READ_H
+#define BOUNCELAB_RESULTS_READ_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A user counter of one row: a family's metric or a hardware count. */
+struct result_counter {
+	const char *name;	/* owned by the file's JSON document */
+	double value;
+};
+
+/* One good repetition. */
+struct result_row {
+	unsigned int file;
+	const char *name;	/* Google Benchmark's run_name (or name) */
+	const char *family;	/* NULL: a row from another tool */
+	const char *variant;
+	const char *setting;	/* parameters and placement: a table key */
+	json_t *params;		/* bouncelab.params, or NULL */
+	const char *policy;	/* placement policy, or NULL */
+	const char *widest_class;
+	long threads;
+	/* ours: the harness's ns_per_op; another tool's: real_time in ns */
+	double ns_per_op;
+	double ops_per_s;	/* ours: ops / wall_ns; another tool's: NaN */
+	size_t first_counter;	/* into results.counters */
+	size_t nr_counters;
+};
+
+/* A repetition that failed (e.g. its verify step). */
+struct result_failure {
+	unsigned int file;
+	const char *name;
+	const char *message;
+};
+
+struct result_file {
+	const char *path;
+	json_t *doc;
+	json_t *context;
+	size_t nr_rows;		/* good repetitions of ours */
+	size_t nr_failed;
+	size_t nr_foreign;	/* repetitions from other tools */
+	size_t nr_aggregates;
+};
+
+struct results {
+	unsigned int nr_files;
+	struct result_file *files;
+	size_t nr_rows;
+	struct result_row *rows;
+	size_t nr_counters;
+	struct result_counter *counters;
+	size_t nr_failures;
+	struct result_failure *failures;
+	/* private: allocation sizes and the setting strings */
+	size_t cap_files, cap_rows, cap_counters, cap_failures;
+	size_t nr_strings, cap_strings;
+	char **strings;
+};
+
+/*
+ * Reads one more file into set (zero-initialised before the first).
+ * Returns 0, or -1 with err naming the file and the place; the set is
+ * then unchanged apart from memory that results_free() releases.
+ */
+int results_read(struct results *set, const char *path, char *err,
+		 size_t errlen);
+void results_free(struct results *set);
+
+/* A context string, or NULL when absent. */
+const char *results_context_string(const struct result_file *file,
+				   const char *key);
+
+#endif

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks a report directory written by `bouncelab report`.
+
+  check_report.py DIR
+
+- every number a sentence quotes matches the table it comes from: each
+  ratio in a verdict is the "x best" cell of its variant at that thread
+  count; each gain of "the fix" is the pair table's cell; the seeds'
+  "ours" and the fleet rows are the pair table's cells of the setting
+  they name;
+- every plot and CSV the report links exists, every SVG is well-formed
+  XML with an <svg> root, every CSV has will-it-scale's header.
+
+Exits 1 with one line per problem.
+"""
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+RATIO = r"(?:\d[\d.e+-]*|n/a)x \((?:95% CI [^)]+|no CI: 1 repetition)\)"
+problems = []
+
+
+def problem(msg):
+    problems.append(msg)
+
+
+def cells(line):
+    """The cells of a markdown table row; escaped pipes stay in cells."""
+    parts = re.split(r"(?<!\\)\|", line.strip())
+    return [p.strip() for p in parts[1:-1]]
+
+
+def tables(lines):
+    """Each table: (header cells, list of row cells)."""
+    out = []
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and re.match(r"^\|[-:|]+\|$", lines[i + 1]):
+            header = cells(lines[i])
+            rows = []
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append(cells(lines[i]))
+                i += 1
+            out.append((header, rows))
+        else:
+            i += 1
+    return out
+
+
+def code(cell):
+    """`name` (baseline) -> name"""
+    m = re.match(r"^`([^`]*)`", cell)
+    return m.group(1) if m else cell
+
+
+class Setting:
+    def __init__(self, family, number, heading):
+        self.family = family
+        self.number = number
+        self.heading = heading
+        self.lines = []
+
+    def main_table(self):
+        for header, rows in tables(self.lines):
+            if header[:3] == ["threads", "variant", "distance"]:
+                return header, rows
+        return None, []
+
+    def pair_table(self):
+        for header, rows in tables(self.lines):
+            if any("faster by" in h for h in header):
+                return header, rows
+        return None, []
+
+    def pair_cell(self, threads):
+        header, rows = self.pair_table()
+        for row in rows:
+            if row[0] == str(threads):
+                return row[3], row[4]
+        return None, None
+
+
+def split_sections(text):
+    """Families (## headings) holding settings (### Setting N: ...)."""
+    families = []
+    family = None
+    setting = None
+    for line in text.splitlines():
+        m = re.match(r"^## (.*)$", line)
+        if m:
+            # "## has_pinned — title", or another section's title
+            name = m.group(1).split(" — ")[0].replace("\\_", "_")
+            family = {"name": name, "lines": [], "settings": []}
+            families.append(family)
+            setting = None
+            continue
+        m = re.match(r"^### Setting (\d+): (.*)$", line)
+        if m and family is not None:
+            setting = Setting(family["name"], int(m.group(1)), m.group(2))
+            family["settings"].append(setting)
+            continue
+        if setting is not None:
+            setting.lines.append(line)
+        elif family is not None:
+            family["lines"].append(line)
+    return families
+
+
+def check_verdict(s):
+    verdict = [l for l in s.lines if l.startswith("**Verdict.**")]
+    if not verdict:
+        return
+    v = verdict[0]
+    header, rows = s.main_table()
+    m = re.search(r"At (\d+) threads?,", v)
+    if not m or header is None:
+        problem("%s setting %d: verdict without thread count or table" % (s.family, s.number))
+        return
+    threads = m.group(1)
+    best_col = header.index("× best")
+    best_part = v.split(" The fix,")[0]
+    for rm in re.finditer(r"(%s) faster than `([^`]+)`" % RATIO, best_part):
+        ratio, variant = rm.group(1), rm.group(2)
+        row = [r for r in rows if r[0] == threads and code(r[1]) == variant]
+        if not row:
+            problem("%s setting %d: verdict names %s at %s threads, not in the table" %
+                    (s.family, s.number, variant, threads))
+        elif row[0][best_col] != ratio:
+            problem("%s setting %d: verdict says %s for %s at %s threads, table says %s" %
+                    (s.family, s.number, ratio, variant, threads, row[0][best_col]))
+    fm = re.search(r"The fix, .*", v)
+    if not fm:
+        return
+    fix = fm.group(0)
+    for gm in re.finditer(r"(%s) at (\d+) threads?" % RATIO, fix):
+        cell, _ = s.pair_cell(gm.group(2))
+        if cell != gm.group(1):
+            problem("%s setting %d: the fix's gain %s at %s threads, pair table says %s" %
+                    (s.family, s.number, gm.group(1), gm.group(2), cell))
+    pm = re.search(r"U test at (\d+) threads?: p (?:= )?([^)]+)\)", fix)
+    if pm:
+        _, p = s.pair_cell(pm.group(1))
+        if p != pm.group(2):
+            problem("%s setting %d: p %s in the verdict, %s in the pair table" %
+                    (s.family, s.number, pm.group(2), p))
+
+
+def find_setting(families, family, number, file=None):
+    for f in families:
+        if f["name"] != family:
+            continue
+        for s in f["settings"]:
+            if s.number == number and (file is None or ("`%s`" % file) in s.heading):
+                return s
+    return None
+
+
+def check_seeds(families):
+    for f in families:
+        for header, rows in tables(f["lines"]):
+            if "ours" not in header:
+                continue
+            col = header.index("ours")
+            for row in rows:
+                m = re.match(r"(%s) at (\d+) threads?, setting (\d+)$" % RATIO, row[col])
+                if not m:
+                    continue
+                s = find_setting(families, f["name"], int(m.group(3)))
+                cell = s.pair_cell(m.group(2))[0] if s else None
+                if cell != m.group(1):
+                    problem("%s: seeds table says %s at %s threads, pair table says %s" %
+                            (f["name"], m.group(1), m.group(2), cell))
+
+
+def check_fleet(families):
+    for f in families:
+        if not f["name"].startswith("Fleet"):
+            continue
+        for header, rows in tables(f["lines"]):
+            for row in rows:
+                m = re.match(r"(%s) at (\d+) threads?$" % RATIO, row[4])
+                s = find_setting(families, code(row[0]), int(row[2]), code(row[1]))
+                cell = s.pair_cell(m.group(2))[0] if s and m else None
+                if not m or cell != m.group(1):
+                    problem("fleet: %s on %s says %s, pair table says %s" %
+                            (row[0], row[1], row[4], cell))
+
+
+def check_files(directory, text):
+    for link in re.findall(r"\]\(([^)\s]+)\)", text):
+        if "://" in link:
+            continue
+        path = os.path.join(directory, link)
+        if not os.path.isfile(path):
+            problem("linked file missing: %s" % link)
+            continue
+        if link.endswith(".svg"):
+            try:
+                root = ET.parse(path).getroot()
+                if root.tag != "{http://www.w3.org/2000/svg}svg":
+                    problem("%s: root element is %s, not svg" % (link, root.tag))
+            except ET.ParseError as e:
+                problem("%s: not well-formed XML: %s" % (link, e))
+        if link.endswith(".csv"):
+            with open(path) as fp:
+                lines = fp.read().splitlines()
+            if lines[:2] != ["tasks,processes,processes_idle,threads,threads_idle,linear", "0,0,100,0,100,0"]:
+                problem("%s: not will-it-scale's header" % link)
+            for l in lines[2:]:
+                if len(l.split(",")) != 6:
+                    problem("%s: row %r has not 6 columns" % (link, l))
+
+
+def main():
+    directory = sys.argv[1]
+    with open(os.path.join(directory, "report.md")) as fp:
+        text = fp.read()
+    families = split_sections(text)
+    verdicts = 0
+    for f in families:
+        for s in f["settings"]:
+            check_verdict(s)
+            verdicts += any(l.startswith("**Verdict.**") for l in s.lines)
+    check_seeds(families)
+    check_fleet(families)
+    check_files(directory, text)
+    for p in problems:
+        print("check_report: " + p)
+    print("check_report: %d verdicts checked, %d problems" % (verdicts, len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The report through the CLI.
+#
+#   report_checks.sh CHECK BOUNCELAB TESTS_DIR PYTHON3
+#
+# malformed: every file of tests/data/malformed is refused with exit 2, one
+#            line on stderr naming it, and no output directory; so are bad
+#            command lines of report and compare;
+# fixed:     the fixed results file's report passes check_report.py (prose
+#            matches tables, links and SVGs valid), and a report whose
+#            verdict was altered fails it;
+# many:      a generated 500-benchmark file reports and passes the check;
+# quick-run: a real `run --quick` reports and passes the check, and
+#            compares with itself to a geometric mean of 1.00x.
+set -u
+check=$1 bouncelab=$2 tests=$3 python3=$4
+tmp=$(mktemp -d /tmp/bouncelab-report-checks.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# expect_usage_error NAME-IN-MESSAGE ARGS...: exit 2, one "bouncelab: " line naming it.
+expect_usage_error() {
+	name=$1
+	shift
+	"$bouncelab" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	lines=$(wc -l <"$tmp/stderr")
+	[ "$rc" -eq 2 ] || fail "$*: exit $rc, expected 2"
+	[ "$lines" -eq 1 ] || fail "$*: $lines lines on stderr, expected 1"
+	grep -q "^bouncelab: .*$name" "$tmp/stderr" || fail "$*: stderr does not name $name: $(cat "$tmp/stderr")"
+}
+
+malformed() {
+	count=0
+	for f in "$tests"/data/malformed/*; do
+		expect_usage_error "$f" report "$f" -o "$tmp/out"
+		[ ! -e "$tmp/out" ] || fail "$f: wrote $tmp/out"
+		rm -rf "$tmp/out"
+		expect_usage_error "$f" compare "$tests/data/results-fixed.json" "$f"
+		count=$((count + 1))
+	done
+	[ "$count" -ge 30 ] || fail "only $count malformed files"
+	expect_usage_error "$tmp/missing.json" report "$tmp/missing.json" -o "$tmp/out"
+	expect_usage_error "$tests/data" report "$tests/data" -o "$tmp/out"
+	expect_usage_error "output directory" report "$tests/data/results-fixed.json"
+	expect_usage_error "results file" report -o "$tmp/out"
+	expect_usage_error "--bogus" report --bogus "$tests/data/results-fixed.json" -o "$tmp/out"
+	expect_usage_error "two results files" compare "$tests/data/results-fixed.json"
+	[ ! -e "$tmp/out" ] || fail "a refused command wrote $tmp/out"
+	echo "$count malformed files refused"
+}
+
+report_and_check() {
+	"$bouncelab" report "$@" -o "$tmp/out" >/dev/null || fail "report $* failed"
+	"$python3" "$tests/check_report.py" "$tmp/out" || fail "check_report on $*"
+}
+
+fixed() {
+	report_and_check "$tests/data/results-fixed.json" --latency "$tests/data/latency-fixed.json"
+	# The check itself must catch a number that differs from its table.
+	sed 's/\(\*\*Verdict\.\*\* At [0-9]* threads, `[a-z_]*` is the fastest: \)[0-9.]*x/\19999x/' \
+		"$tmp/out/report.md" >"$tmp/altered.md"
+	cmp -s "$tmp/altered.md" "$tmp/out/report.md" && fail "the alteration changed nothing"
+	mv "$tmp/altered.md" "$tmp/out/report.md"
+	"$python3" "$tests/check_report.py" "$tmp/out" >/dev/null && fail "check_report missed an altered verdict"
+	compare_doubled
+	return 0
+}
+
+# B is A with store_always twice as slow and its counters doubled: compare
+# must say 2.00x for exactly those rows, counters included.
+compare_doubled() {
+	"$python3" - "$tests/data/results-fixed.json" "$tmp/doubled.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for row in doc["benchmarks"]:
+    facts = row.get("bouncelab", {})
+    if facts.get("variant") in ("store_always", "locked_cmpxchg") and "ns_per_op" in row:
+        row["ns_per_op"] *= 2
+        if "retries_per_success" in row:
+            row["retries_per_success"] *= 2
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+	"$bouncelab" compare "$tests/data/results-fixed.json" "$tmp/doubled.json" >"$tmp/compare.txt" ||
+		fail "compare exited $?"
+	grep -q '^| has_pinned/store_always \[pin_work=1, flag_line=shared, placement compact\], 4 threads | [0-9.]* | [0-9.]* | 2.00x (95% CI' "$tmp/compare.txt" ||
+		fail "compare: no 2.00x row for store_always"
+	grep -q '^| has_pinned/read_then_set \[pin_work=1, flag_line=shared, placement compact\], 4 threads | [0-9.]* | [0-9.]* | 1.00x (95% CI' "$tmp/compare.txt" ||
+		fail "compare: read_then_set should be 1.00x"
+	grep -q '^|     counter retries_per_success | 0.340 | 0.680 | 2.00x' "$tmp/compare.txt" ||
+		fail "compare: counter retries_per_success not doubled"
+	grep -q '^| BM_memcpy/64, 1 thread | ' "$tmp/compare.txt" ||
+		fail "compare: another tool's benchmark not compared"
+	grep -q '^Geometric mean of B/A over [0-9]* benchmarks: 1.[0-9]*x' "$tmp/compare.txt" ||
+		fail "compare: no geometric mean"
+}
+
+many() {
+	"$python3" "$tests/gen_results.py" --benchmarks 500 "$tmp/many.json" || fail "generator"
+	report_and_check "$tmp/many.json"
+	n=$(grep -c '^| [0-9]* | `' "$tmp/out/report.md")
+	echo "$n table rows"
+}
+
+quick_run() {
+	"$bouncelab" run --quick --filter '^has_pinned/' --out "$tmp/run/results.json" >/dev/null 2>"$tmp/run.log" ||
+		{ cat "$tmp/run.log"; fail "run --quick"; return; }
+	report_and_check "$tmp/run/results.json"
+	"$bouncelab" compare "$tmp/run/results.json" "$tmp/run/results.json" >"$tmp/compare.txt" ||
+		fail "compare with itself"
+	grep -q "Geometric mean of B/A over [0-9]* benchmarks: 1.00x" "$tmp/compare.txt" ||
+		fail "compare with itself: $(tail -2 "$tmp/compare.txt")"
+}
+
+case $check in
+malformed) malformed ;;
+fixed) fixed ;;
+many) many ;;
+quick-run) quick_run ;;
+*) echo "unknown check $check"; exit 2 ;;
+esac
+[ "$failures" -eq 0 ] || exit 1
+echo "ok"

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's statistics against hand-computed cases: medians, their
+ * order-statistic intervals, the U test, bootstrap ratios, the USL fit,
+ * and the number formats the prose and tables share.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "format.h"
+#include "stats.h"
+#include "usl.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_median(void **state)
+{
+	const double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, one[] = { 7 };
+
+	(void)state;
+	assert_float_equal(stats_median(odd, 3), 3, 0);
+	assert_float_equal(stats_median(even, 4), 2.5, 0);
+	assert_float_equal(stats_median(one, 1), 7, 0);
+	/* the input is left as it was */
+	assert_float_equal(odd[0], 5, 0);
+}
+
+/*
+ * Coverage of [x(k), x(n-k+1)] is 1 - 2 P(B <= k-1), B ~ binomial(n, 1/2).
+ * n = 9: P(B <= 1) = 10/512, so k = 2 covers 1 - 20/512 = 0.9609375;
+ * k = 3 would cover 1 - 2 * 46/512 = 0.82 < 0.95.
+ * n = 20: P(B <= 5) = 21700/2^20 -> 0.958611; P(B <= 6) -> 0.88 < 0.95.
+ * n = 3: only the range, 1 - 2/8 = 0.75. n = 6: the range, 1 - 2/64.
+ */
+static void test_median_ci_ranks(void **state)
+{
+	size_t lo, hi;
+	double cover;
+
+	(void)state;
+	stats_median_ci_ranks(9, &lo, &hi, &cover);
+	assert_int_equal(lo, 1);
+	assert_int_equal(hi, 7);
+	assert_float_equal(cover, 1 - 20.0 / 512, 1e-12);
+	stats_median_ci_ranks(20, &lo, &hi, &cover);
+	assert_int_equal(lo, 5);
+	assert_int_equal(hi, 14);
+	assert_float_equal(cover, 1 - 2 * 21700.0 / 1048576, 1e-12);
+	stats_median_ci_ranks(3, &lo, &hi, &cover);
+	assert_int_equal(lo, 0);
+	assert_int_equal(hi, 2);
+	assert_float_equal(cover, 0.75, 1e-12);
+	stats_median_ci_ranks(6, &lo, &hi, &cover);
+	assert_int_equal(lo, 0);
+	assert_int_equal(hi, 5);
+	assert_float_equal(cover, 1 - 2.0 / 64, 1e-12);
+}
+
+static void test_summary(void **state)
+{
+	const double v[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 };
+	struct stats_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(v, N(v), &s), 0);
+	assert_float_equal(s.median, 5, 0);
+	assert_float_equal(s.ci_lo, 2, 0);	/* ranks 1 and 7 of 1..9 */
+	assert_float_equal(s.ci_hi, 8, 0);
+	assert_float_equal(s.min, 1, 0);
+	assert_float_equal(s.max, 9, 0);
+	/* mean 5, sample sd sqrt(60 / 8) */
+	assert_float_equal(s.cv, sqrt(7.5) / 5, 1e-12);
+	assert_true(s.noisy);
+	assert_false(s.bimodal);
+}
+
+static void test_cv(void **state)
+{
+	const double v[] = { 1, 2, 3, 4, 5 }, flat[] = { 3, 3, 3 };
+
+	(void)state;
+	assert_float_equal(stats_cv(v, 5), sqrt(2.5) / 3, 1e-12);
+	assert_float_equal(stats_cv(flat, 3), 0, 0);
+	assert_float_equal(stats_cv(v, 1), 0, 0);
+}
+
+static void test_bimodal(void **state)
+{
+	/* a VM switching between 60 and 250 ns one-way */
+	double modes[] = { 60, 61, 59, 62, 250, 251, 249, 60, 248 };
+	double spread[] = { 10, 11, 12, 13, 14, 15, 16, 17, 18 };
+	double outlier[] = { 60, 61, 59, 62, 60, 61, 60, 59, 250 };
+	double few[] = { 60, 250, 60, 250 };
+
+	(void)state;
+	stats_sort(modes, N(modes));
+	stats_sort(spread, N(spread));
+	stats_sort(outlier, N(outlier));
+	assert_true(stats_bimodal(modes, N(modes)));
+	assert_false(stats_bimodal(spread, N(spread)));
+	/* one stray value is an outlier, not a second mode */
+	assert_false(stats_bimodal(outlier, N(outlier)));
+	/* four values are too few to tell */
+	stats_sort(few, N(few));
+	assert_false(stats_bimodal(few, N(few)));
+}
+
+/*
+ * Exact: for 3 against 3 with no ties, U is distributed over 0..9 with
+ * counts 1 1 2 3 3 3 3 2 1 1 (of 20). x = {1,2,3} below y = {4,5,6}:
+ * U = 0, p = 2/20. x = {1,3,5}, y = {2,4,6}: U = 3, p = 2 * 7/20 = 0.7.
+ * Five against five, separated: p = 2/252.
+ */
+static void test_mann_whitney_exact(void **state)
+{
+	const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
+	const double c[] = { 1, 3, 5 }, d[] = { 2, 4, 6 };
+	const double e[] = { 1, 2, 3, 4, 5 }, f[] = { 6, 7, 8, 9, 10 };
+
+	(void)state;
+	assert_float_equal(stats_mann_whitney_p(a, 3, b, 3), 0.1, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(b, 3, a, 3), 0.1, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(c, 3, d, 3), 0.7, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(e, 5, f, 5), 2.0 / 252, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(a, 3, a, 3) , 1, 1e-12);
+	assert_true(isnan(stats_mann_whitney_p(a, 1, b, 3)));
+}
+
+/*
+ * Normal approximation, continuity-corrected. 21 against 21, no ties:
+ * x = 1..21, y = 10.5..30.5, U = 1 + ... + 11 = 66, mean 220.5,
+ * var = 21 * 21 * 43 / 12, z = 154 / sqrt(1580.25),
+ * p = erfc(z / sqrt 2) = 1.0707045073714981e-04.
+ * With ties (x = 0,0,1,1,...,12; y = 3,3,4,4,...,15; 25 each): U = 181,
+ * sum(t^3 - t) = 594, p = 0.0108393213436.
+ */
+static void test_mann_whitney_normal(void **state)
+{
+	double x[25], y[25];
+
+	(void)state;
+	for (int i = 0; i < 21; i++) {
+		x[i] = 1 + i;
+		y[i] = 10.5 + i;
+	}
+	assert_float_equal(stats_mann_whitney_p(x, 21, y, 21), 1.0707045073714981e-04, 1e-15);
+	for (int i = 0; i < 25; i++) {
+		x[i] = i / 2;
+		y[i] = i / 2 + 3;
+	}
+	assert_float_equal(stats_mann_whitney_p(x, 25, y, 25), 0.010839321343599726, 1e-12);
+}
+
+static void test_ratio(void **state)
+{
+	const double flat_num[] = { 4, 4, 4 }, flat_den[] = { 2, 2, 2 };
+	const double num[] = { 10, 11, 12, 13, 14, 10.5, 12.5 };
+	const double shuffled[] = { 12.5, 14, 10, 13, 10.5, 11, 12 };
+	const double den[] = { 1, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98 };
+	struct stats_ratio r, again, order;
+
+	(void)state;
+	assert_int_equal(stats_ratio_of_medians(flat_num, 3, flat_den, 3, &r), 0);
+	assert_float_equal(r.ratio, 2, 0);
+	assert_float_equal(r.lo, 2, 0);
+	assert_float_equal(r.hi, 2, 0);
+	assert_int_equal(stats_ratio_of_medians(num, 7, den, 7, &r), 0);
+	assert_float_equal(r.ratio, 12 / 1.0, 1e-12);
+	assert_true(r.lo <= r.ratio && r.ratio <= r.hi);
+	/* every resampled median lies within the data: 10/1.1 .. 14/0.9 */
+	assert_true(r.lo >= 10 / 1.1 && r.hi <= 14 / 0.9);
+	/* deterministic, and blind to the order of the repetitions */
+	stats_ratio_of_medians(num, 7, den, 7, &again);
+	stats_ratio_of_medians(shuffled, 7, den, 7, &order);
+	assert_memory_equal(&r, &again, sizeof(r));
+	assert_memory_equal(&r, &order, sizeof(r));
+	/* one repetition: a ratio, no interval */
+	stats_ratio_of_medians(num, 1, den, 7, &r);
+	assert_float_equal(r.ratio, 10, 1e-12);
+	assert_true(isnan(r.lo) && isnan(r.hi));
+}
+
+static void test_geomean(void **state)
+{
+	const double v[] = { 1, 4, 16 };
+
+	(void)state;
+	assert_float_equal(stats_geomean(v, 3), 4, 1e-12);
+}
+
+/* X(N) = 100 N / (1 + 0.05 (N - 1) + 0.002 N (N - 1)) at N = 1, 2, 4, 8, 16. */
+static void test_usl_exact(void **state)
+{
+	double n[] = { 1, 2, 4, 8, 16 }, x[5];
+	struct usl_fit fit;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		x[i] = 100 * n[i] / (1 + 0.05 * (n[i] - 1) + 0.002 * n[i] * (n[i] - 1));
+	assert_int_equal(usl_fit(n, x, 5, &fit), 0);
+	assert_float_equal(fit.sigma, 0.05, 1e-9);
+	assert_float_equal(fit.kappa, 0.002, 1e-9);
+	assert_float_equal(fit.x1, 100, 0);
+	assert_float_equal(fit.r2, 1, 1e-9);
+	/* peak at sqrt((1 - 0.05) / 0.002) = 21.79 threads */
+	assert_float_equal(usl_peak(&fit), sqrt(0.95 / 0.002), 1e-6);
+	assert_float_equal(usl_throughput(&fit, 40),
+			   100 * 40 / (1 + 0.05 * 39 + 0.002 * 40 * 39), 1e-6);
+}
+
+/*
+ * Hand-computed least squares through the origin with N = 1, 2, 3:
+ * x = N - 1 = 1, 2 and y = N / C(N) - 1 = 0.25, 1 (C = 1.6, 1.5).
+ * y = a x^2 + b x: sums x^2 = 5, x^3 = 9, x^4 = 17, xy = 2.25, x^2y = 4.25;
+ * det = 17 * 5 - 81 = 4, a = (4.25 * 5 - 9 * 2.25) / 4 = 0.25,
+ * b = (17 * 2.25 - 9 * 4.25) / 4 = 0: kappa = 0.25, sigma = -0.25 < 0.
+ * The constrained optimum is on an edge: sigma = 0 gives kappa =
+ * (2 * 0.25 + 6 * 1) / (4 + 36) = 0.1625, the least squared error.
+ */
+static void test_usl_constrained(void **state)
+{
+	double n[] = { 1, 2, 3 }, x[] = { 10, 16, 15 };
+	double linear[] = { 10, 20, 30 };
+	struct usl_fit fit;
+
+	(void)state;
+	assert_int_equal(usl_fit(n, x, 3, &fit), 0);
+	assert_float_equal(fit.sigma, 0, 0);
+	assert_float_equal(fit.kappa, 0.1625, 1e-12);
+	/* perfectly linear: no contention, no coherency */
+	assert_int_equal(usl_fit(n, linear, 3, &fit), 0);
+	assert_float_equal(fit.sigma, 0, 1e-12);
+	assert_float_equal(fit.kappa, 0, 1e-12);
+	assert_true(isinf(usl_peak(&fit)));
+}
+
+static void test_usl_refuses(void **state)
+{
+	double two_n[] = { 1, 2 }, two_x[] = { 10, 15 };
+	double no_one_n[] = { 2, 4, 8 }, no_one_x[] = { 10, 15, 18 };
+	double bad_x[] = { 10, 0, 15 }, n[] = { 1, 2, 4 };
+	struct usl_fit fit;
+
+	(void)state;
+	assert_int_equal(usl_fit(two_n, two_x, 2, &fit), -1);
+	assert_int_equal(usl_fit(no_one_n, no_one_x, 3, &fit), -1);
+	assert_int_equal(usl_fit(n, bad_x, 3, &fit), -1);
+}
+
+static void test_formats(void **state)
+{
+	char buf[FORMAT_LEN];
+	struct stats_ratio r = { 7.83, 6.91, 8.42 }, none = { 2.5, NAN, NAN };
+
+	(void)state;
+	assert_string_equal(format_sig(buf, 14.27), "14.3");
+	assert_string_equal(format_sig(buf, 5.7), "5.70");
+	assert_string_equal(format_sig(buf, 9.996), "10.0");
+	assert_string_equal(format_sig(buf, 0.0123456), "0.0123");
+	assert_string_equal(format_sig(buf, 477729.97), "477730");
+	assert_string_equal(format_sig(buf, 0), "0");
+	assert_string_equal(format_ratio(buf, 7.83), "7.83x");
+	assert_string_equal(format_ratio(buf, 46.64), "46.6x");
+	assert_string_equal(format_ratio(buf, 466.4), "466x");
+	assert_string_equal(format_ratio(buf, 0.0043), "0.0043x");
+	assert_string_equal(format_ratio_ci(buf, &r), "7.83x (95% CI 6.91–8.42)");
+	assert_string_equal(format_ratio_ci(buf, &none), "2.50x (no CI: 1 repetition)");
+	assert_string_equal(format_p(buf, 0.1), "0.10");
+	assert_string_equal(format_p(buf, 0.0079365), "0.008");
+	assert_string_equal(format_p(buf, 0.00001), "< 0.001");
+	assert_string_equal(format_p(buf, NAN), "n/a");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_median_ci_ranks),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_cv),
+		cmocka_unit_test(test_bimodal),
+		cmocka_unit_test(test_mann_whitney_exact),
+		cmocka_unit_test(test_mann_whitney_normal),
+		cmocka_unit_test(test_ratio),
+		cmocka_unit_test(test_geomean),
+		cmocka_unit_test(test_usl_exact),
+		cmocka_unit_test(test_usl_constrained),
+		cmocka_unit_test(test_usl_refuses),
+		cmocka_unit_test(test_formats),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -2,6 +2,7 @@
 /* bouncelab run: plan the suite, run it under Google Benchmark, write JSON. */
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,11 @@ struct run_progress {
 	unsigned int per_case;
 	double *samples;
 	unsigned int *nr_samples;
-	/* cases with a run cut short by an interrupt: their aggregates are dropped */
-	bool *interrupted;
+	/* the round being run: every case runs once per round */
+	unsigned int round;
+	unsigned int nr_rounds;
+	/* per-thread iterations each case settled on in round 0 */
+	uint64_t *iterations;
 };
 
 static void run_usage(FILE *out)
@@ -214,28 +218,40 @@ static double seconds_since(const struct timespec *start)
 	       (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
+/*
+ * A finished run is one repetition: it becomes a row at once, so that an
+ * interrupt loses nothing finished and progress is real. Google
+ * Benchmark runs each round as one repetition of each case; the row says
+ * which repetition of the whole run it is, under the name the case has in
+ * every round (a fixed iteration count would add "iterations:N").
+ */
 static void on_run(const struct gbench_run *run, void *arg)
 {
 	struct run_progress *pr = arg;
 	struct bench_case *c = suite_find(pr->suite, run->function_name,
 					   (unsigned int)run->threads);
+	struct gbench_run row = *run;
+	char name[320];
 	double elapsed;
+	size_t i;
 
 	/* Runs after an interrupt are not results: they never ran. */
-	if (run->error_occurred && !strcmp(run->error_message, SUITE_INTERRUPTED)) {
-		if (c)
-			pr->interrupted[c - pr->suite->cases] = true;
+	if (run->error_occurred && !strcmp(run->error_message, SUITE_INTERRUPTED))
 		return;
-	}
-	/* Aggregates over fewer repetitions than they claim would mislead. */
-	if (run->is_aggregate && c && pr->interrupted[c - pr->suite->cases])
+	if (!c || run->is_aggregate)
 		return;
-	json_array_append_new(pr->rows, results_row(run, c));
-	if (run->is_aggregate)
-		return;
-	if (c && !run->error_occurred) {
-		size_t i = (size_t)(c - pr->suite->cases);
-
+	i = (size_t)(c - pr->suite->cases);
+	snprintf(name, sizeof(name), "%s/real_time/threads:%u", c->name,
+		 c->cfg.nr_threads);
+	row.name = name;
+	row.run_name = name;
+	row.repetitions = pr->nr_rounds;
+	row.repetition_index = pr->round;
+	json_array_append_new(pr->rows, results_row(&row, c));
+	if (!run->error_occurred) {
+		/* Reported iterations are summed over the threads. */
+		if (pr->round == 0)
+			pr->iterations[i] = (uint64_t)run->iterations / c->cfg.nr_threads;
 		for (unsigned int k = 0; k < run->nr_counters; k++)
 			if (!strcmp(run->counter_names[k], "ns_per_op") &&
 			    pr->nr_samples[i] < pr->per_case)
@@ -245,7 +261,7 @@ static void on_run(const struct gbench_run *run, void *arg)
 	pr->done++;
 	elapsed = seconds_since(&pr->start);
 	fprintf(stderr, "[%u/%u] %s%s%s  %.1fs elapsed, ETA %.0fs\n", pr->done,
-		pr->total, run->name, run->error_occurred ? "  ERROR: " : "",
+		pr->total, name, run->error_occurred ? "  ERROR: " : "",
 		run->error_occurred ? run->error_message : "", elapsed,
 		elapsed / pr->done * (pr->total - pr->done));
 }
@@ -373,36 +389,57 @@ static int write_results(const char *out, json_t *context,
 	return 0;
 }
 
+/*
+ * Repetitions are interleaved by rounds: each round runs every case once,
+ * in an order Google Benchmark shuffles, so every case samples the whole
+ * run and a VM's slow minutes fall on all variants alike. Round 0 finds
+ * each case's iteration count for --min-time; later rounds reuse it.
+ */
+static void run_rounds(struct suite *suite, const struct suite_options *opts,
+		       struct run_progress *pr)
+{
+	struct gbench_run_callbacks cb = { on_run, pr };
+
+	for (pr->round = 0; pr->round < pr->nr_rounds && !interrupt_signal();
+	     pr->round++) {
+		for (unsigned int i = 0; i < suite->nr_cases; i++) {
+			struct bench_case *c = &suite->cases[i];
+			struct gbench_benchmark *b =
+				gbench_register(c->name, bench_case_run, c);
+
+			gbench_set_threads(b, (int)c->cfg.nr_threads);
+			/* A case that failed in round 0 probes again. */
+			if (pr->iterations[i])
+				gbench_set_iterations(b, pr->iterations[i]);
+		}
+		gbench_run_all(&cb, opts->console);
+		gbench_clear();
+	}
+}
+
 static int run_suite(struct suite *suite, const struct suite_options *opts,
 		     const char *out, bool force, double watchdog)
 {
-	char rep_flag[64], time_flag[64], err[512];
-	char arg0[] = "bouncelab", interleave[] = "--benchmark_enable_random_interleaving=true";
-	char *gb_argv[] = { arg0, rep_flag, time_flag, interleave, NULL };
+	char time_flag[64], err[512];
+	char arg0[] = "bouncelab", one_repetition[] = "--benchmark_repetitions=1";
+	char interleave[] = "--benchmark_enable_random_interleaving=true";
+	char *gb_argv[] = { arg0, one_repetition, time_flag, interleave, NULL };
 	struct run_progress pr = { .suite = suite };
-	struct gbench_run_callbacks cb = { on_run, &pr };
 	json_t *context;
 	int ret = 0;
 
-	snprintf(rep_flag, sizeof(rep_flag), "--benchmark_repetitions=%d", opts->repetitions);
 	snprintf(time_flag, sizeof(time_flag), "--benchmark_min_time=%g", opts->min_time);
 	gbench_initialize(4, gb_argv);
-	for (unsigned int i = 0; i < suite->nr_cases; i++) {
-		struct bench_case *c = &suite->cases[i];
-		struct gbench_benchmark *b = gbench_register(c->name, bench_case_run, c);
-
-		gbench_set_threads(b, (int)c->cfg.nr_threads);
-	}
 	pr.rows = json_array();
 	pr.per_case = (unsigned int)opts->repetitions;
+	pr.nr_rounds = (unsigned int)opts->repetitions;
 	pr.samples = calloc((size_t)suite->nr_cases * pr.per_case, sizeof(double));
 	pr.nr_samples = calloc(suite->nr_cases, sizeof(unsigned int));
-	pr.interrupted = calloc(suite->nr_cases, sizeof(bool));
-	if (!pr.rows || !pr.samples || !pr.nr_samples || !pr.interrupted) {
+	pr.iterations = calloc(suite->nr_cases, sizeof(uint64_t));
+	if (!pr.rows || !pr.samples || !pr.nr_samples || !pr.iterations) {
 		free(pr.samples);
 		free(pr.nr_samples);
-		free(pr.interrupted);
-		gbench_clear();
+		free(pr.iterations);
 		json_decref(pr.rows);
 		return runtime_error("out of memory for %u cases", suite->nr_cases);
 	}
@@ -411,7 +448,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	context = results_context();
 	json_object_set_new(context, "command", json_string(run_command));
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
-	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved\n",
+	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds\n",
 		suite->nr_cases, opts->repetitions);
 	interrupt_reset();
 	if (watchdog_start(watchdog, err, sizeof(err))) {
@@ -419,11 +456,10 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	} else {
 		if (interrupt_catch())
 			fprintf(stderr, "bouncelab: cannot catch SIGINT: Ctrl-C loses the run\n");
-		gbench_run_all(&cb, opts->console);
+		run_rounds(suite, opts, &pr);
 		interrupt_release();
 		watchdog_stop();
 	}
-	gbench_clear();
 	/* Again: a thread may have dropped an event during the run. */
 	json_object_set_new(context, "counters", counters_context());
 	if (!ret)
@@ -432,7 +468,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	json_decref(pr.rows);
 	free(pr.samples);
 	free(pr.nr_samples);
-	free(pr.interrupted);
+	free(pr.iterations);
 	return ret;
 }
 

@@ -12,8 +12,11 @@
  *   label, status "ok"|"partial"|"n/a", summary, events[{counter, event,
  *   encoding, counts, status, reason}], totals[{counter, sum_of[]}]}},
  *   and na{counter: "n/a (reason)"} for every counter the rows lack.
- * benchmarks[]: one row per repetition (run_type "iteration") and
- *   Google Benchmark's aggregates (run_type "aggregate"). Counters are
+ * benchmarks[]: one row per repetition (run_type "iteration"), named
+ *   FAMILY/VARIANT[/PARAM:VALUE...]/real_time/threads:N in every round,
+ *   with repetition_index the round. No aggregates: the report computes
+ *   its statistics from the repetitions (it also reads files with
+ *   Google Benchmark's aggregate rows, and ignores those). Counters are
  *   top-level keys as usual: ops (summed over threads), wall_ns (mean over
  *   threads), ns_per_op (one operation in one thread) and the family's
  *   metrics. With --counters, each counted event per operation:

@@ -301,8 +301,12 @@ static void row_rows(FILE *out, const struct report_input *in, unsigned int f)
 {
 	const struct result_file *rf = &in->set->files[f];
 
-	fprintf(out, "%zu good, %zu failed; %zu aggregate rows recomputed; %zu rows from other tools ignored",
-		rf->nr_rows, rf->nr_failed, rf->nr_aggregates, rf->nr_foreign);
+	fprintf(out, "%zu good, %zu failed", rf->nr_rows, rf->nr_failed);
+	if (rf->nr_aggregates)
+		fprintf(out, "; %zu aggregate rows ignored (recomputed from the repetitions)",
+			rf->nr_aggregates);
+	if (rf->nr_foreign)
+		fprintf(out, "; %zu rows from other tools ignored", rf->nr_foreign);
 }
 
 static void row_key(FILE *out, const struct report_input *in, unsigned int f,

@@ -20,8 +20,7 @@ for key in ("bouncelab_version", "cpu_model", "hypervisor", "kernel_release",
     assert key in ctx, f"context lacks {key}"
 rows = doc["benchmarks"]
 reps = [r for r in rows if r["run_type"] == "iteration"]
-aggs = [r for r in rows if r["run_type"] == "aggregate"]
-assert reps and aggs, "expected repetitions and aggregates"
+assert reps and len(reps) == len(rows), "expected per-repetition rows only"
 variants = set()
 for r in reps:
     assert not r.get("error_occurred"), r
@@ -36,10 +35,18 @@ for r in reps:
     assert len(facts["placement"]["cpus"]) == r["threads"]
 assert variants == {"store_always", "read_then_set", "set_bit_always",
                     "test_then_set_bit", "test_and_set_bit", "nop"}, variants
-# Three repetitions of each case, as --quick asks.
+# Three repetitions of each case, as --quick asks, numbered 0..2, each
+# with the iteration count the first one settled on.
 names = {r["run_name"] for r in reps}
 for n in names:
-    assert sum(1 for r in reps if r["run_name"] == n) == 3, n
+    mine = [r for r in reps if r["run_name"] == n]
+    assert sorted(r["repetition_index"] for r in mine) == [0, 1, 2], n
+    assert all(r["repetitions"] == 3 for r in mine), n
+    assert len({r["iterations"] for r in mine}) == 1, n
+# Interleaved by rounds: every case's first repetition comes before any
+# case's second.
+order = [r["repetition_index"] for r in reps]
+assert order == sorted(order), order
 PY
 
 "$bouncelab" report "$tmp/run/results.json" -o "$tmp/report" >/dev/null

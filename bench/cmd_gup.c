@@ -153,14 +153,15 @@ static int parse_name_list(const char *option, const char *text,
 			   unsigned int max, unsigned int *nr)
 {
 	char buf[256], expected[128] = "";
-	char *item, *save = NULL;
+	char *item, *rest = buf;
 
 	for (unsigned int i = 0; names[i]; i++)
 		snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected),
 			 "%s%s", i ? ", " : "", names[i]);
 	snprintf(buf, sizeof(buf), "%s", text);
 	*nr = 0;
-	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: "a,,b" has an empty item, which is an error. */
+	while ((item = strsep(&rest, ","))) {
 		unsigned int v;
 
 		for (v = 0; names[v] && strcmp(names[v], item); v++)

@@ -86,7 +86,7 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 	struct suite_override *o;
 	const char *dot = strchr(text, '.');
 	const char *eq = strchr(text, '=');
-	char *item, *save = NULL;
+	char *item, *rest = values;
 	int p;
 
 	if (!dot || !eq || eq < dot || (size_t)(dot - text) >= sizeof(family_name))
@@ -113,7 +113,13 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 	o->family = f;
 	o->param = p;
 	snprintf(values, sizeof(values), "%s", eq + 1);
-	for (item = strtok_r(values, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	if (!*values)
+		return usage_error("--param '%s': expected at least one value", text);
+	/* strsep, not strtok: "0,,1" has an empty value, which is an error. */
+	while ((item = strsep(&rest, ","))) {
+		if (!*item)
+			return usage_error("--param '%s': expected a value between commas",
+					   text);
 		if (o->nr_values == SUITE_MAX_VALUES)
 			return usage_error("--param '%s': at most %d values", text,
 					   SUITE_MAX_VALUES);
@@ -122,8 +128,6 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 			return usage_error("--param %s.%s", f->name, err);
 		o->nr_values++;
 	}
-	if (!o->nr_values)
-		return usage_error("--param '%s': expected at least one value", text);
 	/* A later --param for the same parameter replaces the earlier one. */
 	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
 		if (opts->overrides[i].family == f && opts->overrides[i].param == p) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -92,4 +93,15 @@ int parse_long(const char *text, long min, long max, long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+void default_output_path(const char *name, char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "results/%s/%s", stamp, name);
 }

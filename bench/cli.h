@@ -2,6 +2,8 @@
 #ifndef BOUNCELAB_CLI_H
 #define BOUNCELAB_CLI_H
 
+#include <stddef.h>
+
 /* Exit statuses: 2 for bad usage or input, 1 for a failed run. */
 #define EXIT_USAGE 2
 #define EXIT_RUNTIME 1
@@ -29,5 +31,8 @@ int bad_option(char **argv, const char *command);
 double parse_seconds(const char *text);
 /* Parses an integer in [min, max]; returns 0, or -1. */
 int parse_long(const char *text, long min, long max, long *out);
+
+/* results/<YYYYmmdd-HHMMSS>/NAME: where a run's files go by default. */
+void default_output_path(const char *name, char *buf, size_t len);
 
 #endif

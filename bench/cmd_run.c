@@ -270,18 +270,6 @@ static void on_run(const struct gbench_run *run, void *arg)
 		elapsed / pr->done * (pr->total - pr->done));
 }
 
-/* results/<YYYYmmdd-HHMMSS>/results.json */
-static void default_out(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	char stamp[32];
-
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "results/%s/results.json", stamp);
-}
-
 /*
  * One block per family at the largest thread count: each case's median
  * ns/op over its repetitions.
@@ -588,7 +576,7 @@ int cmd_run(int argc, char **argv)
 	if (counters_select(counter_sets, events, err, sizeof(err)))
 		return usage_error("%s", err);
 	if (!out) {
-		default_out(out_buf, sizeof(out_buf));
+		default_output_path("results.json", out_buf, sizeof(out_buf));
 		out = out_buf;
 	}
 

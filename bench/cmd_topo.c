@@ -216,18 +216,6 @@ static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
 	printf("  Medians and minima, not means: a VM can switch latency modes mid-run.\n");
 }
 
-/* results/<YYYYmmdd-HHMMSS>/latency.json */
-static void default_latency_out(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	char stamp[32];
-
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "results/%s/latency.json", stamp);
-}
-
 static int write_latency(const struct topo *topo, const char *out, json_t *lat)
 {
 	json_t *doc = json_object(), *context = results_context();
@@ -256,7 +244,7 @@ static int choose_latency_out(struct topo_options *o, char *buf, size_t len)
 	char err[512];
 
 	if (!o->latency_out) {
-		default_latency_out(buf, len);
+		default_output_path("latency.json", buf, len);
 		o->latency_out = buf;
 	}
 	if (output_check_writable(o->latency_out, err, sizeof(err)))

@@ -18,8 +18,8 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "test_util.h"
 
 /* A row that takes this long is a hang: bad input must fail fast. */
 #define ROW_TIMEOUT_SECONDS 60
@@ -83,20 +84,6 @@ static void join(char *buf, const char *dir, const char *name)
 		errno = ENAMETOOLONG;
 		bail_out("%s: path too long", dir);
 	}
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void write_text(const char *path, const char *text)

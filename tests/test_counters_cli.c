@@ -8,7 +8,6 @@
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 
 #include "config.h"
 #include "perf_inject.h"
+#include "test_util.h"
 
 #define NOBODY 65534
 
@@ -79,20 +79,6 @@ static int run(struct invocation *inv, const char *const *args)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	return WEXITSTATUS(status);
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_tree(const char *dir)
-{
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static char *read_text(const char *path)

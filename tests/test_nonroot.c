@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "test_util.h"
 
 /* "nobody" on Debian; the test needs no passwd entry, only the number. */
 #define UNPRIVILEGED_ID 65534
@@ -124,15 +124,6 @@ static void a_directory_it_may_not_write_fails_first(void **unused)
 	assert_int_equal(stat(results, &st), -1);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* Whether the unprivileged user can reach the binary (not under /root). */
 static bool binary_reachable(void)
 {
@@ -190,7 +181,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	nftw(home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(root_only, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_tree(home);
+	remove_tree(root_only);
 	return ret;
 }

@@ -14,7 +14,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -33,6 +32,7 @@
 #include "report.h"
 #include "results_read.h"
 #include "svg.h"
+#include "test_util.h"
 
 static const char *tests_dir;
 static char work_dir[PATH_MAX];
@@ -74,15 +74,6 @@ static void copy_file(const char *from, const char *to)
 	free(data);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* A fresh working directory holding results.json and latency.json. */
 static int setup(void **state)
 {
@@ -104,7 +95,7 @@ static int teardown(void **state)
 	(void)state;
 	if (chdir("/"))
 		return -1;
-	return nftw(work_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return remove_tree(work_dir);
 }
 
 static int generate(const char *const *files, unsigned int nr, const char *latency,

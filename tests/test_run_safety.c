@@ -12,8 +12,8 @@
  * usage: test_run_safety BOUNCELAB
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "test_util.h"
 
 static char bouncelab[PATH_MAX];
 static char dir[PATH_MAX];
@@ -247,15 +248,6 @@ static void only_force_replaces_a_results_file(void **unused)
 	assert_int_not_equal(after.st_ino, before.st_ino);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +269,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_tree(dir);
 	return ret;
 }

@@ -171,7 +171,7 @@ static int parse_name_list(const char *option, const char *text,
 					   option, text, expected);
 		for (unsigned int k = 0; k < *nr; k++)
 			if (values[k] == v)
-				return usage_error("gup: %s '%s': '%s' is listed twice",
+				return usage_error("gup: %s '%s': '%s' is listed twice: expected each value once",
 						   option, text, item);
 		if (*nr == max)
 			return usage_error("gup: %s '%s': expected at most %u values",

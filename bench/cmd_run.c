@@ -126,6 +126,11 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 		if (kernel_param_parse(&f->params[p], item, &o->values[o->nr_values],
 				       err, sizeof(err)))
 			return usage_error("--param %s.%s", f->name, err);
+		/* Two equal cases would share a name, and so each other's rows. */
+		for (unsigned int i = 0; i < o->nr_values; i++)
+			if (o->values[i] == o->values[o->nr_values])
+				return usage_error("--param '%s': '%s' is listed twice: expected each value once",
+						   text, item);
 		o->nr_values++;
 	}
 	/* A later --param for the same parameter replaces the earlier one. */
@@ -173,6 +178,18 @@ static void record_command(int argc, char **argv)
 	fclose(out);
 }
 
+/* Two equal cases would share a name, and so each other's rows. */
+static int check_placements_differ(const char *text,
+				   const struct suite_options *opts)
+{
+	for (unsigned int i = 0; i < opts->nr_placements; i++)
+		for (unsigned int k = 0; k < i; k++)
+			if (!strcmp(opts->placements[i], opts->placements[k]))
+				return usage_error("--placement '%s': '%s' is listed twice: expected each policy once",
+						   text, opts->placements[i]);
+	return 0;
+}
+
 /*
  * compact,pair:smt,cpus:0,4: policies split at commas, except that a
  * number continues the cpus: list before it. The texts live in store.
@@ -180,14 +197,21 @@ static void record_command(int argc, char **argv)
 static int parse_placement_option(const char *text, struct suite_options *opts,
 				  char store[][64])
 {
-	char copy[1024], *item, *save = NULL;
+	char copy[1024], *item, *rest = copy;
 	char *last = NULL;
 
+	if (!*text || strlen(text) >= sizeof(copy))
+		return usage_error("--placement '%s': expected compact, spread, cores, pair:CLASS or cpus:LIST",
+				   text);
 	snprintf(copy, sizeof(copy), "%s", text);
-	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: "compact,,spread" has an empty item, an error. */
+	while ((item = strsep(&rest, ","))) {
 		bool continues = last && !strncmp(last, "cpus:", 5) &&
 				 *item >= '0' && *item <= '9';
 
+		if (!*item)
+			return usage_error("--placement '%s': expected a policy between commas",
+					   text);
 		if (continues) {
 			size_t used = strlen(last);
 
@@ -207,10 +231,7 @@ static int parse_placement_option(const char *text, struct suite_options *opts,
 		snprintf(last, 64, "%s", item);
 		opts->placements[opts->nr_placements++] = last;
 	}
-	if (!last)
-		return usage_error("--placement '%s': expected compact, spread, cores, pair:CLASS or cpus:LIST",
-				   text);
-	return 0;
+	return check_placements_differ(text, opts);
 }
 
 static double seconds_since(const struct timespec *start)

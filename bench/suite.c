@@ -50,6 +50,15 @@ int parse_uint_list(const char *what, const char *text, unsigned int max_value,
 				 what, text, SUITE_MAX_VALUES);
 			return -1;
 		}
+		/* Two equal cases would share a name, and so each other's rows. */
+		for (unsigned int i = 0; i < *nr; i++) {
+			if (values[i] == v) {
+				snprintf(err, errlen,
+					 "%s '%s': %lu is listed twice: expected each value once",
+					 what, text, v);
+				return -1;
+			}
+		}
 		values[(*nr)++] = (unsigned int)v;
 		if (!*end)
 			return 0;

@@ -44,7 +44,7 @@ struct run_progress {
 	/* the round being run: every case runs once per round */
 	unsigned int round;
 	unsigned int nr_rounds;
-	/* per-thread iterations each case settled on in round 0 */
+	/* per-thread iterations of each case's first good run; 0: none yet */
 	uint64_t *iterations;
 };
 
@@ -274,8 +274,12 @@ static void on_run(const struct gbench_run *run, void *arg)
 	row.repetition_index = pr->round;
 	json_array_append_new(pr->rows, results_row(&row, c));
 	if (!run->error_occurred) {
-		/* Reported iterations are summed over the threads. */
-		if (pr->round == 0)
+		/*
+		 * Reported iterations are summed over the threads. A case
+		 * that failed in round 0 keeps the count of its first good
+		 * run, rather than probing again in every later round.
+		 */
+		if (!pr->iterations[i])
 			pr->iterations[i] = (uint64_t)run->iterations / c->cfg.nr_threads;
 		for (unsigned int k = 0; k < run->nr_counters; k++)
 			if (!strcmp(run->counter_names[k], "ns_per_op") &&
@@ -405,8 +409,9 @@ static int write_results(const char *out, json_t *context,
 /*
  * Repetitions are interleaved by rounds: each round runs every case once,
  * in an order Google Benchmark shuffles, so every case samples the whole
- * run and a VM's slow minutes fall on all variants alike. Round 0 finds
- * each case's iteration count for --min-time; later rounds reuse it.
+ * run and a VM's slow minutes fall on all variants alike. A case's first
+ * good run (round 0, unless it failed) finds its iteration count for
+ * --min-time; later rounds reuse it.
  */
 static void run_rounds(struct suite *suite, const struct suite_options *opts,
 		       struct run_progress *pr)
@@ -421,7 +426,7 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 				gbench_register(c->name, bench_case_run, c);
 
 			gbench_set_threads(b, (int)c->cfg.nr_threads);
-			/* A case that failed in round 0 probes again. */
+			/* Until a case has a good run, it probes. */
 			if (pr->iterations[i])
 				gbench_set_iterations(b, pr->iterations[i]);
 		}

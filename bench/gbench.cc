@@ -44,15 +44,37 @@ public:
 				    benchmark::ConsoleReporter::OO_ColorTabular :
 				    benchmark::ConsoleReporter::OO_Tabular) {}
 
+	/*
+	 * The machine's context goes to stderr once per process, not once
+	 * per gbench_run_all(): bouncelab run calls it once per round. The
+	 * console reporter still reads it, for its column widths.
+	 */
 	bool ReportContext(const Context &context) override
 	{
-		return console_ ? console_reporter_.ReportContext(context) : true;
+		static bool context_shown;
+
+		if (!console_)
+			return true;
+		if (context_shown)
+			console_reporter_.SetErrorStream(&discarded_);
+		context_shown = true;
+		return console_reporter_.ReportContext(context);
 	}
 
+	/*
+	 * Without the "iterations:N" a fixed count adds to a name: a round
+	 * that reuses the count probed before runs the same benchmark, and
+	 * the table should say so.
+	 */
 	void ReportRuns(const std::vector<Run> &runs) override
 	{
-		if (console_)
-			console_reporter_.ReportRuns(runs);
+		if (console_) {
+			std::vector<Run> shown(runs);
+
+			for (Run &run : shown)
+				run.run_name.iterations.clear();
+			console_reporter_.ReportRuns(shown);
+		}
 		for (const Run &run : runs)
 			forward(run);
 	}
@@ -112,6 +134,7 @@ private:
 	const struct gbench_run_callbacks *cb_;
 	bool console_;
 	benchmark::ConsoleReporter console_reporter_;
+	std::ostringstream discarded_;
 };
 
 } // namespace

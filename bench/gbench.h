@@ -78,7 +78,9 @@ struct gbench_run_callbacks {
 void gbench_initialize(int argc, char **argv);
 /*
  * Runs every registered benchmark, reporting each run through the
- * callbacks and, with console, Google Benchmark's console table on stdout.
+ * callbacks and, with console, Google Benchmark's console table on stdout
+ * (the machine's context on stderr once per process; names without the
+ * "iterations:N" of a fixed count).
  * Google Benchmark's own JSON file reporter is written too when
  * --benchmark_out=FILE was given to gbench_initialize(). Returns the
  * number of benchmarks run.

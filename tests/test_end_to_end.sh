@@ -49,6 +49,16 @@ order = [r["repetition_index"] for r in reps]
 assert order == sorted(order), order
 PY
 
+# --console: Google Benchmark's table for every round, the machine's
+# context once, and one name per case in every round (no "iterations:N"
+# from the count the later rounds reuse).
+"$bouncelab" run --quick --filter '^has_pinned/nop$' --threads 1 --console \
+	--out "$tmp/console/results.json" >"$tmp/stdout" 2>"$tmp/stderr"
+[ "$(grep -c '^has_pinned/nop/real_time/threads:1 ' "$tmp/stdout")" -eq 3 ] ||
+	{ echo "--console: expected 3 rows named has_pinned/nop/real_time/threads:1"; exit 1; }
+[ "$(grep -c '^Run on' "$tmp/stderr")" -eq 1 ] ||
+	{ echo "--console: expected the context once"; exit 1; }
+
 "$bouncelab" report "$tmp/run/results.json" -o "$tmp/report" >/dev/null
 grep -q '^## has_pinned' "$tmp/report/report.md"
 grep -q '| store_always |' "$tmp/report/report.md"

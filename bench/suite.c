@@ -435,45 +435,90 @@ static void wait_at_start_line(struct bench_case *c)
 			sched_yield();
 }
 
+/*
+ * This thread cannot run: it says why, and no thread runs, because a
+ * spinning kernel would wait for it for ever. Called before the opening
+ * barrier, so every thread sees the flag once it is past it.
+ */
+static void abandon_run(struct gbench_state *st, struct bench_case *c,
+			const char *why)
+{
+	gbench_skip_with_error(st, why);
+	atomic_store(&c->abandoned, true);
+}
+
+/*
+ * Before the opening barrier: bind to the case's CPU and, in thread 0,
+ * create the shared state. Returns thread 0's affinity as it was, to be
+ * given back after the run (NULL in other threads).
+ */
+static struct topo_binding *prepare_thread(struct gbench_state *st,
+					   struct bench_case *c, int t)
+{
+	struct topo_binding *saved = NULL;
+	char msg[256];
+	int ret;
+
+	c->ops_done[t] = 0;
+	/*
+	 * After SIGINT or SIGTERM, Google Benchmark still calls every
+	 * remaining run: each ends here at once and its row is dropped.
+	 */
+	if (interrupt_signal()) {
+		abandon_run(st, c, SUITE_INTERRUPTED);
+		return NULL;
+	}
+	/* Bound with no way back, the main thread would keep one CPU for good. */
+	if (t == 0) {
+		saved = topo_save_binding(c->topo);
+		if (!saved) {
+			abandon_run(st, c, "cannot save the main thread's CPU affinity, so it is not bound");
+			return NULL;
+		}
+	}
+	ret = topo_bind_self(c->topo, c->placement.cpus[t]);
+	if (ret) {
+		snprintf(msg, sizeof(msg), "cannot bind thread %d to CPU %d: %s",
+			 t, c->placement.cpus[t], strerror(-ret));
+		abandon_run(st, c, msg);
+		return saved;
+	}
+	if (t == 0) {
+		c->state = c->family->create(&c->cfg, msg, sizeof(msg));
+		if (!c->state)
+			abandon_run(st, c, msg);
+	}
+	return saved;
+}
+
+/* ns_per_op is one operation in one thread: the wall time over its n. */
+static void set_timing_counters(struct gbench_state *st,
+				const struct bench_case *c, uint64_t n,
+				double wall)
+{
+	const struct kernel_family *f = c->family;
+
+	gbench_set_counter(st, "ops", (double)n, GBENCH_SUM);
+	gbench_set_counter(st, "wall_ns", wall, GBENCH_AVG_THREADS);
+	gbench_set_counter(st, "ns_per_op", wall / (double)n, GBENCH_AVG_THREADS);
+	if (f->ns_per_op_metric)
+		gbench_set_counter(st, f->ns_per_op_metric,
+				   wall / (double)n / f->ns_per_op_divisor,
+				   GBENCH_AVG_THREADS);
+}
+
 void bench_case_run(struct gbench_state *st, void *arg)
 {
 	struct bench_case *c = arg;
 	const struct kernel_variant *v = &c->family->variants[c->cfg.variant];
 	int t = gbench_thread_index(st);
 	uint64_t n = gbench_max_iterations(st);
-	struct topo_binding *saved = NULL;
+	struct topo_binding *saved;
 	struct counters_thread *counters;
 	struct timespec start = { 0 }, end = { 0 };
-	char msg[256];
 	bool ran = false, stopped = false;
-	bool interrupted = interrupt_signal() != 0;
-	int ret;
 
-	if (t == 0)
-		saved = topo_save_binding(c->topo);
-	/*
-	 * After SIGINT or SIGTERM, Google Benchmark still calls every
-	 * remaining run: each ends here at once and its row is dropped.
-	 */
-	if (interrupted) {
-		gbench_skip_with_error(st, SUITE_INTERRUPTED);
-		atomic_store(&c->abandoned, true);
-	}
-	ret = interrupted ? 0 : topo_bind_self(c->topo, c->placement.cpus[t]);
-	if (ret) {
-		snprintf(msg, sizeof(msg), "cannot bind thread %d to CPU %d: %s",
-			 t, c->placement.cpus[t], strerror(-ret));
-		gbench_skip_with_error(st, msg);
-		atomic_store(&c->abandoned, true);
-	}
-	c->ops_done[t] = 0;
-	if (t == 0 && !interrupted) {
-		c->state = c->family->create(&c->cfg, msg, sizeof(msg));
-		if (!c->state) {
-			gbench_skip_with_error(st, msg);
-			atomic_store(&c->abandoned, true);
-		}
-	}
+	saved = prepare_thread(st, c, t);
 	/* Opened before the opening barrier, enabled outside the timed span. */
 	counters = counters_thread_open();
 	if (t == 0)
@@ -500,19 +545,8 @@ void bench_case_run(struct gbench_state *st, void *arg)
 	if (t == 0)
 		stopped = watchdog_disarm();
 
-	if (ran) {
-		double wall = elapsed_ns(&start, &end);
-
-		gbench_set_counter(st, "ops", (double)n, GBENCH_SUM);
-		gbench_set_counter(st, "wall_ns", wall, GBENCH_AVG_THREADS);
-		gbench_set_counter(st, "ns_per_op", wall / (double)n,
-				   GBENCH_AVG_THREADS);
-		if (c->family->ns_per_op_metric)
-			gbench_set_counter(st, c->family->ns_per_op_metric,
-					   wall / (double)n /
-					   c->family->ns_per_op_divisor,
-					   GBENCH_AVG_THREADS);
-	}
+	if (ran)
+		set_timing_counters(st, c, n, elapsed_ns(&start, &end));
 	counters_thread_finish(counters, st, ran ? n : 0);
 	if (t == 0) {
 		if (c->state && stopped)

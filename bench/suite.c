@@ -151,7 +151,6 @@ struct plan_state {
 	unsigned int threads[SUITE_MAX_VALUES];
 	unsigned int nr_placements;
 	const char *const *placements;
-	unsigned int matched_threads;	/* cases dropped for thread bounds */
 	char placement_skip[256];	/* why a placement skipped a thread count */
 	char thread_skip[256];		/* why a family skipped a thread count */
 };
@@ -261,7 +260,6 @@ static int plan_param_set(struct plan_state *ps,
 				note_thread_bounds(ps, f, v, t);
 				continue;
 			}
-			ps->matched_threads++;
 			for (unsigned int pi = 0; pi < ps->nr_placements; pi++) {
 				memset(&c, 0, sizeof(c));
 				c.family = f;

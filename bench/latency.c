@@ -267,7 +267,12 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* The caller is one of the pair: bound with no way back, it would stay. */
 	saved = topo_save_binding(topo);
+	if (!saved) {
+		snprintf(err, errlen, "cannot save this thread's CPU affinity, so it is not bound");
+		return -1;
+	}
 	/* The first sample pays for page faults and cold caches. */
 	ret = one_sample(topo, f, &cfg, pair, round_trips, &warm_up, err, errlen);
 	for (unsigned int s = 0; s < nr_samples && !ret; s++) {

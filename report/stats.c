@@ -85,7 +85,7 @@ double stats_cv(const double *values, size_t n)
 
 bool stats_bimodal(const double *sorted, size_t n)
 {
-	size_t min_side = n / 5 > 2 ? (n + 4) / 5 : 2;
+	size_t min_side = (n + 4) / 5 > 2 ? (n + 4) / 5 : 2;	/* ceil(n / 5) */
 
 	if (n < 5)
 		return false;

@@ -97,6 +97,10 @@ static void test_bimodal(void **state)
 	double spread[] = { 10, 11, 12, 13, 14, 15, 16, 17, 18 };
 	double outlier[] = { 60, 61, 59, 62, 60, 61, 60, 59, 250 };
 	double few[] = { 60, 250, 60, 250 };
+	/* 2 of 11 is less than a fifth: still an outlier pair */
+	double pair[] = { 60, 61, 59, 62, 60, 61, 60, 59, 61, 250, 251 };
+	/* 3 of 11 is more */
+	double third[] = { 60, 61, 59, 62, 60, 61, 60, 59, 249, 250, 251 };
 
 	(void)state;
 	stats_sort(modes, N(modes));
@@ -109,6 +113,10 @@ static void test_bimodal(void **state)
 	/* four values are too few to tell */
 	stats_sort(few, N(few));
 	assert_false(stats_bimodal(few, N(few)));
+	stats_sort(pair, N(pair));
+	assert_false(stats_bimodal(pair, N(pair)));
+	stats_sort(third, N(third));
+	assert_true(stats_bimodal(third, N(third)));
 }
 
 /*

@@ -9,19 +9,13 @@
 #include "plots.h"
 #include "svg.h"
 
-static bool isalnum_ascii(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
-}
-
 /* File-name-safe: letters, digits, '_' and '-'; anything else becomes '_'. */
 static void safe_name(char *buf, size_t len, const char *s)
 {
 	size_t i = 0;
 
 	for (; s && *s && i + 1 < len; s++)
-		buf[i++] = (isalnum_ascii(*s) || *s == '_' || *s == '-') ? *s : '_';
+		buf[i++] = (ascii_alnum(*s) || *s == '_' || *s == '-') ? *s : '_';
 	buf[i] = '\0';
 }
 

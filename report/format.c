@@ -113,7 +113,7 @@ const char *format_percent(char *buf, double fraction)
 	return buf;
 }
 
-static bool is_alnum(char c)
+bool ascii_alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9');
@@ -127,7 +127,7 @@ void md_escape(FILE *out, const char *s)
 		switch (*s) {
 		case '_':
 			/* Intraword underscores are never emphasis: has_pinned. */
-			if (is_alnum(prev) && is_alnum(s[1])) {
+			if (ascii_alnum(prev) && ascii_alnum(s[1])) {
 				fputc('_', out);
 				break;
 			}

@@ -7,6 +7,7 @@
 #ifndef BOUNCELAB_FORMAT_H
 #define BOUNCELAB_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -32,6 +33,9 @@ const char *format_p(char *buf, double p);
 
 /* "8.2%" */
 const char *format_percent(char *buf, double fraction);
+
+/* A-Z, a-z or 0-9, whatever the locale (isalnum() depends on it). */
+bool ascii_alnum(char c);
 
 /* Text for a markdown table cell or paragraph: | < > ` * _ escaped. */
 void md_escape(FILE *out, const char *s);

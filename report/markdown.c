@@ -609,56 +609,47 @@ static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
 		fputs(".\n\n", out);
 }
 
+/*
+ * Counters measured for some case, one column each. A counter the run
+ * could not count at all (no PMU, no permission) would be a column of
+ * n/a on every row: it is named once in the note below instead, with its
+ * reason, which is where a reader looks for why.
+ */
 static void write_counters_table(FILE *out, const struct report_input *in,
 				 const struct group_view *g)
 {
 	const struct analysis *a = in->a;
-	json_t *na = counters_na(in, g), *why;
-	const char *name;
 	char v[FORMAT_LEN];
 
-	if (!g->nr_counter_names) {
-		write_na_note(out, g, na);	/* a table of n/a only says nothing */
-		return;
-	}
-	fputs("Counters (medians over repetitions; n/a: not counted for that case):\n\n| threads | variant |", out);
-	for (size_t k = 0; k < g->nr_counter_names; k++) {
-		fputc(' ', out);
-		md_name(out, g->counter_names[k]);
-		fputs(" |", out);
-	}
-	json_object_foreach(na, name, why) {
-		if (has_counter_name(g, name))
-			continue;
-		fputc(' ', out);
-		md_name(out, name);
-		fputs(" |", out);
-	}
-	fputs("\n|---:|---|", out);
-	for (size_t k = 0; k < g->nr_counter_names; k++)
-		fputs("---:|", out);
-	json_object_foreach(na, name, why)
-		if (!has_counter_name(g, name))
-			fputs("---:|", out);
-	fputc('\n', out);
-	for (size_t i = 0; i < g->group->nr; i++) {
-		const struct result_case *c = &a->cases->cases[g->group->first + i];
-
-		fprintf(out, "| %ld | ", c->threads);
-		md_name(out, c->variant);
-		fputs(" |", out);
+	if (g->nr_counter_names) {
+		fputs("Counters (medians over repetitions; n/a: not counted for that case):\n\n"
+		      "| threads | variant |", out);
 		for (size_t k = 0; k < g->nr_counter_names; k++) {
-			const struct case_counter *cc = result_case_counter(c, g->counter_names[k]);
-
-			fprintf(out, " %s |", cc ? format_sig(v, cc->median) : "n/a");
+			fputc(' ', out);
+			md_name(out, g->counter_names[k]);
+			fputs(" |", out);
 		}
-		json_object_foreach(na, name, why)
-			if (!has_counter_name(g, name))
-				fputs(" n/a |", out);
+		fputs("\n|---:|---|", out);
+		for (size_t k = 0; k < g->nr_counter_names; k++)
+			fputs("---:|", out);
+		fputc('\n', out);
+		for (size_t i = 0; i < g->group->nr; i++) {
+			const struct result_case *c = &a->cases->cases[g->group->first + i];
+
+			fprintf(out, "| %ld | ", c->threads);
+			md_name(out, c->variant);
+			fputs(" |", out);
+			for (size_t k = 0; k < g->nr_counter_names; k++) {
+				const struct case_counter *cc =
+					result_case_counter(c, g->counter_names[k]);
+
+				fprintf(out, " %s |", cc ? format_sig(v, cc->median) : "n/a");
+			}
+			fputc('\n', out);
+		}
 		fputc('\n', out);
 	}
-	fputc('\n', out);
-	write_na_note(out, g, na);
+	write_na_note(out, g, counters_na(in, g));
 }
 
 static void write_scaling_table(FILE *out, const struct analysis *a,

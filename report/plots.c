@@ -9,19 +9,13 @@
 #include "plots.h"
 #include "svg.h"
 
-static bool isalnum_ascii(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
-}
-
 /* File-name-safe: letters, digits, '_' and '-'; anything else becomes '_'. */
 static void safe_name(char *buf, size_t len, const char *s)
 {
 	size_t i = 0;
 
 	for (; s && *s && i + 1 < len; s++)
-		buf[i++] = (isalnum_ascii(*s) || *s == '_' || *s == '-') ? *s : '_';
+		buf[i++] = (ascii_alnum(*s) || *s == '_' || *s == '-') ? *s : '_';
 	buf[i] = '\0';
 }
 
@@ -74,6 +68,23 @@ bool plot_has_scaling(const struct group_view *g)
 	return g->nr_threads >= 2 && g->threads[0] == 1;
 }
 
+/*
+ * What the bar around a median is. Below 6 repetitions no interval of
+ * the median reaches 95% and stats_median_ci_ranks() gives the whole
+ * range (75% for 3): the table marks those rows with a dagger, and the
+ * plot must not call the same bar a 95% CI.
+ */
+static const char *median_bar(double coverage)
+{
+	return coverage >= STATS_CONFIDENCE ? "bar: 95% CI" : "bar: min to max";
+}
+
+/* The lowest coverage of the intervals drawn (only those of 2 or more). */
+static double lowest_coverage(double lowest, const struct stats_summary *s)
+{
+	return s->n > 1 && s->ci_coverage < lowest ? s->ci_coverage : lowest;
+}
+
 static int add(struct output_batch *batch, const char *outdir, const char *name,
 	       char *data)
 {
@@ -95,8 +106,8 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 	struct svg_bar *bars = calloc(g->nr_variants + 1, sizeof(*bars));
 	char (*labels)[FORMAT_LEN] = calloc(g->nr_variants + 1, sizeof(*labels));
 	struct svg_bar_chart chart = { .bars = bars };
-	double lo = INFINITY, hi = 0;
-	char title[160];
+	double lo = INFINITY, hi = 0, coverage = 1;
+	char title[160], x_label[96];
 	char *svg = NULL;
 
 	if (!bars || !labels)
@@ -117,11 +128,14 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 		chart.nr_bars++;
 		lo = fmin(lo, c->ns_stats.median);
 		hi = fmax(hi, c->ns_stats.median);
+		coverage = lowest_coverage(coverage, &c->ns_stats);
 	}
 	snprintf(title, sizeof(title), "%s: time per operation, %ld thread%s",
 		 g->group->family, t, t == 1 ? "" : "s");
 	chart.title = title;
-	chart.x_label = "ns per operation per thread (median, bar: 95% CI)";
+	snprintf(x_label, sizeof(x_label), "ns per operation per thread (median, %s)",
+		 median_bar(coverage));
+	chart.x_label = x_label;
 	/* Two decades apart: a linear axis would hide the fast variants. */
 	chart.log_x = hi > 100 * lo;
 	svg = svg_bar_chart(&chart);
@@ -140,7 +154,8 @@ static char *one_way_bars(const struct analysis *a, const struct family_view *f)
 	char (*labels)[160] = calloc(nr + 1, sizeof(*labels));
 	char (*values)[FORMAT_LEN] = calloc(nr + 1, sizeof(*values));
 	struct svg_bar_chart chart = { .bars = bars };
-	char title[160];
+	char title[160], x_label[96];
+	double coverage = 1;
 	char *svg = NULL;
 
 	if (!cases || !bars || !labels || !values)
@@ -160,10 +175,13 @@ static char *one_way_bars(const struct analysis *a, const struct family_view *f)
 			c->variant_order == CASE_ORDER_UNKNOWN ? 0 : c->variant_order,
 			format_sig(values[i], s.median),
 		};
+		coverage = lowest_coverage(coverage, &s);
 	}
 	snprintf(title, sizeof(title), "%s: one cache line between two CPUs", f->name);
 	chart.title = title;
-	chart.x_label = "one-way latency, ns (median, bar: 95% CI)";
+	snprintf(x_label, sizeof(x_label), "one-way latency, ns (median, %s)",
+		 median_bar(coverage));
+	chart.x_label = x_label;
 	svg = svg_bar_chart(&chart);
 out:
 	free(cases);
@@ -188,6 +206,7 @@ struct scaling_data {
 	size_t nr_series;
 	struct svg_series series[SVG_PALETTE_SIZE * 2 + 2];
 	double *values;		/* x, y, lo, hi per series, then the model */
+	double coverage;	/* the lowest of the throughput intervals */
 };
 
 static double scaled(const struct case_view *v, enum scaling_kind kind,
@@ -235,6 +254,7 @@ static int scaling_series(const struct analysis *a, const struct group_view *g,
 				y[s->n] = scaled(cv, kind, cv->c->tput_stats.median);
 				lo[s->n] = cv->c->n > 1 ? scaled(cv, kind, cv->c->tput_stats.ci_lo) : NAN;
 				hi[s->n] = cv->c->n > 1 ? scaled(cv, kind, cv->c->tput_stats.ci_hi) : NAN;
+				d->coverage = lowest_coverage(d->coverage, &cv->c->tput_stats);
 			} else {
 				y[s->n] = scaled(cv, kind, cv->speedup.ratio);
 				lo[s->n] = scaled(cv, kind, cv->speedup.lo);
@@ -282,18 +302,21 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 {
 	static const char *const titles[] = { "throughput", "speedup over 1 thread",
 					      "parallel efficiency" };
+	/* The ratios' bars are bootstrap intervals: 95% whatever n is. */
 	static const char *const labels[] = {
-		"Mops/s, all threads (median, bar: 95% CI)",
+		NULL,
 		"speedup: ops/s over 1 thread's (bar: 95% CI)",
 		"efficiency: speedup / threads",
 	};
-	struct scaling_data d = { 0 };
+	struct scaling_data d = { .coverage = 1 };
 	double ref_x[2], ref_y[2], ticks[64];
 	struct svg_line_chart chart = { 0 };
-	char title[192], *svg = NULL;
+	char title[192], throughput_label[96], *svg = NULL;
 
 	if (scaling_series(a, g, kind, &d))
 		return NULL;
+	snprintf(throughput_label, sizeof(throughput_label),
+		 "Mops/s, all threads (median, %s)", median_bar(d.coverage));
 	if (kind != THROUGHPUT)
 		reference_line(g, kind, &d, ref_x, ref_y);
 	for (size_t t = 0; t < g->nr_threads && t < 64; t++)
@@ -301,7 +324,8 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 	snprintf(title, sizeof(title), "%s, setting %u: %s", g->group->family,
 		 g->number, titles[kind]);
 	chart = (struct svg_line_chart){
-		.title = title, .x_label = "threads", .y_label = labels[kind],
+		.title = title, .x_label = "threads",
+		.y_label = kind == THROUGHPUT ? throughput_label : labels[kind],
 		/* Thread counts usually double: a log axis spaces them evenly. */
 		.log_x = g->threads[g->nr_threads - 1] >= 8 * g->threads[0],
 		.y_from_zero = true, .x_ticks = ticks,

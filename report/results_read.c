@@ -257,8 +257,10 @@ static int describe_setting(struct reader *r, json_t *facts,
 		else
 			return bad(r, "params", value,
 				   "expected parameter '%.60s' to be a string, number or boolean", key);
-		used += (size_t)snprintf(buf + used, used < sizeof(buf) ? sizeof(buf) - used : 0,
-					 "%s%s=%s", used ? ", " : "", key, text);
+		/* Past the end, even by a zero-length write, is undefined. */
+		if (used < sizeof(buf))
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s=%s",
+						 used ? ", " : "", key, text);
 	}
 	if (row->policy && used < sizeof(buf))
 		snprintf(buf + used, sizeof(buf) - used, "%splacement %s",

@@ -85,7 +85,7 @@ double stats_cv(const double *values, size_t n)
 
 bool stats_bimodal(const double *sorted, size_t n)
 {
-	size_t min_side = n / 5 > 2 ? (n + 4) / 5 : 2;
+	size_t min_side = (n + 4) / 5 > 2 ? (n + 4) / 5 : 2;	/* ceil(n / 5) */
 
 	if (n < 5)
 		return false;
@@ -138,76 +138,76 @@ static int compare_ranked(const void *a, const void *b)
 }
 
 /*
- * Number of orderings of na + nb distinct values in which the statistic U
- * (pairs with the a-value above the b-value) takes each value 0..na*nb,
- * over all C(na + nb, na) equally likely orderings. The largest value is
- * either an a, above all nb b-values, or a b: counts[i][j][u] =
- * counts[i-1][j][u-j] + counts[i][j-1][u], kept one row of i at a time.
+ * Exact two-sided p-value of a's rank sum, over all C(n, na) equally
+ * likely ways to choose which na of the n ranks are a's, the ties kept as
+ * observed (the permutation test). Ranks are doubled so that midranks
+ * such as 2.5 stay integers, and counts[k][s] is the number of k-subsets
+ * of the ranks seen so far summing to s. Without ties this is the
+ * classical exact U distribution; with them it stays exact where the
+ * normal approximation is not: 3 against 3 split by value but tied
+ * within (1,1,1 and 2,2,2) has p = 2/20, where the approximation says
+ * 0.047.
  */
-static double *exact_u_counts(size_t na, size_t nb)
+static double exact_p(const size_t *rank2, size_t n, size_t na, size_t observed)
 {
-	size_t width = na * nb + 1;
-	double *prev = calloc((nb + 1) * width, sizeof(double));
-	double *cur = calloc((nb + 1) * width, sizeof(double));
-	double *tmp;
-
-	if (!prev || !cur) {
-		free(prev);
-		free(cur);
-		return NULL;
-	}
-	for (size_t j = 0; j <= nb; j++)
-		prev[j * width] = 1;	/* no a-values: U = 0 */
-	for (size_t i = 1; i <= na; i++) {
-		memset(cur, 0, (nb + 1) * width * sizeof(double));
-		cur[0] = 1;		/* no b-values: U = 0 */
-		for (size_t j = 1; j <= nb; j++)
-			for (size_t u = 0; u <= i * j; u++)
-				cur[j * width + u] =
-					(u >= j ? prev[j * width + u - j] : 0) +
-					cur[(j - 1) * width + u];
-		tmp = prev;
-		prev = cur;
-		cur = tmp;
-	}
-	free(cur);
-	/* The answer is row nb of the last computed i: move it to the front. */
-	memmove(prev, prev + nb * width, width * sizeof(double));
-	return prev;
-}
-
-static double exact_p(size_t na, size_t nb, double u)
-{
-	double *counts = exact_u_counts(na, nb);
+	size_t width = n * (n + 1) + 1;	/* doubled ranks sum to n(n+1) */
+	double *counts = calloc((na + 1) * width, sizeof(double));
 	double total = 0, below = 0, above = 0, p;
 
 	if (!counts)
 		return NAN;
-	for (size_t k = 0; k <= na * nb; k++) {
-		total += counts[k];
-		if ((double)k <= u)
-			below += counts[k];
-		if ((double)k >= u)
-			above += counts[k];
+	counts[0] = 1;
+	for (size_t i = 0, reach = 0; i < n; i++) {
+		reach += rank2[i];	/* no subset of the first i + 1 sums higher */
+		for (size_t k = i + 1 < na ? i + 1 : na; k >= 1; k--)
+			for (size_t s = reach; s >= rank2[i]; s--)
+				counts[k * width + s] += counts[(k - 1) * width + s - rank2[i]];
+	}
+	for (size_t s = 0; s < width; s++) {
+		double c = counts[na * width + s];
+
+		total += c;
+		if (s <= observed)
+			below += c;
+		if (s >= observed)
+			above += c;
 	}
 	free(counts);
 	p = 2 * (below < above ? below : above) / total;
 	return p > 1 ? 1 : p;
 }
 
+/* Normal approximation with tie and continuity corrections, as scipy's. */
+static double normal_p(double u, size_t na, size_t nb, double tie_term)
+{
+	double n = (double)(na + nb);
+	double mean = (double)na * (double)nb / 2;
+	double var = (double)na * (double)nb / 12 * (n + 1 - tie_term / (n * (n - 1)));
+	double z;
+
+	if (var <= 0)
+		return 1;
+	z = (fabs(u - mean) - 0.5) / sqrt(var);
+	return erfc(fmax(z, 0) / M_SQRT2);
+}
+
 double stats_mann_whitney_p(const double *a, size_t na, const double *b,
 			    size_t nb)
 {
-	size_t n = na + nb;
+	size_t n = na + nb, rank2_sum_a = 0;
 	struct ranked *all;
-	double rank_sum_a = 0, tie_term = 0, u, mean, var, z;
-	bool ties = false;
+	size_t *rank2;
+	double tie_term = 0, p;
 
 	if (na < 2 || nb < 2)
 		return NAN;
 	all = malloc(n * sizeof(*all));
-	if (!all)
+	rank2 = malloc(n * sizeof(*rank2));
+	if (!all || !rank2) {
+		free(all);
+		free(rank2);
 		return NAN;
+	}
 	for (size_t i = 0; i < na; i++)
 		all[i] = (struct ranked){ a[i], true };
 	for (size_t i = 0; i < nb; i++)
@@ -215,34 +215,27 @@ double stats_mann_whitney_p(const double *a, size_t na, const double *b,
 	qsort(all, n, sizeof(*all), compare_ranked);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		double rank, t;
+		double t;
 
 		while (j < n && all[j].value == all[i].value)
 			j++;
-		rank = ((double)i + 1 + (double)j) / 2;	/* average of i+1..j */
 		t = (double)(j - i);
-		if (t > 1) {
-			ties = true;
-			tie_term += t * t * t - t;
-		}
-		for (size_t k = i; k < j; k++)
+		tie_term += t * t * t - t;
+		for (size_t k = i; k < j; k++) {
+			rank2[k] = i + 1 + j;	/* twice the mean of ranks i+1..j */
 			if (all[k].from_a)
-				rank_sum_a += rank;
+				rank2_sum_a += rank2[k];
+		}
 		i = j;
 	}
+	if (na <= STATS_EXACT_U_MAX && nb <= STATS_EXACT_U_MAX)
+		p = exact_p(rank2, n, na, rank2_sum_a);
+	else
+		p = normal_p((double)rank2_sum_a / 2 - (double)na * ((double)na + 1) / 2,
+			     na, nb, tie_term);
 	free(all);
-	u = rank_sum_a - (double)na * ((double)na + 1) / 2;
-	if (!ties && na <= 20 && nb <= 20)
-		return exact_p(na, nb, u);
-	mean = (double)na * (double)nb / 2;
-	var = (double)na * (double)nb / 12 *
-	      ((double)n + 1 - tie_term / ((double)n * ((double)n - 1)));
-	if (var <= 0)
-		return 1;
-	z = (fabs(u - mean) - 0.5) / sqrt(var);
-	if (z < 0)
-		z = 0;
-	return erfc(z / M_SQRT2);
+	free(rank2);
+	return p;
 }
 
 /* splitmix64: small, fast and good enough to draw resampling indices. */

@@ -69,11 +69,17 @@ struct stats_summary {
 /* Summarises n > 0 values (left unchanged). Returns 0, or -1 without memory. */
 int stats_summarize(const double *values, size_t n, struct stats_summary *out);
 
+/* Samples of up to this many values each get an exact U test. */
+#define STATS_EXACT_U_MAX 20
+
 /*
  * Two-sided p-value of the Mann-Whitney U test that a and b come from the
- * same distribution: exact for samples of up to 20 without ties, the
+ * same distribution: exact (the permutation distribution of the midranks,
+ * ties included) when neither sample exceeds STATS_EXACT_U_MAX, the
  * normal approximation with tie and continuity corrections otherwise (as
  * scipy.stats.mannwhitneyu, which Google Benchmark's compare.py uses).
+ * Ties are common in compare's counters (a count that is 0 in every
+ * repetition), and with few repetitions the approximation is far off.
  * NaN when either sample has fewer than 2 values.
  */
 double stats_mann_whitney_p(const double *a, size_t na, const double *b,

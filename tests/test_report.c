@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "latency_map.h"
 #include "report.h"
@@ -199,6 +200,48 @@ static void test_racy_never_best(void **state)
 	assert_non_null(strstr(md, "| 2 | shared_plain (racy) |"));
 	assert_non_null(strstr(md, "| 2 | nop (baseline) |"));
 	free(md);
+}
+
+/*
+ * Three repetitions: the bars around the medians cover the median with
+ * 75%, not 95%, and the plots must say so (the table's dagger does).
+ */
+static void test_few_repetitions_not_called_95(void **state)
+{
+	const char *files[] = { "few.json" };
+	json_t *doc = json_load_file("results.json", 0, NULL), *rows, *row;
+	char err[1024];
+	size_t len, i;
+	char *svg;
+
+	(void)state;
+	assert_non_null(doc);
+	rows = json_object_get(doc, "benchmarks");
+	json_array_foreach(rows, i, row) {
+		json_t *index = json_object_get(row, "repetition_index");
+
+		if (json_is_integer(index) && json_integer_value(index) >= 3) {
+			assert_int_equal(json_array_remove(rows, i), 0);
+			i--;
+		}
+	}
+	assert_int_equal(json_dump_file(doc, "few.json", 0), 0);
+	json_decref(doc);
+	assert_int_equal(generate(files, 1, NULL, "out", err, sizeof(err)), 0);
+	svg = read_file("out/plots/has_pinned-1-ns.svg", &len);
+	assert_non_null(svg);
+	assert_non_null(strstr(svg, "(median, bar: min to max)"));
+	assert_null(strstr(svg, "95% CI"));
+	free(svg);
+	svg = read_file("out/plots/has_pinned-1-throughput.svg", &len);
+	assert_non_null(svg);
+	assert_non_null(strstr(svg, "(median, bar: min to max)"));
+	free(svg);
+	/* the speedup's bootstrap interval is a 95% one whatever n is */
+	svg = read_file("out/plots/has_pinned-1-speedup.svg", &len);
+	assert_non_null(svg);
+	assert_non_null(strstr(svg, "(bar: 95% CI)"));
+	free(svg);
 }
 
 static void test_deterministic(void **state)
@@ -391,6 +434,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_golden, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_racy_never_best, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_few_repetitions_not_called_95, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_second_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fleet, setup, teardown),

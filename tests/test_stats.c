@@ -97,6 +97,10 @@ static void test_bimodal(void **state)
 	double spread[] = { 10, 11, 12, 13, 14, 15, 16, 17, 18 };
 	double outlier[] = { 60, 61, 59, 62, 60, 61, 60, 59, 250 };
 	double few[] = { 60, 250, 60, 250 };
+	/* 2 of 11 is less than a fifth: still an outlier pair */
+	double pair[] = { 60, 61, 59, 62, 60, 61, 60, 59, 61, 250, 251 };
+	/* 3 of 11 is more */
+	double third[] = { 60, 61, 59, 62, 60, 61, 60, 59, 249, 250, 251 };
 
 	(void)state;
 	stats_sort(modes, N(modes));
@@ -109,6 +113,10 @@ static void test_bimodal(void **state)
 	/* four values are too few to tell */
 	stats_sort(few, N(few));
 	assert_false(stats_bimodal(few, N(few)));
+	stats_sort(pair, N(pair));
+	assert_false(stats_bimodal(pair, N(pair)));
+	stats_sort(third, N(third));
+	assert_true(stats_bimodal(third, N(third)));
 }
 
 /*
@@ -116,12 +124,21 @@ static void test_bimodal(void **state)
  * counts 1 1 2 3 3 3 3 2 1 1 (of 20). x = {1,2,3} below y = {4,5,6}:
  * U = 0, p = 2/20. x = {1,3,5}, y = {2,4,6}: U = 3, p = 2 * 7/20 = 0.7.
  * Five against five, separated: p = 2/252.
+ *
+ * Ties stay exact, over the C(6, 3) = 20 ways to give x three of the six
+ * midranks. x = {1,1,1}, y = {2,2,2}: midranks 2,2,2,5,5,5; only x's own
+ * choice sums to 6, p = 2/20 (the normal approximation says 0.047).
+ * x = {1,2,2}, y = {2,3,4}: midranks 1,3,3,3,5,6, x's sum 7; the subsets
+ * {1,3,3} (three of them) sum to 7 and none to less, p = 2 * 3/20 = 0.3.
+ * All six equal: p = 1.
  */
 static void test_mann_whitney_exact(void **state)
 {
 	const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
 	const double c[] = { 1, 3, 5 }, d[] = { 2, 4, 6 };
 	const double e[] = { 1, 2, 3, 4, 5 }, f[] = { 6, 7, 8, 9, 10 };
+	const double ones[] = { 1, 1, 1 }, twos[] = { 2, 2, 2 };
+	const double g[] = { 1, 2, 2 }, h[] = { 2, 3, 4 };
 
 	(void)state;
 	assert_float_equal(stats_mann_whitney_p(a, 3, b, 3), 0.1, 1e-12);
@@ -129,6 +146,11 @@ static void test_mann_whitney_exact(void **state)
 	assert_float_equal(stats_mann_whitney_p(c, 3, d, 3), 0.7, 1e-12);
 	assert_float_equal(stats_mann_whitney_p(e, 5, f, 5), 2.0 / 252, 1e-12);
 	assert_float_equal(stats_mann_whitney_p(a, 3, a, 3) , 1, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(ones, 3, twos, 3), 0.1, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(twos, 3, ones, 3), 0.1, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(g, 3, h, 3), 0.3, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(h, 3, g, 3), 0.3, 1e-12);
+	assert_float_equal(stats_mann_whitney_p(ones, 3, ones, 3), 1, 1e-12);
 	assert_true(isnan(stats_mann_whitney_p(a, 1, b, 3)));
 }
 

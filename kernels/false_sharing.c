@@ -80,6 +80,10 @@ static const struct kernel_variant false_sharing_variants[] = {
 	{ .name = "separate_pages", .models = "one page per thread: no line and no page in common", .run = update_own },
 };
 
+_Static_assert(sizeof(variant_stride) / sizeof(variant_stride[0]) ==
+	       sizeof(false_sharing_variants) / sizeof(false_sharing_variants[0]),
+	       "one stride per false_sharing variant");
+
 static void *false_sharing_create(const struct kernel_config *cfg, char *err,
 				  size_t errlen)
 {

@@ -284,12 +284,37 @@ static void nop(void *state, unsigned int thread, uint64_t nr_ops)
 }
 
 static const struct kernel_variant has_pinned_variants[] = {
-	{ .name = "store_always", .models = "atomic_set(&mm->has_pinned, 1) on every pin (5.9-5.13)", .run = store_always },
-	{ .name = "read_then_set", .models = "if (!atomic_read(&mm->has_pinned)) atomic_set(&mm->has_pinned, 1) (292648ac5cf1)", .run = read_then_set },
-	{ .name = "set_bit_always", .models = "set_bit(MMF_HAS_PINNED, &mm->flags) on every pin", .run = set_bit_always },
-	{ .name = "test_then_set_bit", .models = "if (!test_bit(MMF_HAS_PINNED, &mm->flags)) set_bit(...) (a458b76a4171)", .run = test_then_set_bit },
-	{ .name = "test_and_set_bit", .models = "if (!test_and_set_bit(MMF_HAS_PINNED, &mm->flags)): still a write every time", .run = test_and_set_bit },
-	{ .name = "nop", .models = "the harness baseline: an empty loop", .run = nop, .baseline = true },
+	{
+		.name = "store_always",
+		.models = "atomic_set(&mm->has_pinned, 1) on every pin (5.9-5.13)",
+		.run = store_always,
+	},
+	{
+		.name = "read_then_set",
+		.models = "if (!atomic_read(&mm->has_pinned)) atomic_set(&mm->has_pinned, 1) (292648ac5cf1)",
+		.run = read_then_set,
+	},
+	{
+		.name = "set_bit_always",
+		.models = "set_bit(MMF_HAS_PINNED, &mm->flags) on every pin",
+		.run = set_bit_always,
+	},
+	{
+		.name = "test_then_set_bit",
+		.models = "if (!test_bit(MMF_HAS_PINNED, &mm->flags)) set_bit(...) (a458b76a4171)",
+		.run = test_then_set_bit,
+	},
+	{
+		.name = "test_and_set_bit",
+		.models = "if (!test_and_set_bit(MMF_HAS_PINNED, &mm->flags)): still a write every time",
+		.run = test_and_set_bit,
+	},
+	{
+		.name = "nop",
+		.models = "the harness baseline: an empty loop",
+		.run = nop,
+		.baseline = true,
+	},
 };
 
 enum { VARIANT_STORE_ALWAYS, VARIANT_READ_THEN_SET, VARIANT_SET_BIT_ALWAYS,

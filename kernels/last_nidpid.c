@@ -207,9 +207,22 @@ static void plain_store(void *state, unsigned int thread, uint64_t nr_ops)
 }
 
 static const struct kernel_variant last_nidpid_variants[] = {
-	{ .name = "cmpxchg_loop", .models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)", .run = cmpxchg_loop },
-	{ .name = "xchg", .models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)", .run = xchg },
-	{ .name = "plain_store", .models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word", .run = plain_store, .deliberately_racy = true },
+	{
+		.name = "cmpxchg_loop",
+		.models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)",
+		.run = cmpxchg_loop,
+	},
+	{
+		.name = "xchg",
+		.models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)",
+		.run = xchg,
+	},
+	{
+		.name = "plain_store",
+		.models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word",
+		.run = plain_store,
+		.deliberately_racy = true,
+	},
 };
 
 enum { VARIANT_CMPXCHG_LOOP, VARIANT_XCHG, VARIANT_PLAIN_STORE };

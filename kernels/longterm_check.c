@@ -263,9 +263,22 @@ static void check_in_walk(void *state, unsigned int thread, uint64_t nr_ops)
 }
 
 static const struct kernel_variant longterm_variants[] = {
-	{ .name = "no_check", .models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)", .run = no_check, .baseline = true },
-	{ .name = "second_pass", .models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)", .run = second_pass },
-	{ .name = "check_in_walk", .models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)", .run = check_in_walk },
+	{
+		.name = "no_check",
+		.models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)",
+		.run = no_check,
+		.baseline = true,
+	},
+	{
+		.name = "second_pass",
+		.models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)",
+		.run = second_pass,
+	},
+	{
+		.name = "check_in_walk",
+		.models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)",
+		.run = check_in_walk,
+	},
 };
 
 enum { VARIANT_NO_CHECK, VARIANT_SECOND_PASS, VARIANT_CHECK_IN_WALK };

@@ -126,7 +126,10 @@ static void read_field(struct last_nidpid_state *s, struct nidpid_slot *slot,
  * page_xchg_last_nidpid(), mm/mmzone.c: do { old = flags = page->flags;
  * replace the field } while (cmpxchg(&page->flags, old, flags) != old).
  * A failed compare-exchange hands back the current word, which is the
- * kernel's re-read at the top of the loop.
+ * kernel's re-read at the top of the loop. cmpxchg() is fully ordered
+ * when it succeeds and unordered when it fails (memory-barriers.txt),
+ * hence seq_cst and relaxed: the same lock cmpxchg on x86, the barriers
+ * the kernel pays elsewhere.
  */
 static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 {
@@ -147,7 +150,7 @@ static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 		for (;;) {
 			new = mine | ((old + 1) & REST_MASK);
 			if (atomic_compare_exchange_strong_explicit(&s->page.flags,
-					&old, new, memory_order_relaxed,
+					&old, new, memory_order_seq_cst,
 					memory_order_relaxed))
 				break;
 			slot->retries++;
@@ -160,7 +163,8 @@ static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 /*
  * LAST_NIDPID_NOT_IN_PAGE_FLAGS: xchg(&page->_last_nidpid, nidpid). Nothing
  * else lives in the int, so one unconditional swap suffices and never
- * retries (it still takes the line exclusive every time).
+ * retries (it still takes the line exclusive every time). xchg() is
+ * fully ordered, like the cmpxchg() it is compared with.
  */
 static void xchg(void *state, unsigned int thread, uint64_t nr_ops)
 {
@@ -175,7 +179,7 @@ static void xchg(void *state, unsigned int thread, uint64_t nr_ops)
 	for (uint64_t i = 0; i < nr_ops; i++) {
 		sample_share(s, slot, i);
 		slot->seen_sum += (unsigned int)atomic_exchange_explicit(
-			&s->page.last_nidpid, mine, memory_order_relaxed);
+			&s->page.last_nidpid, mine, memory_order_seq_cst);
 	}
 	writer_finished(s, slot, nr_ops);
 }

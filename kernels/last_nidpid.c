@@ -122,6 +122,16 @@ static void read_field(struct last_nidpid_state *s, struct nidpid_slot *slot,
 	}
 }
 
+/* Threads [nr_writers, nr_threads) only read: true if this one did. */
+static bool reads_only(struct last_nidpid_state *s, unsigned int thread,
+		       bool own_int, uint64_t nr_ops)
+{
+	if (thread < s->nr_writers)
+		return false;
+	read_field(s, &s->slots[thread], own_int, nr_ops);
+	return true;
+}
+
 /*
  * page_xchg_last_nidpid(), mm/mmzone.c: do { old = flags = page->flags;
  * replace the field } while (cmpxchg(&page->flags, old, flags) != old).
@@ -137,10 +147,8 @@ static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 	struct nidpid_slot *slot = &s->slots[thread];
 	unsigned long mine = nidpid_of(thread) << NIDPID_SHIFT;
 
-	if (thread >= s->nr_writers) {
-		read_field(s, slot, false, nr_ops);
+	if (reads_only(s, thread, false, nr_ops))
 		return;
-	}
 	for (uint64_t i = 0; i < nr_ops; i++) {
 		unsigned long old = atomic_load_explicit(&s->page.flags,
 							 memory_order_relaxed);
@@ -172,10 +180,8 @@ static void xchg(void *state, unsigned int thread, uint64_t nr_ops)
 	struct nidpid_slot *slot = &s->slots[thread];
 	int mine = (int)nidpid_of(thread);
 
-	if (thread >= s->nr_writers) {
-		read_field(s, slot, true, nr_ops);
+	if (reads_only(s, thread, true, nr_ops))
 		return;
-	}
 	for (uint64_t i = 0; i < nr_ops; i++) {
 		sample_share(s, slot, i);
 		slot->seen_sum += (unsigned int)atomic_exchange_explicit(
@@ -195,10 +201,8 @@ static void plain_store(void *state, unsigned int thread, uint64_t nr_ops)
 	struct nidpid_slot *slot = &s->slots[thread];
 	unsigned long mine = nidpid_of(thread) << NIDPID_SHIFT;
 
-	if (thread >= s->nr_writers) {
-		read_field(s, slot, false, nr_ops);
+	if (reads_only(s, thread, false, nr_ops))
 		return;
-	}
 	for (uint64_t i = 0; i < nr_ops; i++) {
 		unsigned long old = atomic_load_explicit(&s->page.flags,
 							 memory_order_relaxed);

@@ -195,11 +195,32 @@ static void percpu_batched(void *state, unsigned int thread, uint64_t nr_ops)
 }
 
 static const struct kernel_variant counter_variants[] = {
-	{ .name = "shared_atomic", .models = "atomic64_add(npages, &mm->pinned_vm): one locked add on a shared line", .run = shared_atomic },
-	{ .name = "shared_plain", .models = "mm->counter++ on a shared plain long: updates get lost", .run = shared_plain, .deliberately_racy = true },
-	{ .name = "percpu_padded", .models = "this_cpu_inc() on a per-CPU counter, summed by the reader", .run = percpu_padded },
-	{ .name = "percpu_packed", .models = "per-thread counters packed in one array: false sharing", .run = percpu_packed },
-	{ .name = "percpu_batched", .models = "percpu_counter_add_batch(): fold the local delta every batch updates", .run = percpu_batched },
+	{
+		.name = "shared_atomic",
+		.models = "atomic64_add(npages, &mm->pinned_vm): one locked add on a shared line",
+		.run = shared_atomic,
+	},
+	{
+		.name = "shared_plain",
+		.models = "mm->counter++ on a shared plain long: updates get lost",
+		.run = shared_plain,
+		.deliberately_racy = true,
+	},
+	{
+		.name = "percpu_padded",
+		.models = "this_cpu_inc() on a per-CPU counter, summed by the reader",
+		.run = percpu_padded,
+	},
+	{
+		.name = "percpu_packed",
+		.models = "per-thread counters packed in one array: false sharing",
+		.run = percpu_packed,
+	},
+	{
+		.name = "percpu_batched",
+		.models = "percpu_counter_add_batch(): fold the local delta every batch updates",
+		.run = percpu_batched,
+	},
 };
 
 enum { VARIANT_SHARED_ATOMIC, VARIANT_SHARED_PLAIN, VARIANT_PERCPU_PADDED,

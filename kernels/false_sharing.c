@@ -74,11 +74,31 @@ static void update_own(void *state, unsigned int thread, uint64_t nr_ops)
 static const size_t variant_stride[] = { 8, 64, CACHE_PAD, PAGE_BYTES };
 
 static const struct kernel_variant false_sharing_variants[] = {
-	{ .name = "same_line", .models = "struct { long a, b; }: per-thread fields in one line", .run = update_own },
-	{ .name = "adjacent_lines", .models = "____cacheline_aligned on 64 bytes: one line each, but a 128-byte prefetch pair", .run = update_own },
-	{ .name = "padded_128", .models = "padding to 128 bytes, as per-CPU data and will-it-scale do", .run = update_own },
-	{ .name = "separate_pages", .models = "one page per thread: no line and no page in common", .run = update_own },
+	{
+		.name = "same_line",
+		.models = "struct { long a, b; }: per-thread fields in one line",
+		.run = update_own,
+	},
+	{
+		.name = "adjacent_lines",
+		.models = "____cacheline_aligned on 64 bytes: one line each, but a 128-byte prefetch pair",
+		.run = update_own,
+	},
+	{
+		.name = "padded_128",
+		.models = "padding to 128 bytes, as per-CPU data and will-it-scale do",
+		.run = update_own,
+	},
+	{
+		.name = "separate_pages",
+		.models = "one page per thread: no line and no page in common",
+		.run = update_own,
+	},
 };
+
+_Static_assert(sizeof(variant_stride) / sizeof(variant_stride[0]) ==
+	       sizeof(false_sharing_variants) / sizeof(false_sharing_variants[0]),
+	       "one stride per false_sharing variant");
 
 static void *false_sharing_create(const struct kernel_config *cfg, char *err,
 				  size_t errlen)

@@ -2,6 +2,7 @@
 /* Helpers shared by every family: parameters, metrics, padded memory. */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,12 @@ void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
 void *kernel_alloc_padded(size_t size)
 {
 	void *p;
-	size_t rounded = (size + CACHE_PAD - 1) / CACHE_PAD * CACHE_PAD;
+	size_t rounded;
 
+	/* Rounding up must not wrap a huge size around to a small one. */
+	if (size > SIZE_MAX - CACHE_PAD)
+		return NULL;
+	rounded = (size + CACHE_PAD - 1) / CACHE_PAD * CACHE_PAD;
 	if (!rounded)
 		rounded = CACHE_PAD;
 	p = aligned_alloc(CACHE_PAD, rounded);

@@ -122,11 +122,24 @@ static void read_field(struct last_nidpid_state *s, struct nidpid_slot *slot,
 	}
 }
 
+/* Threads [nr_writers, nr_threads) only read: true if this one did. */
+static bool reads_only(struct last_nidpid_state *s, unsigned int thread,
+		       bool own_int, uint64_t nr_ops)
+{
+	if (thread < s->nr_writers)
+		return false;
+	read_field(s, &s->slots[thread], own_int, nr_ops);
+	return true;
+}
+
 /*
  * page_xchg_last_nidpid(), mm/mmzone.c: do { old = flags = page->flags;
  * replace the field } while (cmpxchg(&page->flags, old, flags) != old).
  * A failed compare-exchange hands back the current word, which is the
- * kernel's re-read at the top of the loop.
+ * kernel's re-read at the top of the loop. cmpxchg() is fully ordered
+ * when it succeeds and unordered when it fails (memory-barriers.txt),
+ * hence seq_cst and relaxed: the same lock cmpxchg on x86, the barriers
+ * the kernel pays elsewhere.
  */
 static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 {
@@ -134,10 +147,8 @@ static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 	struct nidpid_slot *slot = &s->slots[thread];
 	unsigned long mine = nidpid_of(thread) << NIDPID_SHIFT;
 
-	if (thread >= s->nr_writers) {
-		read_field(s, slot, false, nr_ops);
+	if (reads_only(s, thread, false, nr_ops))
 		return;
-	}
 	for (uint64_t i = 0; i < nr_ops; i++) {
 		unsigned long old = atomic_load_explicit(&s->page.flags,
 							 memory_order_relaxed);
@@ -147,7 +158,7 @@ static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 		for (;;) {
 			new = mine | ((old + 1) & REST_MASK);
 			if (atomic_compare_exchange_strong_explicit(&s->page.flags,
-					&old, new, memory_order_relaxed,
+					&old, new, memory_order_seq_cst,
 					memory_order_relaxed))
 				break;
 			slot->retries++;
@@ -160,7 +171,8 @@ static void cmpxchg_loop(void *state, unsigned int thread, uint64_t nr_ops)
 /*
  * LAST_NIDPID_NOT_IN_PAGE_FLAGS: xchg(&page->_last_nidpid, nidpid). Nothing
  * else lives in the int, so one unconditional swap suffices and never
- * retries (it still takes the line exclusive every time).
+ * retries (it still takes the line exclusive every time). xchg() is
+ * fully ordered, like the cmpxchg() it is compared with.
  */
 static void xchg(void *state, unsigned int thread, uint64_t nr_ops)
 {
@@ -168,14 +180,12 @@ static void xchg(void *state, unsigned int thread, uint64_t nr_ops)
 	struct nidpid_slot *slot = &s->slots[thread];
 	int mine = (int)nidpid_of(thread);
 
-	if (thread >= s->nr_writers) {
-		read_field(s, slot, true, nr_ops);
+	if (reads_only(s, thread, true, nr_ops))
 		return;
-	}
 	for (uint64_t i = 0; i < nr_ops; i++) {
 		sample_share(s, slot, i);
 		slot->seen_sum += (unsigned int)atomic_exchange_explicit(
-			&s->page.last_nidpid, mine, memory_order_relaxed);
+			&s->page.last_nidpid, mine, memory_order_seq_cst);
 	}
 	writer_finished(s, slot, nr_ops);
 }
@@ -191,10 +201,8 @@ static void plain_store(void *state, unsigned int thread, uint64_t nr_ops)
 	struct nidpid_slot *slot = &s->slots[thread];
 	unsigned long mine = nidpid_of(thread) << NIDPID_SHIFT;
 
-	if (thread >= s->nr_writers) {
-		read_field(s, slot, false, nr_ops);
+	if (reads_only(s, thread, false, nr_ops))
 		return;
-	}
 	for (uint64_t i = 0; i < nr_ops; i++) {
 		unsigned long old = atomic_load_explicit(&s->page.flags,
 							 memory_order_relaxed);
@@ -207,9 +215,22 @@ static void plain_store(void *state, unsigned int thread, uint64_t nr_ops)
 }
 
 static const struct kernel_variant last_nidpid_variants[] = {
-	{ .name = "cmpxchg_loop", .models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)", .run = cmpxchg_loop },
-	{ .name = "xchg", .models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)", .run = xchg },
-	{ .name = "plain_store", .models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word", .run = plain_store, .deliberately_racy = true },
+	{
+		.name = "cmpxchg_loop",
+		.models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)",
+		.run = cmpxchg_loop,
+	},
+	{
+		.name = "xchg",
+		.models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)",
+		.run = xchg,
+	},
+	{
+		.name = "plain_store",
+		.models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word",
+		.run = plain_store,
+		.deliberately_racy = true,
+	},
 };
 
 enum { VARIANT_CMPXCHG_LOOP, VARIANT_XCHG, VARIANT_PLAIN_STORE };

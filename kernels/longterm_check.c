@@ -263,9 +263,22 @@ static void check_in_walk(void *state, unsigned int thread, uint64_t nr_ops)
 }
 
 static const struct kernel_variant longterm_variants[] = {
-	{ .name = "no_check", .models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)", .run = no_check, .baseline = true },
-	{ .name = "second_pass", .models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)", .run = second_pass },
-	{ .name = "check_in_walk", .models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)", .run = check_in_walk },
+	{
+		.name = "no_check",
+		.models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)",
+		.run = no_check,
+		.baseline = true,
+	},
+	{
+		.name = "second_pass",
+		.models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)",
+		.run = second_pass,
+	},
+	{
+		.name = "check_in_walk",
+		.models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)",
+		.run = check_in_walk,
+	},
 };
 
 enum { VARIANT_NO_CHECK, VARIANT_SECOND_PASS, VARIANT_CHECK_IN_WALK };
@@ -486,14 +499,17 @@ const struct kernel_family longterm_check_family = {
 	.name = "longterm_check",
 	.title = "FOLL_LONGTERM in gup fast: a second pass over pages[] vs the check in the walk",
 	.lesson =
-	"Work that is cheap per page is still paid per page: a second loop "
-	"over pages[] reloads every page pointer and its migratetype after "
-	"the walk has already had both in hand, and it runs even when no CMA "
-	"page exists, which is the common case. Testing each page inside the "
-	"walk costs one compare on data the walk already loaded, and stopping "
-	"at the first bad page before pinning it means nothing has to be "
-	"released. Both designs pin exactly the same pages: the difference "
-	"is pure overhead, largest for calls of many pages and invisible for "
+	"Work that is cheap per page is still paid per page. Both designs "
+	"look up every page's migratetype (its section, the section's "
+	"pageblock bitmap, the pageblock's bits); the second pass does it in "
+	"a loop of its own after the walk, reloading each page pointer the "
+	"walk already had in hand, and runs that loop even when no CMA page "
+	"exists, which is the common case. Testing each page inside the walk "
+	"does the same lookup while the page is at hand, and stopping at the "
+	"first bad page before pinning it means nothing has to be released, "
+	"where the second pass pins the CMA pages and then gives them back. "
+	"Both designs pin exactly the same pages: the difference is pure "
+	"overhead, largest for calls of many pages and smallest for "
 	"nr_pages=1. Here every call also unpins what it pinned, which costs "
 	"the same in all variants and dilutes the gap that gup_benchmark, "
 	"timing the get alone, saw as about 17%.",

@@ -119,8 +119,16 @@ out:
 }
 
 static const struct kernel_variant pingpong_variants[] = {
-	{ .name = "store_load", .models = "wait with a load, hand over with a store: the cheapest handoff of a line", .run = store_load },
-	{ .name = "cas", .models = "wait and hand over with one cmpxchg, as lock and flag handoffs do", .run = cas },
+	{
+		.name = "store_load",
+		.models = "wait with a load, hand over with a store: the cheapest handoff of a line",
+		.run = store_load,
+	},
+	{
+		.name = "cas",
+		.models = "wait and hand over with one cmpxchg, as lock and flag handoffs do",
+		.run = cas,
+	},
 };
 
 static void *pingpong_create(const struct kernel_config *cfg, char *err,

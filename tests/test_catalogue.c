@@ -153,7 +153,8 @@ static void has_pinned_already_set_sweep_verifies(void **unused)
 /*
  * With one thread the pattern decides alone: exactly already_set% of
  * each 4096 calls go to the shared mm, whose flag is found clear once;
- * every other call finds a fresh mm's flag clear.
+ * every other call finds a fresh mm's flag clear. test_and_set_bit()
+ * finds it the same way, through the bit it returns.
  */
 static void has_pinned_one_thread_finds_the_flag_clear_as_planned(void **unused)
 {
@@ -173,6 +174,10 @@ static void has_pinned_one_thread_finds_the_flag_clear_as_planned(void **unused)
 	out = run("has_pinned", "read_then_set", 1, 0, all);
 	assert_verified(&out);
 	assert_true(metric(&out, "found_clear_fraction") == 1.0 / OPS_PER_THREAD);
+	out = run("has_pinned", "test_and_set_bit", 1, 0, half);
+	assert_verified(&out);
+	assert_true(metric(&out, "found_clear_fraction") ==
+		    (OPS_PER_THREAD / 2 + 1.0) / OPS_PER_THREAD);
 }
 
 static void has_pinned_dropped_call_fails_at_any_already_set(void **unused)

@@ -8,7 +8,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -170,6 +172,21 @@ static void parameters_parse_and_refuse(void **unused)
 	assert_non_null(strstr(err, "shared|alone"));
 }
 
+/* Aligned and zeroed; a size that would wrap when rounded up is refused. */
+static void padded_allocation_is_aligned_and_refuses_wrapping_sizes(void **unused)
+{
+	unsigned char *p = kernel_alloc_padded(1);
+
+	(void)unused;
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % CACHE_PAD, 0);
+	for (unsigned int i = 0; i < CACHE_PAD; i++)
+		assert_int_equal(p[i], 0);
+	free(p);
+	assert_null(kernel_alloc_padded(SIZE_MAX));
+	assert_null(kernel_alloc_padded(SIZE_MAX - CACHE_PAD / 2));
+}
+
 /* Every family's suite sweep lists only valid values and has a lesson. */
 static void catalogue_is_well_formed(void **unused)
 {
@@ -208,6 +225,7 @@ int main(void)
 		cmocka_unit_test(a_dropped_operation_fails_verify),
 		cmocka_unit_test(parameters_parse_and_refuse),
 		cmocka_unit_test(catalogue_is_well_formed),
+		cmocka_unit_test(padded_allocation_is_aligned_and_refuses_wrapping_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

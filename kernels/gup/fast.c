@@ -170,14 +170,6 @@ static void gup_fast_pgd_range(struct gup_walk *w, unsigned long addr,
 	} while (pgdp++, addr = next, addr != end);
 }
 
-/* Gives back pages the caller will never see (a retry or a rejection). */
-static void gup_fast_undo(struct gup_task *task, struct gup_page **pages,
-			  unsigned long nr, unsigned int flags)
-{
-	for (unsigned long i = 0; i < nr; i++)
-		gup_put_folio(task, page_folio(pages[i]), 1, flags);
-}
-
 /*
  * gup_fast() (lockless_pages_from_mm() in 5.14). The kernel runs the walk
  * with interrupts off; the model's tables are never freed instead.
@@ -216,7 +208,7 @@ static unsigned long gup_fast(struct gup_task *task, unsigned long start,
 		gup_hook(mm, before_seq_retry);
 		if (atomic_load_explicit(&mm->write_protect_seq,
 					 memory_order_seq_cst) != seq) {
-			gup_fast_undo(task, pages, w.nr, flags);
+			gup_undo_grabs(task, pages, w.nr, flags);
 			task->stats.seq_retries++;
 			return 0;
 		}
@@ -237,7 +229,7 @@ static unsigned long reject_unpinnable_pages(struct gup_task *task,
 	for (unsigned long i = 0; i < nr; i++) {
 		if (folio_is_longterm_pinnable(page_folio(pages[i])))
 			continue;
-		gup_fast_undo(task, pages + i, nr - i, flags);
+		gup_undo_grabs(task, pages + i, nr - i, flags);
 		task->stats.longterm_rejects++;
 		return i;
 	}

@@ -326,6 +326,19 @@ static inline void gup_put_folio(struct gup_task *task,
 }
 
 /*
+ * Gives back pages the caller will never see: a walk undone by the
+ * seqcount, pages a FOLL_LONGTERM check rejected, a slow-path attempt
+ * before migration. One put per page, like gup_fast_unpin_user_pages().
+ */
+static inline void gup_undo_grabs(struct gup_task *task,
+				  struct gup_page **pages, unsigned long nr,
+				  unsigned int flags)
+{
+	for (unsigned long i = 0; i < nr; i++)
+		gup_put_folio(task, page_folio(pages[i]), 1, flags);
+}
+
+/*
  * folio_set_referenced() (SetPageReferenced() in 5.14): an atomic set_bit
  * on every grab, as the kernel does; it writes the line the grab already
  * owns.

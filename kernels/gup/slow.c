@@ -19,13 +19,6 @@
 /* Bounds the migrate-and-retry loop when others keep a CMA folio busy. */
 #define GUP_LONGTERM_ATTEMPTS 64
 
-static void release_locked_pages(struct gup_task *task, struct gup_page **pages,
-				 unsigned long nr, unsigned int flags)
-{
-	for (unsigned long i = 0; i < nr; i++)
-		gup_put_folio(task, page_folio(pages[i]), 1, flags);
-}
-
 /*
  * __get_user_pages() for pages that are all mapped: one leaf at a time,
  * all the pages wanted from a THP in one grab (follow_page_mask()'s
@@ -138,7 +131,7 @@ long gup_slow_path(struct gup_task *task, unsigned long start,
 			pthread_rwlock_unlock(&mm->mmap_lock);
 			return got;
 		}
-		release_locked_pages(task, pages, (unsigned long)got, flags);
+		gup_undo_grabs(task, pages, (unsigned long)got, flags);
 		pthread_rwlock_unlock(&mm->mmap_lock);
 		busy = migrate_cma_folios(task, start, (unsigned long)got);
 		if (attempt + 1 == GUP_LONGTERM_ATTEMPTS || kernel_should_stop())

@@ -37,21 +37,15 @@ struct gup_writer {
 };
 
 /*
- * raw_write_seqcount_begin()/end(): odd while the change is in progress.
- * The kernel orders the count and the entries with smp_wmb(); here the
+ * raw_write_seqcount_begin() and _end() are the same step: one increment,
+ * so the count is odd while the change is in progress. Only the holder of
+ * mmap_lock for write changes it, so a load and a store suffice. The
+ * kernel orders the count and the entries with smp_wmb(); here the
  * count's stores, the entry changes and the walkers' seqcount loads and
  * rechecks are all sequentially consistent, which orders them without a
  * fence (and lets ThreadSanitizer follow every one of them).
  */
-static void write_seqcount_begin(struct gup_mm *mm)
-{
-	unsigned int seq = atomic_load_explicit(&mm->write_protect_seq,
-						memory_order_relaxed);
-
-	atomic_store_explicit(&mm->write_protect_seq, seq + 1, memory_order_seq_cst);
-}
-
-static void write_seqcount_end(struct gup_mm *mm)
+static void write_seqcount_bump(struct gup_mm *mm)
 {
 	unsigned int seq = atomic_load_explicit(&mm->write_protect_seq,
 						memory_order_relaxed);
@@ -74,7 +68,7 @@ int gup_zap_begin_locked(struct gup_mm *mm, unsigned long addr, bool bump_seq,
 	z->addr = huge ? addr & ~(GUP_HPAGE_SIZE - 1) : addr;
 	z->bump_seq = bump_seq;
 	if (bump_seq)
-		write_seqcount_begin(mm);
+		write_seqcount_bump(mm);	/* begin: odd */
 	/* (1) clear the entry: ptep_get_and_clear() */
 	z->old = atomic_exchange_explicit(ep, 0, memory_order_seq_cst);
 	z->folio = pfn_to_page(mm, entry_pfn(z->old));
@@ -109,7 +103,7 @@ bool gup_zap_end_locked(struct gup_zap *z)
 		atomic_store_explicit(z->entryp, z->old, memory_order_seq_cst);
 	}
 	if (z->bump_seq)
-		write_seqcount_end(mm);
+		write_seqcount_bump(mm);	/* end: even again */
 	return z->replace;
 }
 

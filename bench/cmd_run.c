@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "cli.h"
@@ -46,6 +47,7 @@ struct run_progress {
 	unsigned int nr_rounds;
 	/* per-thread iterations of each case's first good run; 0: none yet */
 	uint64_t *iterations;
+	bool tty;			/* stderr is a terminal */
 };
 
 static void run_usage(FILE *out)
@@ -289,8 +291,19 @@ static void on_run(const struct gbench_run *run, void *arg)
 	}
 	pr->done++;
 	elapsed = seconds_since(&pr->start);
-	fprintf(stderr, "[%u/%u] %s%s%s  %.1fs elapsed, ETA %.0fs\n", pr->done,
-		pr->total, name, run->error_occurred ? "  ERROR: " : "",
+	/*
+	 * On a terminal one status line is rewritten in place, and only
+	 * errors stay on screen; a log gets a line per repetition.
+	 */
+	if (pr->tty && !run->error_occurred) {
+		fprintf(stderr, "\r[%u/%u] %s  %.1fs elapsed, ETA %.0fs\033[K",
+			pr->done, pr->total, name, elapsed,
+			elapsed / pr->done * (pr->total - pr->done));
+		return;
+	}
+	fprintf(stderr, "%s[%u/%u] %s%s%s  %.1fs elapsed, ETA %.0fs\n",
+		pr->tty ? "\r\033[K" : "", pr->done, pr->total, name,
+		run->error_occurred ? "  ERROR: " : "",
 		run->error_occurred ? run->error_message : "", elapsed,
 		elapsed / pr->done * (pr->total - pr->done));
 }
@@ -466,6 +479,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	context = results_context();
 	json_object_set_new(context, "command", json_string(run_command));
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
+	pr.tty = isatty(STDERR_FILENO);
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds\n",
 		suite->nr_cases, opts->repetitions);
 	interrupt_reset();
@@ -475,6 +489,8 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 		if (interrupt_catch())
 			fprintf(stderr, "bouncelab: cannot catch SIGINT: Ctrl-C loses the run\n");
 		run_rounds(suite, opts, &pr);
+		if (pr.tty)
+			fputc('\n', stderr);
 		interrupt_release();
 		watchdog_stop();
 	}

@@ -51,7 +51,8 @@ static void topo_usage(FILE *out)
 		"                          (HWLOC_SYNTHETIC and HWLOC_XMLFILE also work)\n"
 		"  --numa-distances LIST   NUMA distance matrix, row by row (N x N values), or\n"
 		"                          LOCAL,REMOTE for every pair, e.g. 10,32\n"
-		"  --policy P              compact, spread, cores, pair:CLASS or cpus:0,4,8 (repeatable)\n"
+		"  --policy P              compact, spread, cores, pair:CLASS or cpus:0,4,8 (repeatable;\n"
+		"                          --placement is the same option, named as in 'run')\n"
 		"  --threads N             threads to place (default: what the policy takes)\n"
 		"  --latency               measure one-way latency on a few pairs per class\n"
 		"  --variant NAME          pingpong variant: store_load (default) or cas\n"
@@ -308,6 +309,7 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 		{ "topology", required_argument, NULL, 't' },
 		{ "numa-distances", required_argument, NULL, 'd' },
 		{ "policy", required_argument, NULL, 'p' },
+		{ "placement", required_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 'n' },
 		{ "latency", no_argument, NULL, 'l' },
 		{ "variant", required_argument, NULL, 'v' },

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -17,4 +20,32 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
 int remove_tree(const char *path)
 {
 	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int run_quietly(const char *program, void (*in_child)(void),
+		const char *first, va_list ap)
+{
+	char *argv[32] = { (char *)program };
+	unsigned int n = 1;
+	pid_t pid;
+	int status;
+
+	for (const char *a = first; a && n < 31; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		if (in_child)
+			in_child();
+		execv(program, argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
 }

@@ -3,7 +3,18 @@
 #ifndef BOUNCELAB_TEST_UTIL_H
 #define BOUNCELAB_TEST_UTIL_H
 
+#include <stdarg.h>
+
 /* Removes path and everything below it, links not followed. 0 or -1. */
 int remove_tree(const char *path);
+
+/*
+ * Runs program with the arguments first, ... (NULL-terminated, at most
+ * 30), its stdout sent to /dev/null. in_child, if not NULL, runs in the
+ * child before the exec (it may _exit()). Returns the wait status, or -1
+ * if the child could not be started.
+ */
+int run_quietly(const char *program, void (*in_child)(void),
+		const char *first, va_list ap);
 
 #endif

@@ -121,11 +121,11 @@ static int compare_to_best(const struct analysis *a, struct group_view *g)
 				v->best = o;
 		}
 		v->p_vs_best = NAN;
-		v->vs_best = (struct stats_ratio){ NAN, NAN, NAN };
+		v->vs_best = (struct stats_ratio){ .ratio = NAN, .lo = NAN, .hi = NAN };
 		if (!v->best)
 			continue;
 		if (v->best == c) {
-			v->vs_best = (struct stats_ratio){ 1, NAN, NAN };
+			v->vs_best = (struct stats_ratio){ .ratio = 1, .lo = NAN, .hi = NAN };
 			continue;
 		}
 		if (stats_ratio_of_medians(c->ns, c->n, v->best->ns, v->best->n,
@@ -148,7 +148,7 @@ static int speedups(const struct analysis *a, struct group_view *g)
 			continue;
 		v->has_speedup = true;
 		if (one == v->c) {	/* the reference itself */
-			v->speedup = (struct stats_ratio){ 1, NAN, NAN };
+			v->speedup = (struct stats_ratio){ .ratio = 1, .lo = NAN, .hi = NAN };
 			continue;
 		}
 		if (stats_ratio_of_medians(v->c->ops_per_s, v->c->n, one->ops_per_s,

@@ -65,8 +65,13 @@ const char *format_ratio_ci(char *buf, const struct stats_ratio *r)
 	char ratio[32], lo[32], hi[32];
 
 	ratio_text(ratio, sizeof(ratio), r->ratio, "x");
+	/*
+	 * No interval: a side had one repetition, or resampling met a zero
+	 * (a counter that read 0), where a ratio has no bound.
+	 */
 	if (!isfinite(r->lo) || !isfinite(r->hi)) {
-		snprintf(buf, FORMAT_LEN, "%s (no CI: 1 repetition)", ratio);
+		snprintf(buf, FORMAT_LEN, "%s (no CI: %s)", ratio,
+			 r->one_repetition ? "1 repetition" : "a zero value");
 		return buf;
 	}
 	ratio_text(lo, sizeof(lo), r->lo, "");

@@ -371,8 +371,9 @@ int stats_ratio_of_medians(const double *num, size_t nn, const double *den,
 	stats_sort(b, nd);
 	out->ratio = stats_median_sorted(a, nn) / stats_median_sorted(b, nd);
 	out->lo = out->hi = NAN;
+	out->one_repetition = nn < 2 || nd < 2;
 	ret = 0;
-	if (nn < 2 || nd < 2)
+	if (out->one_repetition)
 		goto out;
 	state = hash_values(hash_values(state, a, nn), b, nd);
 	for (size_t r = 0; r < STATS_BOOTSTRAP_RESAMPLES; r++) {

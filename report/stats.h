@@ -88,6 +88,7 @@ double stats_mann_whitney_p(const double *a, size_t na, const double *b,
 struct stats_ratio {
 	double ratio;		/* median(num) / median(den) */
 	double lo, hi;		/* bootstrap percentile interval; NaN if none */
+	bool one_repetition;	/* no interval because a side has 1 value */
 };
 
 /*

@@ -19,7 +19,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-RATIO = r"(?:\d[\d.e+-]*|n/a)x \((?:95% CI [^)]+|no CI: 1 repetition)\)"
+RATIO = r"(?:\d[\d.e+-]*|n/a)x \((?:95% CI [^)]+|no CI: (?:1 repetition|a zero value))\)"
 problems = []
 
 

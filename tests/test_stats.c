@@ -200,12 +200,14 @@ static void test_ratio(void **state)
 	/* deterministic, and blind to the order of the repetitions */
 	stats_ratio_of_medians(num, 7, den, 7, &again);
 	stats_ratio_of_medians(shuffled, 7, den, 7, &order);
-	assert_memory_equal(&r, &again, sizeof(r));
-	assert_memory_equal(&r, &order, sizeof(r));
+	assert_true(r.ratio == again.ratio && r.lo == again.lo && r.hi == again.hi);
+	assert_true(r.ratio == order.ratio && r.lo == order.lo && r.hi == order.hi);
+	assert_false(r.one_repetition);
 	/* one repetition: a ratio, no interval */
 	stats_ratio_of_medians(num, 1, den, 7, &r);
 	assert_float_equal(r.ratio, 10, 1e-12);
 	assert_true(isnan(r.lo) && isnan(r.hi));
+	assert_true(r.one_repetition);
 }
 
 static void test_geomean(void **state)
@@ -278,7 +280,9 @@ static void test_usl_refuses(void **state)
 static void test_formats(void **state)
 {
 	char buf[FORMAT_LEN];
-	struct stats_ratio r = { 7.83, 6.91, 8.42 }, none = { 2.5, NAN, NAN };
+	struct stats_ratio r = { .ratio = 7.83, .lo = 6.91, .hi = 8.42 };
+	struct stats_ratio none = { .ratio = 2.5, .lo = NAN, .hi = NAN, .one_repetition = true };
+	struct stats_ratio zero = { .ratio = 2.5, .lo = 0.5, .hi = INFINITY };
 
 	(void)state;
 	assert_string_equal(format_sig(buf, 14.27), "14.3");
@@ -293,6 +297,7 @@ static void test_formats(void **state)
 	assert_string_equal(format_ratio(buf, 0.0043), "0.0043x");
 	assert_string_equal(format_ratio_ci(buf, &r), "7.83x (95% CI 6.91–8.42)");
 	assert_string_equal(format_ratio_ci(buf, &none), "2.50x (no CI: 1 repetition)");
+	assert_string_equal(format_ratio_ci(buf, &zero), "2.50x (no CI: a zero value)");
 	assert_string_equal(format_p(buf, 0.1), "0.10");
 	assert_string_equal(format_p(buf, 0.0079365), "0.008");
 	assert_string_equal(format_p(buf, 0.00001), "< 0.001");

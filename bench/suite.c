@@ -421,14 +421,17 @@ static void stop_and_destroy(struct gbench_state *st, struct bench_case *c)
  * threads one by one, tens of microseconds apart on a VM, and a thread
  * that starts late makes its partners' first operations wait: a two-
  * iteration pingpong run measured 2587 ns "one-way" instead of ~50. The
- * spin yields now and then for placements that put threads on one CPU.
+ * spin yields now and then for placements that put threads on one CPU,
+ * and gives up on a stop request (watchdog, interrupt): the run is then
+ * reported as stopped, never as a number.
  */
 static void wait_at_start_line(struct bench_case *c)
 {
 	unsigned int spins = 0;
 
 	atomic_fetch_add(&c->at_start_line, 1);
-	while (atomic_load(&c->at_start_line) < c->cfg.nr_threads)
+	while (atomic_load(&c->at_start_line) < c->cfg.nr_threads &&
+	       !kernel_should_stop())
 		if (++spins % 1024 == 0)
 			sched_yield();
 }

@@ -16,7 +16,9 @@
  *   FAMILY/VARIANT[/PARAM:VALUE...]/real_time/threads:N in every round,
  *   with repetition_index the round. No aggregates: the report computes
  *   its statistics from the repetitions (it also reads files with
- *   Google Benchmark's aggregate rows, and ignores those). Counters are
+ *   Google Benchmark's aggregate rows, and ignores those). Every counter
+ *   is a count, a time, a fraction or a count per op: never below 0, and
+ *   the report refuses a file with one that is. Counters are
  *   top-level keys as usual: ops (summed over threads), wall_ns (mean over
  *   threads), ns_per_op (one operation in one thread) and the family's
  *   metrics. With --counters, each counted event per operation:

@@ -307,7 +307,13 @@ static int check_placement(struct reader *r, json_t *facts,
 }
 
 /* Every other numeric top-level key is a user counter. */
-static int read_counters(struct reader *r, json_t *row, struct result_row *out)
+/*
+ * The row's user counters. Ours are counts, times, fractions and counts
+ * per operation, never below 0 (a negative one_way_ns is a broken file);
+ * other tools' counters may be anything finite.
+ */
+static int read_counters(struct reader *r, json_t *row, double min,
+			 struct result_row *out)
 {
 	struct results *set = r->set;
 	const char *key;
@@ -321,9 +327,9 @@ static int read_counters(struct reader *r, json_t *row, struct result_row *out)
 		if (!json_is_number(v) || is_gbench_key(key))
 			continue;
 		d = json_number_value(v);
-		if (!isfinite(d) || fabs(d) > MAX_COUNTER)
+		if (!isfinite(d) || d < min || d > MAX_COUNTER)
 			return bad(r, key, v, "expected a counter value from %g to %g",
-				   -MAX_COUNTER, MAX_COUNTER);
+				   min, MAX_COUNTER);
 		if (grow((void **)&set->counters, &set->cap_counters,
 			 set->nr_counters + 1, sizeof(*set->counters))) {
 			snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
@@ -372,7 +378,7 @@ static int read_ours(struct reader *r, json_t *row, json_t *facts,
 			 &out->ns_per_op) ||
 	    check_number(r, row, "ops", 1, MAX_OPS, true, &ops) ||
 	    check_number(r, row, "wall_ns", 1, MAX_WALL_NS, true, &wall) ||
-	    read_counters(r, row, out))
+	    read_counters(r, row, 0, out))
 		return -1;
 	out->ops_per_s = ops / wall * 1e9;
 	r->set->files[r->file].nr_rows++;
@@ -400,7 +406,7 @@ static int read_foreign(struct reader *r, json_t *row, struct result_row *out)
 			return 0;	/* nothing to compare */
 		out->ns_per_op = real_time * units[i].ns;
 		out->ops_per_s = NAN;
-		if (read_counters(r, row, out))
+		if (read_counters(r, row, -MAX_COUNTER, out))
 			return -1;
 		return add_row(r, out);
 	}

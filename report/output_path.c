@@ -159,8 +159,11 @@ static int take_lock(struct output_claim *c, const char *what, char *err,
 			      0644);
 
 		if (fd < 0) {
-			snprintf(err, errlen, "%s '%s': cannot create its lock %s: %s",
-				 what, c->path, c->lock_path, strerror(errno));
+			char dir[PATH_MAX];
+
+			parent_dir(c->lock_path, dir, sizeof(dir));
+			snprintf(err, errlen, "%s '%s': cannot write to directory %s (its lock): %s",
+				 what, c->path, dir, strerror(errno));
 			return errno == ELOOP || errno == ENAMETOOLONG ? 2 : 1;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -263,7 +266,9 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
 	c->lock_fd = -1;
 	len = strlen(path);
 	if (!len)
-		return refuse(err, errlen, "%s '%s': expected a path", what, path);
+		return refuse(err, errlen, kind == OUTPUT_FILE ?
+			      "%s '%s': expected a file path" :
+			      "%s '%s': expected a directory path", what, path);
 	if (len + room >= PATH_MAX) {
 		snprintf(err, errlen, "%s: a path of %zu bytes: expected at most %zu (PATH_MAX, with room for its temporary names)",
 			 what, len, PATH_MAX - 1 - room);

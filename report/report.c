@@ -16,6 +16,7 @@
 #include "plots.h"
 #include "report.h"
 #include "results_read.h"
+#include "summary.h"
 
 struct report_state {
 	struct results set;
@@ -63,6 +64,8 @@ static int render(const struct report_options *opts, struct report_state *st,
 		if (st->a.families[i].pingpong &&
 		    plots_add_one_way(&st->batch, opts->outdir, &st->a, &st->a.families[i]))
 			goto oom;
+	if (summary_add_figure(&st->batch, opts->outdir, &st->a))
+		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, opts->outdir, &st->latency))
 		goto oom;
 	md = markdown_report(&in, &len);

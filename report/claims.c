@@ -213,8 +213,13 @@ static long pick_threads(const struct analysis *a, const struct group_view *g,
 		    (single_variant(c) || group_view_find(a, g, c->b, t)))
 			return t;
 	}
-	not_testable(r, "only 1 thread was measured: the claim needs 2 or more on distinct cores "
-		     "(run with --threads 1,2 on a machine with 2 or more CPUs)");
+	if (g->threads[g->nr_threads - 1] >= 2)
+		not_testable(r, "no case of %s%s%s at 2 or more threads in the run (a --filter left "
+			     "it out, or the results predate the variant)", c->a,
+			     single_variant(c) ? "" : " and ", single_variant(c) ? "" : c->b);
+	else
+		not_testable(r, "only 1 thread was measured: the claim needs 2 or more on distinct "
+			     "cores (run with --threads 1,2 on a machine with 2 or more CPUs)");
 	return 0;
 }
 
@@ -284,16 +289,41 @@ oom:
 	not_testable(r, "out of memory checking the claim");
 }
 
-static void evaluate_one(const struct results *set, const struct analysis *a,
-			 const struct family_view *f, struct claim_result *r)
+/*
+ * Load average per CPU above which a run is too busy to test a claim:
+ * with more than two other runnable tasks per CPU, each of our threads
+ * ran less than half the time and rarely beside the others, so neither a
+ * contention effect nor its absence can be read from the times.
+ */
+#define CLAIM_MAX_LOAD_PER_CPU 2.0
+
+/* The load average per CPU when the run started, or NaN. */
+static double load_per_cpu(const struct results *set, unsigned int file)
 {
-	const struct kernel_claim *c = r->claim;
+	json_t *ctx = set->files[file].context;
+	json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
+	json_t *cpus = json_object_get(ctx, "num_cpus");
+
+	if (!json_is_number(load) || !json_is_integer(cpus) || json_integer_value(cpus) < 1)
+		return NAN;
+	return json_number_value(load) / (double)json_integer_value(cpus);
+}
+
+void claim_check(const struct results *set, const struct analysis *a,
+		 const struct family_view *f, const struct kernel_claim *c,
+		 struct claim_result *r)
+{
 	const char *arch = results_context_string(&set->files[f->file], "arch");
 	const struct group_view *g;
 	const struct case_view *va, *vb = NULL;
+	double load;
 	long t;
 
+	memset(r, 0, sizeof(*r));
+	r->family = f;
+	r->claim = c;
 	r->p = NAN;
+	r->a_median = r->b_median = NAN;
 	r->ratio = (struct stats_ratio){ .ratio = NAN, .lo = NAN, .hi = NAN };
 	if (c->arch == CLAIM_X86 && !arch) {
 		not_testable(r, "the results do not record the architecture, and the claim is "
@@ -307,8 +337,20 @@ static void evaluate_one(const struct results *set, const struct analysis *a,
 	}
 	g = find_setting(a, f, c);
 	if (!g) {
-		not_testable(r, "no case at %s in the run (add --param %s.<name>=<value>)",
-			     c->setting ? c->setting : "the default setting", f->kf->name);
+		char hint[160] = "";
+		size_t used = 0;
+
+		/* "a=1,b=2" -> "--param fam.a=1 --param fam.b=2" */
+		for (const char *s = c->setting; s && *s && used < sizeof(hint);) {
+			size_t len = strcspn(s, ",");
+
+			used += (size_t)snprintf(hint + used, sizeof(hint) - used, "%s--param %s.%.*s",
+						 used ? " " : "", f->kf->name, (int)len, s);
+			s += len + (s[len] == ',');
+		}
+		not_testable(r, "no case at %s in the run%s%s%s",
+			     c->setting ? c->setting : "the default setting", used ? " (add " : "",
+			     hint, used ? ")" : "");
 		return;
 	}
 	t = pick_threads(a, g, c, r);
@@ -329,6 +371,15 @@ static void evaluate_one(const struct results *set, const struct analysis *a,
 		return;
 	}
 	compare_cases(set, f, va->c, vb ? vb->c : NULL, r);
+	load = load_per_cpu(set, f->file);
+	if (r->mark != CLAIM_NOT_TESTABLE && load > CLAIM_MAX_LOAD_PER_CPU) {
+		char numbers[160];
+
+		claim_numbers(numbers, sizeof(numbers), r);
+		not_testable(r, "the machine was busy (load average %.1f per CPU when the run started): "
+			     "threads shared their CPUs with other tasks, so times include waiting; rerun "
+			     "on an idle machine (measured anyway: %s)", load, numbers);
+	}
 }
 
 int claims_evaluate(const struct results *set, const struct analysis *a,
@@ -349,9 +400,7 @@ int claims_evaluate(const struct results *set, const struct analysis *a,
 		for (unsigned int k = 0; f->kf && k < f->kf->nr_claims; k++) {
 			struct claim_result *r = &out->results[out->nr++];
 
-			r->family = f;
-			r->claim = &f->kf->claims[k];
-			evaluate_one(set, a, f, r);
+			claim_check(set, a, f, &f->kf->claims[k], r);
 			if (r->mark == CLAIM_SEEN)
 				out->nr_seen++;
 			else if (r->mark == CLAIM_NOT_SEEN)

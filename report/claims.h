@@ -40,6 +40,11 @@ int claims_evaluate(const struct results *set, const struct analysis *a,
 		    struct claim_report *out);
 void claims_free(struct claim_report *r);
 
+/* Checks one claim against one family's results (any claim: the tests use their own). */
+void claim_check(const struct results *set, const struct analysis *a,
+		 const struct family_view *f, const struct kernel_claim *c,
+		 struct claim_result *r);
+
 /* "seen", "NOT SEEN", "not testable here" */
 const char *claim_mark_word(enum claim_mark mark);
 

@@ -11,6 +11,7 @@
 
 #include "format.h"
 #include "markdown.h"
+#include "prediction.h"
 #include "plots.h"
 #include "seeds.h"
 #include "summary.h"
@@ -962,6 +963,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	write_baseline(out, in);
 	write_fleet(out, in);
 	write_families(out, in);
+	markdown_prediction(out, in);
 	markdown_reproduce(out, in);
 	if (fclose(out)) {
 		free(buf);

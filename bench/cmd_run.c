@@ -309,8 +309,22 @@ static void on_run(const struct gbench_run *run, void *arg)
 }
 
 /*
+ * pingpong's operation is a round trip, but its figure everywhere (report,
+ * JSON real_time, topo --latency) is one-way: the summary says the same.
+ */
+static double summary_divisor(const struct kernel_family *f)
+{
+	return f->ns_per_op_metric && f->ns_per_op_divisor > 0 ? f->ns_per_op_divisor : 1;
+}
+
+static const char *summary_unit(const struct kernel_family *f)
+{
+	return f->ns_per_op_metric ? f->ns_per_op_metric : "ns per op";
+}
+
+/*
  * One block per family at the largest thread count: each case's median
- * ns/op over its repetitions.
+ * ns/op over its repetitions (one-way ns for pingpong).
  */
 static void print_summary(const struct run_progress *pr)
 {
@@ -328,13 +342,15 @@ static void print_summary(const struct run_progress *pr)
 		if (c->cfg.nr_threads != max_threads)
 			continue;
 		if (c->family != last) {
-			printf("%s, %u thread%s, median ns per op:\n", c->family->name,
-			       max_threads, max_threads > 1 ? "s" : "");
+			printf("%s, %u thread%s, median %s:\n", c->family->name,
+			       max_threads, max_threads > 1 ? "s" : "",
+			       summary_unit(c->family));
 			last = c->family;
 		}
 		if (n)
 			printf("  %-60s %10.2f\n", c->name,
-			       stats_median(pr->samples + (size_t)i * pr->per_case, n));
+			       stats_median(pr->samples + (size_t)i * pr->per_case, n) /
+			       summary_divisor(c->family));
 		else
 			printf("  %-60s %10s\n", c->name, "error");
 	}

@@ -105,3 +105,18 @@ int kernel_param_parse(const struct kernel_param *param, const char *text,
 	*value = v;
 	return 0;
 }
+
+struct line_access *access_add_line(struct access_profile *p, const char *line,
+				    enum line_sharing shared_by,
+				    unsigned int group_size)
+{
+	struct line_access *a;
+
+	if (p->nr_lines >= ACCESS_MAX_LINES)
+		return &p->lines[ACCESS_MAX_LINES - 1];	/* never: profiles are small */
+	a = &p->lines[p->nr_lines++];
+	*a = (struct line_access){
+		.line = line, .shared_by = shared_by, .group_size = group_size,
+	};
+	return a;
+}

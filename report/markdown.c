@@ -179,6 +179,72 @@ out:
 	free(v);
 }
 
+/* The median one-way ns of a class in the latency matrix; NaN: not sampled. */
+static double matrix_class_median(const struct latency_map *map, const char *cls)
+{
+	double *v = malloc((map->nr_pairs + 1) * sizeof(double)), m = NAN;
+	size_t n = 0;
+
+	for (size_t i = 0; v && i < map->nr_pairs; i++)
+		if (map->pairs[i].cls && !strcmp(map->pairs[i].cls, cls))
+			v[n++] = map->pairs[i].ns;
+	if (n) {
+		stats_sort(v, n);
+		m = stats_median_sorted(v, n);
+	}
+	free(v);
+	return m;
+}
+
+/*
+ * The suite's floor (pingpong store_load, one-way) beside topo --latency's
+ * at the same distance class. Both are one-way ns from the same store/load
+ * ping-pong, so a gap has a cause outside the code, and the reader is told
+ * which: a repetition averages every round trip of --min-time, including
+ * those where another task held one of the two CPUs, while topo --latency
+ * takes the median of short samples; and a VM's host can move a vCPU
+ * between the two runs.
+ */
+static void write_floor_vs_matrix(FILE *out, const struct report_input *in,
+				  const struct family_view *f)
+{
+	const struct result_case **cases = calloc(in->a->cases->nr + 1, sizeof(*cases));
+	size_t nr = cases ? analysis_one_way_cases(in->a, f, cases) : 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct result_case *c = cases[i];
+		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
+		char sm[FORMAT_LEN], lo[FORMAT_LEN], mm[FORMAT_LEN], r[FORMAT_LEN];
+		struct stats_summary s;
+		double matrix, ratio;
+
+		if (strcmp(c->variant, "store_load") || !c->widest_class ||
+		    stats_summarize(cc->values, cc->n, &s))
+			continue;
+		matrix = matrix_class_median(in->latency, c->widest_class);
+		if (!isfinite(matrix) || !(matrix > 0))
+			continue;
+		ratio = s.median / matrix;
+		fputs("At distance ", out);
+		md_code(out, c->widest_class);
+		fprintf(out, ", the suite's `store_load` floor is %s one-way ns (fastest repetition %s) and "
+			"the latency matrix's median is %s one-way ns", format_sig(sm, s.median),
+			format_sig(lo, s.min), format_sig(mm, matrix));
+		if (ratio < 1.25 && ratio > 0.8) {
+			fputs(": they agree.\n\n", out);
+			continue;
+		}
+		fprintf(out, ", %s apart. Both are one-way ns from the same ping-pong, so the gap comes "
+			"from how and when they sampled: a suite repetition averages every round trip of "
+			"`--min-time`, including those during which another task held one of the two CPUs, "
+			"while `topo --latency` takes the median of short samples; and on a VM the host may "
+			"have moved a vCPU between the two runs. The lower figure is the closer to the "
+			"hardware; rerun both on an idle machine to tell which cause it was.\n\n",
+			format_ratio(r, ratio >= 1 ? ratio : 1 / ratio));
+	}
+	free(cases);
+}
+
 static void write_baseline(FILE *out, const struct report_input *in)
 {
 	const struct analysis *a = in->a;
@@ -211,6 +277,9 @@ static void write_baseline(FILE *out, const struct report_input *in)
 		fprintf(out, ": %zu measured pair%s among %zu CPUs.\n\n", in->latency->nr_pairs,
 			plural((long)in->latency->nr_pairs), in->latency->n);
 		write_latency_classes(out, in->latency);
+		for (size_t i = 0; i < a->nr_families; i++)
+			if (a->families[i].pingpong)
+				write_floor_vs_matrix(out, in, &a->families[i]);
 		fputs("![one-way latency between CPUs](" HEATMAP_NAME ")\n\n", out);
 	}
 	if (!any && !in->latency)

@@ -69,8 +69,21 @@ fixed() {
 	cmp -s "$tmp/altered.md" "$tmp/out/report.md" && fail "the alteration changed nothing"
 	mv "$tmp/altered.md" "$tmp/out/report.md"
 	"$python3" "$tests/check_report.py" "$tmp/out" >/dev/null && fail "check_report missed an altered verdict"
+	floor_vs_matrix
 	compare_doubled
 	return 0
+}
+
+# The suite's pingpong floor and topo --latency's agree in the fixed files;
+# a matrix whose smt pairs are twice as slow must be called out, with why.
+floor_vs_matrix() {
+	grep -q "^At distance \`smt\`, the suite's \`store_load\` floor is 18.0 one-way ns .*: they agree\.$" \
+		"$tmp/out/report.md" || fail "the smt floor and the matrix are not said to agree"
+	sed 's/"one_way_ns": 18\.[26]/"one_way_ns": 40.5/' "$tests/data/latency-fixed.json" >"$tmp/slow-smt.json"
+	"$bouncelab" report "$tests/data/results-fixed.json" --latency "$tmp/slow-smt.json" \
+		-o "$tmp/slow-smt" >/dev/null || fail "report with a slow smt matrix failed"
+	grep -q "matrix's median is 40.5 one-way ns, 2.25x apart\. .*moved a vCPU" "$tmp/slow-smt/report.md" ||
+		fail "a 2.25x gap between the floor and the matrix is not explained"
 }
 
 # B is A with store_always twice as slow and its counters doubled: compare

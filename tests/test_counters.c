@@ -24,6 +24,7 @@
 #include "config.h"
 #include "counters.h"
 #include "perf_inject.h"
+#include "cases.h"
 
 #define NEW_PAGES 256
 
@@ -149,7 +150,7 @@ static void page_faults_count_in_the_faulting_thread_only(void **unused)
 
 	(void)unused;
 	if (!sw_counters_work_here())
-		skip();
+		skip_because("software counters do not work here");
 	pthread_barrier_init(&ready, NULL, 2);
 	pthread_barrier_init(&done, NULL, 2);
 	for (int i = 0; i < 2; i++)
@@ -191,7 +192,7 @@ static void misspelt_event_is_a_usage_error_with_libpfm4s_message(void **unused)
 
 	(void)unused;
 	if (!HAVE_PFM)
-		skip();
+		skip_because("built without libpfm4");
 	assert_int_equal(counters_select("none", "perf::PERF_COUNT_SW_PAGE_FAULTZ",
 					 err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "PERF_COUNT_SW_PAGE_FAULTZ"));
@@ -246,7 +247,7 @@ static void no_pmu_is_not_supported_here(void **unused)
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM)
-		skip();
+		skip_because("no seccomp injection here, or built without libpfm4");
 	for (size_t i = 0; i < 2; i++) {
 		json_t *ctx = context_under(errs[i], &result);
 
@@ -267,7 +268,7 @@ static void permission_names_the_sysctl(void **unused)
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM)
-		skip();
+		skip_because("no seccomp injection here, or built without libpfm4");
 	ctx = context_under(EACCES, &result);
 	assert_string_equal(set_state(ctx, "sw"), "n/a");
 	/* Two reasons: user-space counting, and the kernel-side events. */
@@ -286,7 +287,7 @@ static void other_errors_say_what_happened(void **unused)
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM)
-		skip();
+		skip_because("no seccomp injection here, or built without libpfm4");
 	ctx = context_under(EMFILE, &result);
 	assert_string_equal(set_summary(ctx, "sw"), "n/a (too many open files)");
 	json_decref(result);
@@ -349,7 +350,7 @@ static void software_events_count_without_a_group(void **unused)
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM || !sw_counters_work_here())
-		skip();
+		skip_because("no seccomp injection, libpfm4 or software counters here");
 	result = in_child(groups_refused, NULL);
 	ctx = json_object_get(result, "context");
 	assert_string_equal(set_state(ctx, "sw"), "ok");
@@ -409,7 +410,7 @@ static void an_event_a_thread_cannot_open_is_dropped_for_all(void **unused)
 
 	(void)unused;
 	if (!HAVE_PFM || !sw_counters_work_here())
-		skip();
+		skip_because("no libpfm4 or software counters here");
 	result = in_child(thread_opens_fail, NULL);
 	ctx = json_object_get(result, "context");
 	/* The first event got the last descriptor; the others could not. */
@@ -421,7 +422,7 @@ static void an_event_a_thread_cannot_open_is_dropped_for_all(void **unused)
 	json_decref(result);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(page_faults_count_in_the_faulting_thread_only),
@@ -436,5 +437,5 @@ int main(void)
 	};
 
 	counters_init();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases("counters", tests, argc, argv);
 }

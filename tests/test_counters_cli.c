@@ -26,6 +26,7 @@
 #include "config.h"
 #include "perf_inject.h"
 #include "test_util.h"
+#include "cases.h"
 
 #define NOBODY 65534
 
@@ -139,7 +140,7 @@ static void coherence_without_a_pmu_is_na_in_results_and_report(void **unused)
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM)
-		skip();
+		skip_because("no seccomp injection here, or built without libpfm4");
 	assert_non_null(mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/results.json", dir);
 	snprintf(report, sizeof(report), "%s/report", dir);
@@ -184,7 +185,7 @@ static void sw_run_has_page_faults_and_task_clock_per_op(void **unused)
 	if (strstr(summary_of(doc, "sw"), "n/a (")) {
 		json_decref(doc);
 		remove_tree(dir);
-		skip();
+		skip_because("software counters do not work here");
 	}
 	row = first_row(doc);
 	assert_true(json_is_number(json_object_get(row, "page_faults_per_op")));
@@ -231,7 +232,7 @@ static void list_events_says_what_works_here(void **unused)
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM)
-		skip();
+		skip_because("no seccomp injection here, or built without libpfm4");
 	/* The listing goes to stdout: capture it in a file. */
 	assert_non_null(mkdtemp(dir));
 	snprintf(out, sizeof(out), "%s/list.txt", dir);
@@ -301,7 +302,7 @@ static void a_non_root_user_runs_with_counters(void **unused)
 
 	(void)unused;
 	if (geteuid() != 0)
-		skip();		/* cannot become another user */
+		skip_because("not root: cannot become another user");
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chmod(dir, 0755), 0);
 	assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
@@ -343,10 +344,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_non_root_user_runs_with_counters),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s PATH-TO-BOUNCELAB\n", argv[0]);
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s PATH-TO-BOUNCELAB [CASE... | --all-but CASE...]\n", argv[0]);
 		return 1;
 	}
 	bouncelab = argv[1];
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases("counters_cli", tests, argc - 1, argv + 1);
 }

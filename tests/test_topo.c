@@ -22,6 +22,7 @@
 #include "latency.h"
 #include "suite.h"
 #include "topo.h"
+#include "cases.h"
 
 #if HAVE_HWLOC
 #include <hwloc.h>
@@ -509,7 +510,7 @@ static void the_allowed_cpus_are_respected(void **unused)
 			other = cpu;
 	}
 	if (other < 0)
-		skip();		/* one CPU: nothing to narrow */
+		skip_because("one CPU: nothing to narrow");
 	CPU_ZERO(&one);
 	CPU_SET(first, &one);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
@@ -606,7 +607,7 @@ static void the_suite_applies_placement_rules(void **unused)
 	suite_free(&suite);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 #if HAVE_HWLOC
@@ -624,5 +625,5 @@ int main(void)
 		cmocka_unit_test(the_suite_applies_placement_rules),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_cases("topo", tests, argc, argv);
 }

@@ -296,6 +296,44 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
 	return 0;
 }
 
+/*
+ * Access profile (model/): one page pinned and unpinned. Per call (one
+ * call per pages_per_call pages): the flag update and two reads of
+ * write_protect_seq on the mm's line (mm->flags has a line of its own).
+ * Per page: the grab's cmpxchg, the referenced bit and the unpin, all on
+ * the page's line: the thread's own in private mode; in shared mode the
+ * line the previous pinner of that page left in its cache, one transfer
+ * for the grab and one for the unpin (the pass pins every page before it
+ * unpins any). A THP is one grab and one put for up to 512 pages.
+ */
+static void gup_access(const struct kernel_config *cfg, struct access_profile *p)
+{
+	double per_page = cfg->param[PARAM_PAGE_SIZE] == GUP_PAGES_4K ? 1 : 1.0 / 512;
+	unsigned long buffer_pages = (unsigned long)cfg->param[PARAM_BUFFER_MIB] << 8;
+	double calls = 1.0 / (double)(cfg->param[PARAM_PAGES_PER_CALL] ?
+				      cfg->param[PARAM_PAGES_PER_CALL] : (long)buffer_pages);
+	struct line_access *mm = access_add_line(p, "mm line (has_pinned, write_protect_seq)",
+						 LINE_SHARED_BY_ALL, 0);
+	unsigned int n = cfg->nr_threads;
+
+	mm->reads = 2 * calls;
+	switch (cfg->variant) {
+	case GUP_STORE_ALWAYS:
+		mm->stores = calls;
+		break;
+	case GUP_READ_THEN_SET:
+		mm->reads += calls;
+		break;
+	default:
+		access_add_line(p, "mm->flags line", LINE_SHARED_BY_ALL, 0)->reads = calls;
+		break;
+	}
+	p->private_locked = 3 * per_page;
+	/* shared mode: the previous pinner of the page was another thread */
+	if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
+		p->cold_transfers = 2 * per_page * (n - 1) / n;
+}
+
 const struct kernel_family gup_family = {
 	.name = "gup",
 	.title = "The whole fast-GUP path: walk, grab, recheck, unpin",
@@ -329,4 +367,5 @@ const struct kernel_family gup_family = {
 	.create = gup_create,
 	.verify = gup_verify,
 	.destroy = gup_destroy,
+	.access = gup_access,
 };

@@ -6,10 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kernel.h"
 
 atomic_bool kernel_stop_requested;
+
+uint64_t kernel_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
 		       double value)

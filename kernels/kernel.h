@@ -178,6 +178,13 @@ static inline bool kernel_should_stop(void)
 	return atomic_load_explicit(&kernel_stop_requested, memory_order_relaxed);
 }
 
+/*
+ * CLOCK_MONOTONIC in ns. Only for families that time parts of an
+ * operation apart, as gup_test times get and put (get_ns_per_page,
+ * put_ns_per_page); the harness times whole operations.
+ */
+uint64_t kernel_now_ns(void);
+
 void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
 		       double value);
 

@@ -12,6 +12,7 @@
 #include "fleet.h"
 #include "format.h"
 #include "markdown.h"
+#include "prediction.h"
 #include "plots.h"
 #include "seeds.h"
 
@@ -893,6 +894,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	write_baseline(out, in);
 	fleet_write(out, in);
 	write_families(out, in);
+	markdown_prediction(out, in);
 	markdown_reproduce(out, in);
 	if (fclose(out)) {
 		free(buf);

@@ -45,6 +45,8 @@ int mva_solve(double think, const double *demand, const double *copies,
 
 /* ---- machines ---- */
 
+#define MODEL_PAIR_CACHE 32
+
 struct machine_profile {
 	char name[64];
 	char title[160];
@@ -59,10 +61,13 @@ struct machine_profile {
 	char clock_source[240];
 	char store_buffer_source[240];
 	struct topo *topo;
-	/* the last placement's pairs by class (model_predict() reuses them) */
-	char cached_policy[64];
-	unsigned int cached_threads, cached_first, cached_count;
-	double cached_pairs[NR_DISTANCE_CLASSES];
+	/* placements' pairs by class, which model_predict() reuses */
+	struct {
+		char policy[64];
+		unsigned int threads, count;
+		double pairs[NR_DISTANCE_CLASSES];
+	} cache[MODEL_PAIR_CACHE];
+	unsigned int nr_cached;
 };
 
 /*

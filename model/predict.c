@@ -31,25 +31,33 @@
 #include "catalog.h"
 #include "model.h"
 
-/* Ordered pairs of distinct threads in [first, first + count), by class. */
+/*
+ * Ordered pairs of distinct threads among the first count of a placement,
+ * by class. N^2 lookups: kept per placement, since a sweep of variants
+ * asks for the same thread counts again and again.
+ */
 static void pairs_by_class(struct machine_profile *m, const struct placement *pl,
-			   const char *policy, unsigned int first,
-			   unsigned int count, double *pairs)
+			   const char *policy, unsigned int count, double *pairs)
 {
-	if (m->cached_threads == pl->nr_cpus && m->cached_first == first &&
-	    m->cached_count == count && !strcmp(m->cached_policy, policy)) {
-		memcpy(pairs, m->cached_pairs, sizeof(m->cached_pairs));
-		return;
+	size_t bytes = sizeof(m->cache[0].pairs);
+	unsigned int slot;
+
+	for (unsigned int i = 0; i < m->nr_cached; i++) {
+		if (m->cache[i].threads == pl->nr_cpus && m->cache[i].count == count &&
+		    !strcmp(m->cache[i].policy, policy)) {
+			memcpy(pairs, m->cache[i].pairs, bytes);
+			return;
+		}
 	}
-	memset(pairs, 0, sizeof(m->cached_pairs));
-	for (unsigned int i = first; i < first + count; i++)
-		for (unsigned int j = i + 1; j < first + count; j++)
+	memset(pairs, 0, bytes);
+	for (unsigned int i = 0; i < count; i++)
+		for (unsigned int j = i + 1; j < count; j++)
 			pairs[topo_classify(m->topo, pl->cpus[i], pl->cpus[j])] += 2;
-	memcpy(m->cached_pairs, pairs, sizeof(m->cached_pairs));
-	snprintf(m->cached_policy, sizeof(m->cached_policy), "%s", policy);
-	m->cached_threads = pl->nr_cpus;
-	m->cached_first = first;
-	m->cached_count = count;
+	slot = m->nr_cached < MODEL_PAIR_CACHE ? m->nr_cached++ : 0;
+	memcpy(m->cache[slot].pairs, pairs, bytes);
+	snprintf(m->cache[slot].policy, sizeof(m->cache[slot].policy), "%s", policy);
+	m->cache[slot].threads = pl->nr_cpus;
+	m->cache[slot].count = count;
 }
 
 /* The mean one-way transfer between two of the threads; -1: a class without a latency. */
@@ -61,7 +69,7 @@ static double mean_transfer(struct machine_profile *m, const struct placement *p
 
 	if (count < 2)
 		return 0;
-	pairs_by_class(m, pl, policy, 0, count, pairs);
+	pairs_by_class(m, pl, policy, count, pairs);
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
 		if (!pairs[c])
 			continue;

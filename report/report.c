@@ -22,6 +22,7 @@
 #include "plots.h"
 #include "report.h"
 #include "results_read.h"
+#include "summary.h"
 
 struct report_state {
 	struct results set;
@@ -70,6 +71,8 @@ static int render(const struct report_options *opts, struct report_state *st,
 		if (st->a.families[i].pingpong &&
 		    plots_add_one_way(&st->batch, dir, &st->a, &st->a.families[i]))
 			goto oom;
+	if (summary_add_figure(&st->batch, dir, &st->a))
+		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))
 		goto oom;
 	md = markdown_report(&in, &len);

@@ -11,6 +11,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "latency", required_argument, NULL, 'l' },
+		{ "full", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -27,6 +28,9 @@ int cmd_report(int argc, char **argv)
 		case 'l':
 			opts.latency = optarg;
 			break;
+		case 'f':
+			opts.full = true;
+			break;
 		case 'h':
 			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE]\n\n"
 			       "Writes DIR/report.md, its plots in DIR/plots/ and will-it-scale-style\n"
@@ -35,6 +39,8 @@ int cmd_report(int argc, char **argv)
 			       "  -o, --output DIR     where the report goes (created if missing)\n"
 			       "  --latency FILE       a latency matrix from 'bouncelab topo --latency',\n"
 			       "                       drawn as a heatmap\n"
+			       "  --full               every setting of a family in full (default: the\n"
+			       "                       defaults' table in full, other settings a row each)\n"
 			       "  -h, --help           this help\n");
 			return 0;
 		default:

@@ -16,6 +16,7 @@
 #include "plots.h"
 #include "report.h"
 #include "results_read.h"
+#include "sweeps.h"
 
 struct report_state {
 	struct results set;
@@ -51,18 +52,23 @@ static int render(const struct report_options *opts, struct report_state *st,
 	struct report_input in = {
 		opts->files, opts->nr_files, opts->outdir, opts->latency,
 		&st->set, &st->a, st->have_latency ? &st->latency : NULL,
+		opts->full,
 	};
 	char path[PATH_MAX];
 	size_t len = 0;
 	char *md;
 
 	for (size_t i = 0; i < st->a.nr_groups; i++)
-		if (plots_add_group(&st->batch, opts->outdir, &st->a, &st->a.groups[i]))
+		if (plots_add_group(&st->batch, opts->outdir, &st->a, &st->a.groups[i],
+				    group_detailed(&st->a, &st->a.groups[i], opts->full)))
 			goto oom;
-	for (size_t i = 0; i < st->a.nr_families; i++)
-		if (st->a.families[i].pingpong &&
-		    plots_add_one_way(&st->batch, opts->outdir, &st->a, &st->a.families[i]))
+	for (size_t i = 0; i < st->a.nr_families; i++) {
+		const struct family_view *f = &st->a.families[i];
+
+		if (f->pingpong ? plots_add_one_way(&st->batch, opts->outdir, &st->a, f) :
+				  plots_add_sweeps(&st->batch, opts->outdir, &st->a, f))
 			goto oom;
+	}
 	if (st->have_latency && plots_add_heatmap(&st->batch, opts->outdir, &st->latency))
 		goto oom;
 	md = markdown_report(&in, &len);
@@ -110,7 +116,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 int report_generate(const char *const *files, unsigned int nr_files,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr_files, outdir, NULL };
+	struct report_options opts = { files, nr_files, outdir, NULL, false };
 
 	return report_write(&opts, err, errlen);
 }

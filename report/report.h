@@ -3,6 +3,7 @@
 #ifndef BOUNCELAB_REPORT_H
 #define BOUNCELAB_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct report_options {
@@ -11,6 +12,8 @@ struct report_options {
 	const char *outdir;
 	/* a latency matrix (bouncelab topo --latency), or NULL */
 	const char *latency;
+	/* every setting of a family in full, not only the defaults' table */
+	bool full;
 };
 
 /*

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "gup/gup.h"
+#include "stats.h"
 #include "topo.h"
 
 #define GUP_MAX_COMBOS 16
@@ -608,7 +609,9 @@ struct combo_stats {
 	double get_sd_pct;
 	double get_median_us;
 	double put_mean_us;
-	double ns_per_page;		/* median over samples of (get + put) / pages */
+	/* medians over samples of get / pages and put / pages */
+	double get_ns_per_page;
+	double put_ns_per_page;
 };
 
 
@@ -625,23 +628,37 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Each sample's get time (us), and its get and put per page (ns). */
+static int combo_samples(const struct gup_bench *b, const struct gup_combo *c,
+			 double *get_us, double *get_pp, double *put_pp)
+{
+	unsigned int n = b->opts->repeats * b->opts->threads;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct gup_sample *s = &c->samples[i];
+		double pages = s->pages ? (double)s->pages : NAN;
+
+		get_us[i] = (double)s->get_ns / 1000.0;
+		get_pp[i] = (double)s->get_ns / pages;
+		put_pp[i] = (double)s->put_ns / pages;
+	}
+	return (int)n;
+}
+
 static void combo_stats(const struct gup_bench *b, const struct gup_combo *c,
 			struct combo_stats *st)
 {
 	unsigned int n = b->opts->repeats * b->opts->threads;
-	double *get = calloc(n, sizeof(*get)), *per_page = calloc(n, sizeof(*per_page));
+	double *get = calloc(3 * (size_t)n, sizeof(*get));
 	double sum = 0, sq = 0, put = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (!get || !per_page)
-		goto out;
+	if (!get)
+		return;
+	combo_samples(b, c, get, get + n, get + 2 * n);
 	for (unsigned int i = 0; i < n; i++) {
-		const struct gup_sample *s = &c->samples[i];
-
-		get[i] = (double)s->get_ns / 1000.0;
 		sum += get[i];
-		put += (double)s->put_ns / 1000.0;
-		per_page[i] = s->pages ? (double)(s->get_ns + s->put_ns) / (double)s->pages : 0;
+		put += (double)c->samples[i].put_ns / 1000.0;
 	}
 	st->get_mean_us = sum / n;
 	for (unsigned int i = 0; i < n; i++)
@@ -650,10 +667,29 @@ static void combo_stats(const struct gup_bench *b, const struct gup_combo *c,
 			 100.0 * sqrt(sq / (n - 1)) / st->get_mean_us : 0;
 	st->get_median_us = median(get, n);
 	st->put_mean_us = put / n;
-	st->ns_per_page = median(per_page, n);
-out:
+	st->get_ns_per_page = median(get + n, n);
+	st->put_ns_per_page = median(get + 2 * n, n);
 	free(get);
-	free(per_page);
+}
+
+/*
+ * The ratio of the medians of get time per page, with its 95% bootstrap
+ * interval: the same rule the report uses for every ratio.
+ */
+static int get_ratio(const struct gup_bench *b, const struct gup_combo *num,
+		     const struct gup_combo *den, struct stats_ratio *r)
+{
+	unsigned int n = b->opts->repeats * b->opts->threads;
+	double *v = calloc(6 * (size_t)n, sizeof(*v));
+	int ret;
+
+	if (!v)
+		return -1;
+	combo_samples(b, num, v, v + n, v + 2 * n);
+	combo_samples(b, den, v + 3 * n, v + 4 * n, v + 5 * n);
+	ret = stats_ratio_of_medians(v + n, n, v + 4 * n, n, r);
+	free(v);
+	return ret;
 }
 
 /* The longterm-check switch only matters to a fast call with FOLL_LONGTERM. */
@@ -679,22 +715,26 @@ static void print_ratio(const struct gup_bench *b, const struct gup_combo *first
 {
 	const struct gup_options *o = b->opts;
 	struct combo_stats a, z;
+	struct stats_ratio r;
+	char ci[64] = "";
 	const char *seed;
 
 	combo_stats(b, first, &a);
 	combo_stats(b, other, &z);
-	if (z.get_mean_us <= 0 || z.get_median_us <= 0)
+	if (z.get_mean_us <= 0 || z.get_median_us <= 0 || get_ratio(b, first, other, &r))
 		return;
+	if (isfinite(r.lo))
+		snprintf(ci, sizeof(ci), " [95%% CI %.2f-%.2f]", r.lo, r.hi);
 	seed = seed_figure(o, variants ? first->variant : first->check,
 			   variants ? other->variant : other->check, variants,
 			   first->mode);
-	printf("# %s / %s, %s%s%s: %.2fx by mean get time, %.2fx by median%s%s%s\n",
+	printf("# %s / %s, %s%s%s: %.2fx by mean get time, %.2fx by median get per page%s%s%s%s\n",
 	       variants ? gup_flag_update_names[first->variant] : gup_longterm_check_names[first->check],
 	       variants ? gup_flag_update_names[other->variant] : gup_longterm_check_names[other->check],
 	       mode_names[first->mode],
 	       variants && check_matters(o) ? ", " : "",
 	       variants && check_matters(o) ? gup_longterm_check_names[first->check] : "",
-	       a.get_mean_us / z.get_mean_us, a.get_median_us / z.get_median_us,
+	       a.get_mean_us / z.get_mean_us, r.ratio, ci,
 	       seed ? " (" : "", seed ? seed : "", seed ? ")" : "");
 }
 
@@ -748,7 +788,8 @@ static void print_paths(const struct gup_bench *b, const struct gup_combo *c)
 
 /*
  * Mean and spread of the get times as seed 000 summarised them ("Old
- * kernel: 477729.97 (+-3.79%)"), the median, and pin+unpin per page.
+ * kernel: 477729.97 (+-3.79%)"), the median, and get and put per page
+ * apart: the seeds quote get times, so get and put are never added.
  */
 static void gup_print_summary(const struct gup_bench *b)
 {
@@ -764,9 +805,9 @@ static void gup_print_summary(const struct gup_bench *b)
 	       cmd_names[o->cmd], o->mib, o->page_size == GUP_PAGES_2M ? "2M THP" : "4K",
 	       per_call, o->threads, o->threads > 1 ? "s" : "", o->repeats,
 	       o->repeats > 1 ? "s" : "", b->nr_combos > 1 ? ", interleaved" : "");
-	printf("# ns/page: the median over threads and repeats of (get + put) / pages\n");
-	printf("# %-18s %-8s %-12s %24s %12s %10s %12s\n", "variant", "mode", "longterm",
-	       "get us: mean (+-sd)", "median", "put us", "ns/page");
+	printf("# get and put ns/page: the medians over threads and repeats of get / pages and put / pages\n");
+	printf("# %-18s %-8s %-12s %24s %12s %10s %12s %12s\n", "variant", "mode", "longterm",
+	       "get us: mean (+-sd)", "median", "put us", "get ns/page", "put ns/page");
 	for (unsigned int i = 0; i < b->nr_combos; i++) {
 		const struct gup_combo *c = &b->combos[i];
 		struct combo_stats st;
@@ -774,10 +815,11 @@ static void gup_print_summary(const struct gup_bench *b)
 
 		combo_stats(b, c, &st);
 		snprintf(mean, sizeof(mean), "%.2f (+-%.2f%%)", st.get_mean_us, st.get_sd_pct);
-		printf("# %-18s %-8s %-12s %24s %12.2f %10.2f %12.2f\n",
+		printf("# %-18s %-8s %-12s %24s %12.2f %10.2f %12.2f %12.2f\n",
 		       gup_flag_update_names[c->variant], mode_names[c->mode],
 		       check_matters(o) ? gup_longterm_check_names[c->check] : "-",
-		       mean, st.get_median_us, st.put_mean_us, st.ns_per_page);
+		       mean, st.get_median_us, st.put_mean_us, st.get_ns_per_page,
+		       st.put_ns_per_page);
 		print_paths(b, c);
 	}
 	print_ratios(b);

@@ -352,6 +352,48 @@ static int counter_verify(void *state, const struct kernel_config *cfg,
 	return 0;
 }
 
+/*
+ * Access profile (model/): one update, and 1/read_every of a read. The
+ * shared count is one line all threads write; per-thread slots are
+ * private (padded) or 8 bytes apart, 16 to a 128-byte pair (packed). A
+ * reader of per-thread slots fetches every other thread's slot line.
+ */
+static void counter_access(const struct kernel_config *cfg,
+			   struct access_profile *p)
+{
+	double read = cfg->param[PARAM_READ_EVERY] ? 1.0 / cfg->param[PARAM_READ_EVERY] : 0;
+	double others = cfg->nr_threads - 1.0;
+	struct line_access *l;
+
+	switch (cfg->variant) {
+	case VARIANT_SHARED_ATOMIC:
+	case VARIANT_SHARED_PLAIN:
+		l = access_add_line(p, "shared count line", LINE_SHARED_BY_ALL, 0);
+		if (cfg->variant == VARIANT_SHARED_ATOMIC)
+			l->locked = 1;
+		else
+			l->stores = 1;
+		l->reads = 1 + read;
+		break;
+	case VARIANT_PERCPU_PADDED:
+		p->cold_transfers = read * others;
+		break;
+	case VARIANT_PERCPU_PACKED:
+		l = access_add_line(p, "packed slots line", LINE_SHARED_BY_GROUP, 16);
+		l->reads = 1;
+		l->stores = 1;
+		/* the reader's sum: the other lines of slots, one transfer each */
+		p->cold_transfers = read * (others / 16);
+		l->reads += read;
+		break;
+	case VARIANT_PERCPU_BATCHED:
+		l = access_add_line(p, "shared count line", LINE_SHARED_BY_ALL, 0);
+		l->locked = 1.0 / (double)cfg->param[PARAM_BATCH];
+		l->reads = read;
+		break;
+	}
+}
+
 const struct kernel_family counter_family = {
 	.name = "counter",
 	.title = "A statistic every thread updates: shared atomic vs per-CPU counters",
@@ -385,4 +427,5 @@ const struct kernel_family counter_family = {
 	.create = counter_create,
 	.verify = counter_verify,
 	.destroy = counter_destroy,
+	.access = counter_access,
 };

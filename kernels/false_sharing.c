@@ -152,6 +152,32 @@ static void false_sharing_destroy(void *state)
 	free(s);
 }
 
+/*
+ * Access profile (model/): one increment of the thread's own variable.
+ * same_line puts 8 variables in a 64-byte line; adjacent_lines gives each
+ * a line (the 128-byte prefetch pair is not in the model: it was not
+ * visible on the development VMs); the others are private.
+ */
+static void false_sharing_access(const struct kernel_config *cfg,
+				 struct access_profile *p)
+{
+	size_t stride = variant_stride[cfg->variant];
+	struct line_access *l;
+
+	if (stride >= 64) {
+		if (cfg->param[PARAM_UPDATE] == UPDATE_LOCKED)
+			p->private_locked = 1;
+		return;
+	}
+	l = access_add_line(p, "shared line of variables", LINE_SHARED_BY_GROUP,
+			    (unsigned int)(64 / stride));
+	l->reads = 1;
+	if (cfg->param[PARAM_UPDATE] == UPDATE_LOCKED)
+		l->locked = 1;
+	else
+		l->stores = 1;
+}
+
 const struct kernel_family false_sharing_family = {
 	.name = "false_sharing",
 	.title = "Private variables, shared lines: how far apart is far enough",
@@ -178,4 +204,5 @@ const struct kernel_family false_sharing_family = {
 	.create = false_sharing_create,
 	.verify = false_sharing_verify,
 	.destroy = false_sharing_destroy,
+	.access = false_sharing_access,
 };

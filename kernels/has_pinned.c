@@ -496,6 +496,40 @@ static int has_pinned_verify(void *state, const struct kernel_config *cfg,
 	return check_flags(s, cfg, ops, metrics, msg, msglen);
 }
 
+/*
+ * Access profile (model/): one call. Calls that find the flag set go to
+ * the shared mm: two reads of write_protect_seq and the flag update, on
+ * one line (flag_line=shared) or two. The others pin in a fresh mm that
+ * another CPU retired last, one transfer (two when the flag is read
+ * before it is written: perfbook's load+CAS vs blind CAS). The page pins
+ * are locked adds on the thread's own line.
+ */
+static void has_pinned_access(const struct kernel_config *cfg,
+			      struct access_profile *p)
+{
+	double set = cfg->param[PARAM_ALREADY_SET] / 100.0;
+	bool shared = cfg->param[PARAM_FLAG_LINE] == FLAG_LINE_SHARED;
+	struct line_access *mm, *flag;
+	bool reads_first;
+
+	if (cfg->variant == VARIANT_NOP)
+		return;
+	reads_first = cfg->variant == VARIANT_READ_THEN_SET ||
+		      cfg->variant == VARIANT_TEST_THEN_SET_BIT;
+	mm = access_add_line(p, "mm line (write_protect_seq)", LINE_SHARED_BY_ALL, 0);
+	mm->reads = 2 * set;
+	flag = shared ? mm : access_add_line(p, "flag line", LINE_SHARED_BY_ALL, 0);
+	if (reads_first)
+		flag->reads += set;
+	else if (cfg->variant == VARIANT_STORE_ALWAYS)
+		flag->stores += set;
+	else
+		flag->locked += set;
+	if (cfg->nr_threads > 1)
+		p->cold_transfers = (1 - set) * (reads_first ? 2 : 1);
+	p->private_locked = (double)cfg->param[PARAM_PIN_WORK];
+}
+
 const struct kernel_family has_pinned_family = {
 	.name = "has_pinned",
 	.title = "Setting a shared flag: unconditional store vs read-then-set",
@@ -529,4 +563,5 @@ const struct kernel_family has_pinned_family = {
 	.create = has_pinned_create,
 	.verify = has_pinned_verify,
 	.destroy = has_pinned_destroy,
+	.access = has_pinned_access,
 };

@@ -6,10 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kernel.h"
 
 atomic_bool kernel_stop_requested;
+
+uint64_t kernel_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
 		       double value)
@@ -104,4 +113,19 @@ int kernel_param_parse(const struct kernel_param *param, const char *text,
 	}
 	*value = v;
 	return 0;
+}
+
+struct line_access *access_add_line(struct access_profile *p, const char *line,
+				    enum line_sharing shared_by,
+				    unsigned int group_size)
+{
+	struct line_access *a;
+
+	if (p->nr_lines >= ACCESS_MAX_LINES)
+		return &p->lines[ACCESS_MAX_LINES - 1];	/* never: profiles are small */
+	a = &p->lines[p->nr_lines++];
+	*a = (struct line_access){
+		.line = line, .shared_by = shared_by, .group_size = group_size,
+	};
+	return a;
 }

@@ -75,6 +75,45 @@ struct kernel_metrics {
 	} m[KERNEL_MAX_METRICS];
 };
 
+/*
+ * The access profile of one operation: what it does to cache lines that
+ * other threads may also touch, for the contention model (model/). Counts
+ * are per operation and averaged: a locked add done once every 32
+ * operations counts 1/32. Lines only the thread itself touches are its
+ * private work, which the model takes from the 1-thread run.
+ */
+enum line_sharing {
+	LINE_SHARED_BY_ALL,	/* every thread uses this line (or a thread's share of them) */
+	LINE_SHARED_BY_GROUP,	/* group_size threads' own data in one line: false sharing */
+};
+
+struct line_access {
+	const char *line;		/* "the flag line": a static string */
+	enum line_sharing shared_by;
+	unsigned int group_size;	/* LINE_SHARED_BY_GROUP: threads per line */
+	double reads;			/* loads */
+	double stores;			/* plain stores */
+	double locked;			/* locked RMWs: lock add, xchg, lock or */
+	double cas;			/* cmpxchg in a retry loop: attempts when alone */
+};
+
+#define ACCESS_MAX_LINES 4
+
+struct access_profile {
+	unsigned int nr_lines;
+	struct line_access lines[ACCESS_MAX_LINES];
+	/*
+	 * Lines another CPU wrote last but that are seldom fought over (a
+	 * fresh mm, a page the previous pinner held): one transfer each,
+	 * paid as latency, without queueing.
+	 */
+	double cold_transfers;
+	/* locked RMWs on the thread's own lines: they drain the store buffer */
+	double private_locked;
+	/* a full fence in the operation (it drains the store buffer too) */
+	bool fenced;
+};
+
 struct kernel_family {
 	const char *name;
 	const char *title;
@@ -119,6 +158,12 @@ struct kernel_family {
 		      const uint64_t *ops, struct kernel_metrics *metrics,
 		      char *msg, size_t msglen);
 	void (*destroy)(void *state);
+	/*
+	 * What one operation of cfg->variant does to shared lines with
+	 * cfg->nr_threads threads (model/). NULL: the model cannot predict
+	 * this family.
+	 */
+	void (*access)(const struct kernel_config *cfg, struct access_profile *p);
 };
 
 /*
@@ -133,8 +178,20 @@ static inline bool kernel_should_stop(void)
 	return atomic_load_explicit(&kernel_stop_requested, memory_order_relaxed);
 }
 
+/*
+ * CLOCK_MONOTONIC in ns. Only for families that time parts of an
+ * operation apart, as gup_test times get and put (get_ns_per_page,
+ * put_ns_per_page); the harness times whole operations.
+ */
+uint64_t kernel_now_ns(void);
+
 void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
 		       double value);
+
+/* Appends one shared line to p; returns it for the counts to be filled. */
+struct line_access *access_add_line(struct access_profile *p, const char *line,
+				    enum line_sharing shared_by,
+				    unsigned int group_size);
 
 /* Allocates size bytes aligned to CACHE_PAD, zeroed. NULL on failure. */
 void *kernel_alloc_padded(size_t size);

@@ -387,6 +387,34 @@ static void last_nidpid_destroy(void *state)
 	free(s);
 }
 
+/*
+ * Access profile (model/): one update by a writer or one read by a
+ * reader, averaged over the threads (readers percent of them read). All
+ * of it is on the page's one line.
+ */
+static void last_nidpid_access(const struct kernel_config *cfg,
+			       struct access_profile *p)
+{
+	unsigned int readers = (unsigned int)(cfg->nr_threads * cfg->param[PARAM_READERS] / 100);
+	double w = cfg->nr_threads ? (double)(cfg->nr_threads - readers) / cfg->nr_threads : 1;
+	struct line_access *l = access_add_line(p, "page->flags line", LINE_SHARED_BY_ALL, 0);
+
+	l->reads = 1 - w;
+	switch (cfg->variant) {
+	case VARIANT_CMPXCHG_LOOP:
+		l->reads += w;
+		l->cas = w;
+		break;
+	case VARIANT_XCHG:
+		l->locked = w;
+		break;
+	case VARIANT_PLAIN_STORE:
+		l->reads += w;
+		l->stores = w;
+		break;
+	}
+}
+
 const struct kernel_family last_nidpid_family = {
 	.name = "last_nidpid",
 	.title = "Updating a packed field in a shared word: cmpxchg loop vs xchg",
@@ -422,4 +450,5 @@ const struct kernel_family last_nidpid_family = {
 	.create = last_nidpid_create,
 	.verify = last_nidpid_verify,
 	.destroy = last_nidpid_destroy,
+	.access = last_nidpid_access,
 };

@@ -495,6 +495,17 @@ static int longterm_verify(void *state, const struct kernel_config *cfg,
 	return 0;
 }
 
+/*
+ * Access profile (model/): one call over nr_pages pages of the thread's
+ * own buffer. Nothing is shared between threads: every locked op (pin
+ * and unpin per page) is on the thread's own page lines.
+ */
+static void longterm_access(const struct kernel_config *cfg,
+			    struct access_profile *p)
+{
+	p->private_locked = 2.0 * (double)cfg->param[PARAM_NR_PAGES];
+}
+
 const struct kernel_family longterm_check_family = {
 	.name = "longterm_check",
 	.title = "FOLL_LONGTERM in gup fast: a second pass over pages[] vs the check in the walk",
@@ -528,4 +539,5 @@ const struct kernel_family longterm_check_family = {
 	.create = longterm_create,
 	.verify = longterm_verify,
 	.destroy = longterm_destroy,
+	.access = longterm_access,
 };

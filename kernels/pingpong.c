@@ -185,6 +185,24 @@ static void pingpong_destroy(void *state)
 	free(state);
 }
 
+/*
+ * Access profile (model/): one round trip. Each thread waits for the
+ * other's store, so the line moves twice per round trip whatever the
+ * model's queue says: pingpong is the model's input, not its output.
+ */
+static void pingpong_access(const struct kernel_config *cfg,
+			    struct access_profile *p)
+{
+	struct line_access *l = access_add_line(p, "the ping-pong line", LINE_SHARED_BY_ALL, 0);
+
+	l->reads = 1;
+	if (cfg->variant == 0)
+		l->stores = 1;
+	else
+		l->cas = 1;
+	p->fenced = true;
+}
+
 const struct kernel_family pingpong_family = {
 	.name = "pingpong",
 	.title = "The physical floor: one cache line bounced between two CPUs",
@@ -220,4 +238,5 @@ const struct kernel_family pingpong_family = {
 	.create = pingpong_create,
 	.verify = pingpong_verify,
 	.destroy = pingpong_destroy,
+	.access = pingpong_access,
 };

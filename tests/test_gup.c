@@ -716,10 +716,126 @@ static void bad_layouts_are_refused(void **unused)
 	assert_null(gup_mm_create(&layout, err, sizeof(err)));
 }
 
+/*
+ * Locked read-modify-writes per page, counted by the test build's
+ * gup_count_locked(), against the kernel's own count (v5.14 mm/gup.c,
+ * include/linux/page_ref.h):
+ *   4K pin  3: try_grab_compound_head(): try_get_compound_head() ->
+ *              page_ref_add_unless() (a cmpxchg), then
+ *              page_ref_add(page, refs * (GUP_PIN_COUNTING_BIAS - 1));
+ *              gup_pte_range(): SetPageReferenced()
+ *   4K get  2: try_get_compound_head(), SetPageReferenced()
+ *   THP pin 3 per THP: try_get_compound_head(head, refs),
+ *              hpage_pincount_add(head, refs), SetPageReferenced(head)
+ *              (gup_huge_pmd(): one grab for all the pages of the leaf)
+ *   THP get 2 per THP
+ *   4K unpin 1: put_compound_head(): refs *= GUP_PIN_COUNTING_BIAS,
+ *              put_page_refs() -> page_ref_sub_and_test()
+ *   THP unpin 2 per THP: hpage_pincount_sub(), put_page_refs()
+ *              (unpin_user_pages() batches a folio's pages)
+ *   put     1 per 4K page, 1 per THP
+ * The FOLL_LONGTERM CMA check adds loads only (get_pfnblock_flags_mask()),
+ * in the walk or in the second pass. With the flag already set, the
+ * flag update adds none.
+ */
+struct locked_ops_row {
+	enum gup_page_size size;
+	bool pin;
+	bool longterm;
+	enum gup_longterm_check check;
+	unsigned long per_4k_get, per_thp_get, per_4k_put, per_thp_put;
+};
+
+static const struct locked_ops_row locked_ops_table[] = {
+	{ GUP_PAGES_4K, true, false, GUP_LONGTERM_IN_WALK, 3, 0, 1, 0 },
+	{ GUP_PAGES_4K, true, true, GUP_LONGTERM_IN_WALK, 3, 0, 1, 0 },
+	{ GUP_PAGES_4K, true, true, GUP_LONGTERM_SECOND_PASS, 3, 0, 1, 0 },
+	{ GUP_PAGES_4K, false, false, GUP_LONGTERM_IN_WALK, 2, 0, 1, 0 },
+	{ GUP_PAGES_4K, false, true, GUP_LONGTERM_SECOND_PASS, 2, 0, 1, 0 },
+	{ GUP_PAGES_2M, true, false, GUP_LONGTERM_IN_WALK, 0, 3, 0, 2 },
+	{ GUP_PAGES_2M, true, true, GUP_LONGTERM_SECOND_PASS, 0, 3, 0, 2 },
+	{ GUP_PAGES_2M, false, false, GUP_LONGTERM_IN_WALK, 0, 2, 0, 1 },
+};
+
+static void locked_ops_per_page_match_the_kernel(void **unused)
+{
+	static const enum gup_flag_update updates[] = {
+		GUP_STORE_ALWAYS, GUP_READ_THEN_SET, GUP_TEST_THEN_SET_BIT,
+	};
+	struct gup_page *pages[GUP_HPAGE_NR * 2];
+
+	(void)unused;
+	for (size_t r = 0; r < sizeof(locked_ops_table) / sizeof(locked_ops_table[0]); r++) {
+		const struct locked_ops_row *row = &locked_ops_table[r];
+
+		for (size_t u = 0; u < 3; u++) {
+			struct gup_mm *mm = make_mm(row->size, 4 * MIB, 1, 0, row->check,
+						    updates[u]);
+			unsigned long start = gup_buffer_start(mm, 0);
+			unsigned int flags = FOLL_WRITE | (row->longterm ? FOLL_LONGTERM : 0);
+			unsigned long nr = row->size == GUP_PAGES_2M ? 2 * GUP_HPAGE_NR : 64;
+			unsigned long nr_4k = row->size == GUP_PAGES_2M ? 0 : nr;
+			unsigned long nr_thp = row->size == GUP_PAGES_2M ? 2 : 0;
+			struct gup_task task;
+			uint64_t before, get_ops, put_ops;
+
+			gup_task_init(&task, mm);
+			/* one call first, so that the flag is already set */
+			assert_int_equal(pin_user_pages_fast(&task, start, 1, FOLL_WRITE, pages), 1);
+			unpin_user_pages(&task, pages, 1);
+			before = gup_locked_ops;
+			if (row->pin)
+				assert_int_equal(pin_user_pages_fast(&task, start, nr, flags, pages), nr);
+			else
+				assert_int_equal(get_user_pages_fast(&task, start, nr, flags, pages), nr);
+			get_ops = gup_locked_ops - before;
+			before = gup_locked_ops;
+			if (row->pin)
+				unpin_user_pages(&task, pages, nr);
+			else
+				put_user_pages(&task, pages, nr);
+			put_ops = gup_locked_ops - before;
+			if (get_ops != row->per_4k_get * nr_4k + row->per_thp_get * nr_thp ||
+			    put_ops != row->per_4k_put * nr_4k + row->per_thp_put * nr_thp)
+				fail_msg("row %zu (%s, %s%s, %s): %llu locked ops to get and %llu to put %lu pages, expected %lu and %lu",
+					 r, gup_page_size_names[row->size], row->pin ? "pin" : "get",
+					 row->longterm ? " longterm" : "",
+					 gup_flag_update_names[updates[u]],
+					 (unsigned long long)get_ops, (unsigned long long)put_ops, nr,
+					 row->per_4k_get * nr_4k + row->per_thp_get * nr_thp,
+					 row->per_4k_put * nr_4k + row->per_thp_put * nr_thp);
+			if (row->longterm && task.stats.longterm_checks != nr)
+				fail_msg("row %zu: %llu CMA checks for %lu pages, expected one each",
+					 r, (unsigned long long)task.stats.longterm_checks, nr);
+			assert_at_rest(mm);
+			gup_mm_destroy(mm);
+		}
+	}
+}
+
+/* test_then_set_bit's set_bit() is the one locked op of a first pin. */
+static void the_first_pin_sets_the_bit_with_one_locked_op(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_TEST_THEN_SET_BIT);
+	struct gup_page *page;
+	struct gup_task task;
+	uint64_t before = gup_locked_ops;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	assert_int_equal(pin_user_pages_fast(&task, gup_buffer_start(mm, 0), 1, 0, &page), 1);
+	assert_int_equal(gup_locked_ops - before, 1 + 3);
+	unpin_user_pages(&task, &page, 1);
+	gup_mm_destroy(mm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(small_pages_are_accounted_with_the_bias),
+		cmocka_unit_test(locked_ops_per_page_match_the_kernel),
+		cmocka_unit_test(the_first_pin_sets_the_bit_with_one_locked_op),
 		cmocka_unit_test(thp_pins_go_to_the_head_and_the_pincount),
 		cmocka_unit_test(slow_path_pins_are_accounted_the_same),
 		cmocka_unit_test(each_flag_update_sets_its_own_flag),

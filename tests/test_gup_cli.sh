@@ -57,6 +57,11 @@ expect_lines 2 '^# store_always / read_then_set, (shared|private): [0-9.]+x by m
 	-a -m 4 -r 2 --variant store_always,read_then_set --mode shared,private
 expect_lines 1 '^# second_pass / in_walk, shared: [0-9.]+x.*seed 002' \
 	-u -l -m 4 -n 64 -r 2 --cma 5 --longterm-check second_pass,in_walk
+# The summary sets get and put per page apart, never their sum (the seeds quote get times).
+expect_lines 1 '^# variant .* get ns/page +put ns/page$' -u -l -m 4 -n 64 -r 2 --summary
+grep -q 'get + put' out && fail "--summary prints get + put beside get-only seed figures"
+expect_lines 1 '^# second_pass / in_walk, shared: [0-9.]+x by mean get time, [0-9.]+x by median get per page \[95% CI [0-9.]+-[0-9.]+\]' \
+	-u -l -m 4 -n 64 -r 3 --longterm-check second_pass,in_walk
 expect_lines 1 '^#   [0-9]+ fast calls, [0-9]+ slow-path calls, .*, [0-9]+ writer changes$' \
 	-a -m 4 -r 2 --writer --summary
 

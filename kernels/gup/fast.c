@@ -34,9 +34,9 @@ struct gup_walk {
  * Seed 002, design (b), merged as df3a0a21b698: reject a folio that may
  * not be pinned for long before taking any reference to it.
  */
-static inline bool longterm_rejects(struct gup_walk *w, struct gup_page *folio)
+static inline bool longterm_rejects(struct gup_walk *w, struct gup_page *page)
 {
-	if (!w->longterm_in_walk || folio_is_longterm_pinnable(folio))
+	if (!w->longterm_in_walk || page_is_longterm_pinnable(w->task, page))
 		return false;
 	w->task->stats.longterm_rejects++;
 	return true;
@@ -58,7 +58,7 @@ static bool gup_fast_pte_range(struct gup_walk *w, uint64_t pmd,
 		if ((w->flags & FOLL_WRITE) && !entry_write(pte))
 			return false;
 		page = pfn_to_page(w->mm, entry_pfn(pte));
-		if (longterm_rejects(w, page_folio(page)))
+		if (longterm_rejects(w, page))
 			return false;
 		gup_hook_addr(w->mm, before_grab, addr);
 		folio = try_grab_folio_fast(w->task, page, 1, w->flags);
@@ -94,7 +94,7 @@ static bool gup_fast_pmd_leaf(struct gup_walk *w, uint64_t pmd,
 		return false;
 	page = pfn_to_page(w->mm, entry_pfn(pmd)) +
 	       ((addr & (GUP_HPAGE_SIZE - 1)) >> GUP_PAGE_SHIFT);
-	if (longterm_rejects(w, page_folio(page)))
+	if (longterm_rejects(w, page))
 		return false;
 	gup_hook_addr(w->mm, before_grab, addr);
 	folio = try_grab_folio_fast(w->task, page, refs, w->flags);
@@ -218,7 +218,8 @@ static unsigned long gup_fast(struct gup_task *task, unsigned long start,
 
 /*
  * Seed 002, design (a), reject_cma_pages(): a second loop over pages[]
- * after the walk. From the first page that may not be pinned for long,
+ * after the walk, with is_migrate_cma_page() (the pageblock lookup) per
+ * page again. From the first page that may not be pinned for long,
  * everything goes back, and the slow path takes over from there.
  */
 static unsigned long reject_unpinnable_pages(struct gup_task *task,
@@ -227,7 +228,7 @@ static unsigned long reject_unpinnable_pages(struct gup_task *task,
 					     unsigned int flags)
 {
 	for (unsigned long i = 0; i < nr; i++) {
-		if (folio_is_longterm_pinnable(page_folio(pages[i])))
+		if (page_is_longterm_pinnable(task, pages[i]))
 			continue;
 		gup_undo_grabs(task, pages + i, nr - i, flags);
 		task->stats.longterm_rejects++;

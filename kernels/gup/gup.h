@@ -83,6 +83,7 @@ struct gup_stats {
 	uint64_t recheck_failures;	/* grabs undone by the entry recheck */
 	uint64_t slow_path_calls;	/* calls that took mmap_lock */
 	uint64_t longterm_rejects;	/* fast walks cut by the CMA check */
+	uint64_t longterm_checks;	/* pageblock lookups by the CMA check */
 	uint64_t longterm_migrations;	/* folios moved out of CMA */
 	uint64_t pins_acquired;		/* NR_FOLL_PIN_ACQUIRED */
 	uint64_t pins_released;		/* NR_FOLL_PIN_RELEASED */

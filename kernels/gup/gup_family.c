@@ -10,10 +10,14 @@
  * The variants are the three versions of the has-pinned flag update.
  *
  * One operation is one page pinned and unpinned, so ns_per_op is the
- * pin+unpin cost per page, comparable to gup_test's (get + put) / pages.
- * The metrics are totals over the run (divide by ops for rates):
- * seq_retries, recheck_failures, slow_path_calls, longterm_rejects,
- * longterm_migrations and writer_changes.
+ * pin+unpin cost per page: pin_fast's quantity (each of its ioctls pins
+ * and unpins). Like gup_test, each pass over the buffer times the pins
+ * (get) and the unpins (put) apart: get_ns_per_page and put_ns_per_page
+ * are a thread's time per page in each, gup_test's get and put over
+ * pages. The other metrics are totals over the run (divide by ops for
+ * rates): seq_retries, recheck_failures, slow_path_calls,
+ * longterm_rejects, longterm_checks, longterm_migrations and
+ * writer_changes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +36,7 @@ struct gup_thread {
 	struct gup_page **pages;
 	long error;			/* what a failed call returned */
 	unsigned long error_after;	/* pages this thread had done by then */
+	uint64_t get_ns, put_ns;	/* time in the pins and in the unpins */
 };
 
 struct gup_family_state {
@@ -108,6 +113,7 @@ static void gup_pin_unpin_pages(void *state, unsigned int thread, uint64_t nr_op
 	while (nr_ops && !th->error) {
 		unsigned long pass = nr_ops < s->buffer_pages ? nr_ops : s->buffer_pages;
 		unsigned long done = 0;
+		uint64_t t0 = kernel_now_ns(), t1;
 
 		while (done < pass) {
 			unsigned long nr = pass - done < per_call ? pass - done : per_call;
@@ -122,7 +128,10 @@ static void gup_pin_unpin_pages(void *state, unsigned int thread, uint64_t nr_op
 			}
 			done += (unsigned long)got;
 		}
+		t1 = kernel_now_ns();
 		unpin_user_pages(&th->task, th->pages, done);
+		th->get_ns += t1 - t0;
+		th->put_ns += kernel_now_ns() - t1;
 		nr_ops -= pass;
 	}
 }
@@ -226,6 +235,7 @@ static void sum_stats(const struct gup_family_state *s, struct gup_stats *sum)
 		sum->recheck_failures += st->recheck_failures;
 		sum->slow_path_calls += st->slow_path_calls;
 		sum->longterm_rejects += st->longterm_rejects;
+		sum->longterm_checks += st->longterm_checks;
 		sum->longterm_migrations += st->longterm_migrations;
 		sum->pins_acquired += st->pins_acquired;
 		sum->pins_released += st->pins_released;
@@ -256,24 +266,53 @@ static int verify_threads(struct gup_family_state *s, const uint64_t *ops,
 	return 0;
 }
 
+/*
+ * The FOLL_LONGTERM check ran where it should: with no CMA memory (the
+ * seed's setting) and no writer, every page handed out was looked up
+ * exactly once, in the walk or in the second pass; with CMA, at least
+ * once. Without FOLL_LONGTERM, never.
+ */
+static int check_longterm_checks(const struct gup_family_state *s,
+				 const struct kernel_config *cfg, uint64_t total,
+				 const struct gup_stats *sum, char *msg, size_t msglen)
+{
+	bool longterm = cfg->param[PARAM_LONGTERM] != LONGTERM_NONE;
+	bool exact = cfg->param[PARAM_CMA_PERCENT] == 0 && !cfg->param[PARAM_WRITER];
+	uint64_t want = longterm ? total : 0;
+
+	if (longterm && !exact ? sum->longterm_checks >= want :
+	    sum->longterm_checks == want)
+		return 0;
+	snprintf(msg, msglen, "%llu CMA checks for %llu pages pinned with longterm=%s, expected %s%llu",
+		 (unsigned long long)sum->longterm_checks, (unsigned long long)total,
+		 longterm_names[cfg->param[PARAM_LONGTERM]],
+		 longterm && !exact ? "at least " : "", (unsigned long long)want);
+	(void)s;
+	return -1;
+}
+
 static int gup_verify(void *state, const struct kernel_config *cfg,
 		      const uint64_t *ops, struct kernel_metrics *metrics,
 		      char *msg, size_t msglen)
 {
 	struct gup_family_state *s = state;
 	struct gup_stats sum;
-	uint64_t total = 0;
+	uint64_t total = 0, get_ns = 0, put_ns = 0;
 
-	(void)cfg;
 	if (s->writer_running) {
 		s->writer_changes = gup_writer_stop(s->mm);
 		s->writer_running = false;
 	}
 	if (verify_threads(s, ops, msg, msglen))
 		return -1;
-	for (unsigned int t = 0; t < s->nr_threads; t++)
+	for (unsigned int t = 0; t < s->nr_threads; t++) {
 		total += ops[t];
+		get_ns += s->threads[t].get_ns;
+		put_ns += s->threads[t].put_ns;
+	}
 	sum_stats(s, &sum);
+	if (check_longterm_checks(s, cfg, total, &sum, msg, msglen))
+		return -1;
 	if (sum.pins_acquired != sum.pins_released) {
 		snprintf(msg, msglen, "%llu pins acquired but %llu released",
 			 (unsigned long long)sum.pins_acquired,
@@ -287,13 +326,56 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
 			 (unsigned long long)total);
 		return -1;
 	}
+	if (total) {
+		kernel_metric_add(metrics, "get_ns_per_page", (double)get_ns / (double)total);
+		kernel_metric_add(metrics, "put_ns_per_page", (double)put_ns / (double)total);
+	}
 	kernel_metric_add(metrics, "seq_retries", (double)sum.seq_retries);
 	kernel_metric_add(metrics, "recheck_failures", (double)sum.recheck_failures);
 	kernel_metric_add(metrics, "slow_path_calls", (double)sum.slow_path_calls);
 	kernel_metric_add(metrics, "longterm_rejects", (double)sum.longterm_rejects);
+	kernel_metric_add(metrics, "longterm_checks", (double)sum.longterm_checks);
 	kernel_metric_add(metrics, "longterm_migrations", (double)sum.longterm_migrations);
 	kernel_metric_add(metrics, "writer_changes", (double)s->writer_changes);
 	return 0;
+}
+
+/*
+ * Access profile (model/): one page pinned and unpinned. Per call (one
+ * call per pages_per_call pages): the flag update and two reads of
+ * write_protect_seq on the mm's line (mm->flags has a line of its own).
+ * Per page: the grab's cmpxchg, the referenced bit and the unpin, all on
+ * the page's line: the thread's own in private mode; in shared mode the
+ * line the previous pinner of that page left in its cache, one transfer
+ * for the grab and one for the unpin (the pass pins every page before it
+ * unpins any). A THP is one grab and one put for up to 512 pages.
+ */
+static void gup_access(const struct kernel_config *cfg, struct access_profile *p)
+{
+	double per_page = cfg->param[PARAM_PAGE_SIZE] == GUP_PAGES_4K ? 1 : 1.0 / 512;
+	unsigned long buffer_pages = (unsigned long)cfg->param[PARAM_BUFFER_MIB] << 8;
+	double calls = 1.0 / (double)(cfg->param[PARAM_PAGES_PER_CALL] ?
+				      cfg->param[PARAM_PAGES_PER_CALL] : (long)buffer_pages);
+	struct line_access *mm = access_add_line(p, "mm line (has_pinned, write_protect_seq)",
+						 LINE_SHARED_BY_ALL, 0);
+	unsigned int n = cfg->nr_threads;
+
+	mm->reads = 2 * calls;
+	switch (cfg->variant) {
+	case GUP_STORE_ALWAYS:
+		mm->stores = calls;
+		break;
+	case GUP_READ_THEN_SET:
+		mm->reads += calls;
+		break;
+	default:
+		access_add_line(p, "mm->flags line", LINE_SHARED_BY_ALL, 0)->reads = calls;
+		break;
+	}
+	p->private_locked = 3 * per_page;
+	/* shared mode: the previous pinner of the page was another thread */
+	if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
+		p->cold_transfers = 2 * per_page * (n - 1) / n;
 }
 
 const struct kernel_family gup_family = {
@@ -329,4 +411,5 @@ const struct kernel_family gup_family = {
 	.create = gup_create,
 	.verify = gup_verify,
 	.destroy = gup_destroy,
+	.access = gup_access,
 };

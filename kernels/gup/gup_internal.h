@@ -70,6 +70,38 @@ static inline unsigned long level_addr_end(unsigned long addr,
 enum { MIGRATE_MOVABLE, MIGRATE_CMA };
 
 /*
+ * Where the kernel keeps a page's migratetype (x86-64, SPARSEMEM_EXTREME
+ * with VMEMMAP, 5.3 and later): 2 MB pageblocks (pageblock_order 9),
+ * 128 MB sections (PFN_SECTION_SHIFT 15), 256 sections per root
+ * (PAGE_SIZE / sizeof(struct mem_section)), and NR_PAGEBLOCK_BITS = 4
+ * bits per pageblock in the section's usage->pageblock_flags bitmap, of
+ * which MIGRATETYPE_MASK takes the low 3. The values stored are enum
+ * migratetype's with CONFIG_CMA (include/linux/mmzone.h). CMA areas are
+ * whole pageblocks, so the model places CMA frames in pageblocks of
+ * their own (mm.c).
+ */
+#define GUP_PAGEBLOCK_ORDER 9
+#define GUP_PAGES_PER_PAGEBLOCK (1UL << GUP_PAGEBLOCK_ORDER)
+#define GUP_PFN_SECTION_SHIFT 15
+#define GUP_PAGES_PER_SECTION (1UL << GUP_PFN_SECTION_SHIFT)
+#define GUP_SECTIONS_PER_ROOT 256
+#define GUP_NR_PAGEBLOCK_BITS 4
+#define GUP_MIGRATETYPE_MASK 7UL
+#define GUP_PB_MIGRATE_MOVABLE 1UL
+#define GUP_PB_MIGRATE_CMA 4UL
+#define GUP_PAGEBLOCK_WORDS_PER_SECTION \
+	(GUP_PAGES_PER_SECTION / GUP_PAGES_PER_PAGEBLOCK * GUP_NR_PAGEBLOCK_BITS / 64)
+
+struct gup_mem_section_usage {
+	unsigned long pageblock_flags[GUP_PAGEBLOCK_WORDS_PER_SECTION];
+};
+
+struct gup_mem_section {
+	unsigned long section_mem_map;	/* unused: vmemmap does pfn_to_page */
+	struct gup_mem_section_usage *usage;
+};
+
+/*
  * struct page: 64 bytes like the kernel's, so that each page's refcount
  * has a cache line of its own and pinners of one page bounce one line.
  * A large folio keeps its refcount in the head page and its pincount in
@@ -85,7 +117,12 @@ struct gup_page {
 	 */
 	atomic_ulong mapped_at;
 	unsigned int order;		/* a head's folio order */
-	unsigned int migratetype;	/* of the frame: MIGRATE_CMA or not */
+	/*
+	 * Model only, for the tests and verify: MIGRATE_CMA or not. The
+	 * paths the kernel runs look the migratetype up in the pageblock
+	 * bitmap instead (page_is_longterm_pinnable()).
+	 */
+	unsigned int migratetype;
 	atomic_int pincount;
 	atomic_int refcount;
 };
@@ -107,7 +144,7 @@ static inline bool folio_is_large(const struct gup_page *folio)
 	return folio->order > 0;
 }
 
-/* folio_is_longterm_pinnable(): only the CMA rule matters here. */
+/* The model's own record of where a folio sits, for checks off the path. */
 static inline bool folio_is_longterm_pinnable(const struct gup_page *folio)
 {
 	return folio->migratetype != MIGRATE_CMA;
@@ -178,6 +215,8 @@ struct gup_mm {
 	unsigned long tables_cap;
 	struct gup_page *mem_map;
 	unsigned long nr_frames;
+	struct gup_mem_section **mem_section;	/* [root][section in root] */
+	unsigned long nr_section_roots;
 	unsigned long buffer_pages;
 	unsigned int nr_vmas;
 	struct gup_vma *vmas;
@@ -212,12 +251,55 @@ static inline unsigned long page_to_pfn(const struct gup_mm *mm,
 	return (unsigned long)(page - mm->mem_map);
 }
 
+/*
+ * Locked read-modify-writes on the fast path, counted per thread in the
+ * test build only, so that a test can hold the model to the kernel's
+ * count per page (tests/test_gup.c, locked_ops table).
+ */
+#ifdef GUP_TEST_HOOKS
+extern _Thread_local uint64_t gup_locked_ops;
+#define gup_count_locked() (gup_locked_ops++)
+#else
+#define gup_count_locked() do { } while (0)
+#endif
+
+/*
+ * get_pfnblock_flags_mask() of 5.14 (page.c), which
+ * get_pageblock_migratetype() calls out of line: page_to_pfn() at the
+ * call site, then __pfn_to_section() (the root array, then the section),
+ * section_to_usemap() (ms->usage), and the pageblock's bits in the
+ * bitmap word.
+ */
+unsigned long get_pfnblock_flags_mask(const struct gup_mm *mm,
+				      const struct gup_page *page,
+				      unsigned long pfn, unsigned long mask);
+
+static inline unsigned long gup_pageblock_migratetype(const struct gup_mm *mm,
+						      const struct gup_page *page)
+{
+	return get_pfnblock_flags_mask(mm, page, page_to_pfn(mm, page),
+				       GUP_MIGRATETYPE_MASK);
+}
+
+/*
+ * is_pinnable_page() (5.14; folio_is_longterm_pinnable() today), as the
+ * FOLL_LONGTERM paths call it: the CMA rule, through the pageblock
+ * lookup, counted so that verify can tell the check ran.
+ */
+static inline bool page_is_longterm_pinnable(struct gup_task *task,
+					     const struct gup_page *page)
+{
+	task->stats.longterm_checks++;
+	return gup_pageblock_migratetype(task->mm, page) != GUP_PB_MIGRATE_CMA;
+}
+
 /* pgtable.c */
 /* Allocates the pgd, table 0. */
 int gup_tables_init(struct gup_mm *mm);
 struct gup_frame_cursor {
 	unsigned long next_huge_pfn;
 	unsigned long next_small_pfn;
+	unsigned long next_small_cma_pfn;	/* 4K CMA frames: pageblocks of their own */
 	unsigned long folio_index;	/* decides which folios sit in CMA */
 	unsigned int cma_percent;
 };
@@ -253,6 +335,7 @@ bool folio_has_extra_refs(struct gup_page *folio);
 static inline void gup_folio_put_refs(struct gup_mm *mm,
 				      struct gup_page *folio, int refs)
 {
+	gup_count_locked();
 	if (atomic_fetch_sub_explicit(&folio->refcount, refs,
 				      memory_order_seq_cst) == refs)
 		gup_free_folio(mm, folio);
@@ -270,6 +353,7 @@ static inline bool folio_ref_try_add(struct gup_page *folio, int refs)
 	do {
 		if (old == 0)
 			return false;
+		gup_count_locked();
 	} while (!atomic_compare_exchange_weak_explicit(&folio->refcount, &old,
 							 old + refs,
 							 memory_order_seq_cst,
@@ -279,30 +363,33 @@ static inline bool folio_ref_try_add(struct gup_page *folio, int refs)
 
 /*
  * try_grab_folio_fast() (try_grab_compound_head() in 5.14): the fast
- * path's grab, on a folio that may be freed under us. The kernel adds
- * refs first, then refs * (BIAS - 1) for a small page; one add of
- * refs * BIAS is the same to every observer here. The compound head is
- * not rechecked after the grab: folios in this model are never split,
- * so page_folio() cannot change. The seq_cst add orders the grab before
- * the caller's recheck of the entry (smp_mb__after_atomic() in the
- * kernel), pairing with the writer's clear-then-check.
+ * path's grab, on a folio that may be freed under us. As in 5.14, a pin
+ * takes one reference with add-unless-zero first, then adds the rest:
+ * refs * (GUP_PIN_COUNTING_BIAS - 1) more to a small page's refcount
+ * (page_ref_add()), or refs to a large folio's pincount
+ * (hpage_pincount_add()). Two locked RMWs, plus the caller's
+ * SetPageReferenced(): three per 4K page, three per THP. The compound
+ * head is not rechecked after the grab: folios in this model are never
+ * split, so page_folio() cannot change. The seq_cst adds order the grab
+ * before the caller's recheck of the entry (smp_mb__after_atomic() in
+ * the kernel), pairing with the writer's clear-then-check.
  */
 static inline struct gup_page *try_grab_folio_fast(struct gup_task *task,
 						   struct gup_page *page,
 						   int refs, unsigned int flags)
 {
 	struct gup_page *folio = page_folio(page);
-	bool large = folio_is_large(folio);
 
-	if ((flags & FOLL_PIN) && !large) {
-		if (!folio_ref_try_add(folio, refs * GUP_PIN_COUNTING_BIAS))
-			return NULL;
-	} else if (!folio_ref_try_add(folio, refs)) {
+	if (!folio_ref_try_add(folio, refs))
 		return NULL;
-	}
 	if (flags & FOLL_PIN) {
-		if (large)
+		gup_count_locked();
+		if (folio_is_large(folio))
 			atomic_fetch_add_explicit(folio_pincount_ptr(folio), refs,
+						  memory_order_seq_cst);
+		else
+			atomic_fetch_add_explicit(&folio->refcount,
+						  refs * (GUP_PIN_COUNTING_BIAS - 1),
 						  memory_order_seq_cst);
 		task->stats.pins_acquired += (uint64_t)refs;
 	}
@@ -316,11 +403,13 @@ static inline void gup_put_folio(struct gup_task *task,
 {
 	if (flags & FOLL_PIN) {
 		task->stats.pins_released += (uint64_t)refs;
-		if (folio_is_large(folio))
+		if (folio_is_large(folio)) {
+			gup_count_locked();
 			atomic_fetch_sub_explicit(folio_pincount_ptr(folio), refs,
 						  memory_order_seq_cst);
-		else
+		} else {
 			refs *= GUP_PIN_COUNTING_BIAS;
+		}
 	}
 	gup_folio_put_refs(task->mm, folio, refs);
 }
@@ -345,6 +434,7 @@ static inline void gup_undo_grabs(struct gup_task *task,
  */
 static inline void folio_set_referenced(struct gup_page *folio)
 {
+	gup_count_locked();
 	atomic_fetch_or_explicit(&folio->flags, 1UL << PG_REFERENCED,
 				 memory_order_relaxed);
 }

@@ -32,6 +32,10 @@ const char *const gup_page_size_names[] = {
 #define GUP_BUFFER_BASE (1UL << 40)
 #define GUP_GIB (1UL << 30)
 
+#ifdef GUP_TEST_HOOKS
+_Thread_local uint64_t gup_locked_ops;
+#endif
+
 /* Spare 4K frames for the writer's fresh folios; a THP buffer adds spare THPs. */
 #define GUP_WRITER_SPARE_PAGES 64
 #define GUP_WRITER_SPARE_THPS 4
@@ -56,9 +60,11 @@ void mm_set_has_pinned_flag(struct gup_mm *mm)
 	default:
 		/* a458b76a4171: if (!test_bit(MMF_HAS_PINNED, ..)) set_bit(..) */
 		if (!(atomic_load_explicit(&mm->flags, memory_order_relaxed) &
-		      (1UL << MMF_HAS_PINNED)))
+		      (1UL << MMF_HAS_PINNED))) {
+			gup_count_locked();
 			atomic_fetch_or_explicit(&mm->flags, 1UL << MMF_HAS_PINNED,
 						 memory_order_relaxed);
+		}
 		break;
 	}
 }
@@ -127,14 +133,30 @@ static void plan_frames(const struct gup_layout *l, struct frame_plan *p)
 		p->spare_huge = p->cma_huge + GUP_WRITER_SPARE_THPS;
 }
 
-static int alloc_frames(struct gup_mm *mm, const struct gup_layout *l,
-			const struct frame_plan *p, char *err, size_t errlen)
+static unsigned long round_to_pageblock(unsigned long pfn)
+{
+	return (pfn + GUP_PAGES_PER_PAGEBLOCK - 1) & ~(GUP_PAGES_PER_PAGEBLOCK - 1);
+}
+
+/*
+ * Frames, in order: THPs (one pageblock each), then movable 4K frames,
+ * then from a pageblock boundary the 4K CMA frames, up to a whole
+ * pageblock: a CMA area is made of whole pageblocks.
+ */
+static unsigned long small_cma_start(const struct gup_layout *l,
+				     const struct frame_plan *p)
 {
 	unsigned long huge = (p->huge_per_buffer * l->nr_buffers + p->spare_huge) *
 			     GUP_HPAGE_NR;
-	unsigned long small = p->small_per_buffer * l->nr_buffers + p->spare_small;
 
-	mm->nr_frames = huge + small;
+	return round_to_pageblock(huge + p->small_per_buffer * l->nr_buffers -
+				  p->cma_small + p->spare_small);
+}
+
+static int alloc_frames(struct gup_mm *mm, const struct gup_layout *l,
+			const struct frame_plan *p, char *err, size_t errlen)
+{
+	mm->nr_frames = small_cma_start(l, p) + round_to_pageblock(p->cma_small);
 	mm->mem_map = aligned_alloc(64, mm->nr_frames * sizeof(struct gup_page));
 	mm->migrated_cap = p->cma_huge + p->cma_small;
 	mm->migrated = malloc((mm->migrated_cap + 1) * sizeof(*mm->migrated));
@@ -155,6 +177,7 @@ static int map_buffers(struct gup_mm *mm, const struct gup_layout *l,
 		.next_huge_pfn = 0,
 		.next_small_pfn = (p->huge_per_buffer * l->nr_buffers + p->spare_huge) *
 				  GUP_HPAGE_NR,
+		.next_small_cma_pfn = small_cma_start(l, p),
 		.cma_percent = l->cma_percent,
 	};
 
@@ -184,7 +207,71 @@ static int map_buffers(struct gup_mm *mm, const struct gup_layout *l,
 			       MIGRATE_MOVABLE);
 	for (unsigned long i = 0; i < p->spare_small; i++)
 		gup_frame_init(mm, cur.next_small_pfn++, 0, MIGRATE_MOVABLE);
+	/* Free frames up to the pageblock boundaries: movable, then CMA. */
+	while (cur.next_small_pfn < small_cma_start(l, p))
+		gup_frame_init(mm, cur.next_small_pfn++, 0, MIGRATE_MOVABLE);
+	while (cur.next_small_cma_pfn < mm->nr_frames)
+		gup_frame_init(mm, cur.next_small_cma_pfn++, 0, MIGRATE_CMA);
 	return 0;
+}
+
+/*
+ * set_pageblock_migratetype() for every pageblock, after the frames are
+ * placed; each pageblock's frames must agree on their migratetype.
+ */
+static int build_pageblock_flags(struct gup_mm *mm, char *err, size_t errlen)
+{
+	unsigned long nr_sections = (mm->nr_frames + GUP_PAGES_PER_SECTION - 1) >>
+				    GUP_PFN_SECTION_SHIFT;
+
+	mm->nr_section_roots = (nr_sections + GUP_SECTIONS_PER_ROOT - 1) / GUP_SECTIONS_PER_ROOT;
+	mm->mem_section = calloc(mm->nr_section_roots, sizeof(*mm->mem_section));
+	if (!mm->mem_section)
+		goto nomem;
+	for (unsigned long r = 0; r < mm->nr_section_roots; r++) {
+		mm->mem_section[r] = calloc(GUP_SECTIONS_PER_ROOT, sizeof(**mm->mem_section));
+		if (!mm->mem_section[r])
+			goto nomem;
+	}
+	for (unsigned long nr = 0; nr < nr_sections; nr++) {
+		struct gup_mem_section *ms =
+			&mm->mem_section[nr / GUP_SECTIONS_PER_ROOT][nr % GUP_SECTIONS_PER_ROOT];
+
+		ms->usage = calloc(1, sizeof(*ms->usage));
+		if (!ms->usage)
+			goto nomem;
+	}
+	for (unsigned long pfn = 0; pfn < mm->nr_frames; pfn++) {
+		unsigned long nr = pfn >> GUP_PFN_SECTION_SHIFT;
+		unsigned long bitidx = ((pfn & (GUP_PAGES_PER_SECTION - 1)) >> GUP_PAGEBLOCK_ORDER) *
+				       GUP_NR_PAGEBLOCK_BITS;
+		unsigned long *word = &mm->mem_section[nr / GUP_SECTIONS_PER_ROOT]
+			[nr % GUP_SECTIONS_PER_ROOT].usage->pageblock_flags[bitidx / 64];
+		unsigned long type = mm->mem_map[pfn].migratetype == MIGRATE_CMA ?
+				     GUP_PB_MIGRATE_CMA : GUP_PB_MIGRATE_MOVABLE;
+
+		if (pfn % GUP_PAGES_PER_PAGEBLOCK == 0) {
+			*word |= type << (bitidx % 64);
+		} else if ((*word >> (bitidx % 64) & GUP_MIGRATETYPE_MASK) != type) {
+			snprintf(err, errlen, "gup: frame %lu's migratetype differs from its pageblock's",
+				 pfn);
+			return -1;
+		}
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "gup: out of memory for the pageblock bitmaps");
+	return -1;
+}
+
+static void free_pageblock_flags(struct gup_mm *mm)
+{
+	for (unsigned long r = 0; mm->mem_section && r < mm->nr_section_roots; r++) {
+		for (unsigned int k = 0; mm->mem_section[r] && k < GUP_SECTIONS_PER_ROOT; k++)
+			free(mm->mem_section[r][k].usage);
+		free(mm->mem_section[r]);
+	}
+	free(mm->mem_section);
 }
 
 static void pool_spares(struct gup_mm *mm)
@@ -223,6 +310,7 @@ struct gup_mm *gup_mm_create(const struct gup_layout *l, char *err,
 	plan_frames(l, &plan);
 	if (alloc_frames(mm, l, &plan, err, errlen) ||
 	    map_buffers(mm, l, &plan, err, errlen) ||
+	    build_pageblock_flags(mm, err, errlen) ||
 	    gup_pools_init(mm, err, errlen)) {
 		gup_mm_destroy(mm);
 		return NULL;
@@ -241,6 +329,7 @@ void gup_mm_destroy(struct gup_mm *mm)
 	gup_pools_destroy(mm);
 	free(mm->vmas);
 	free(mm->migrated);
+	free_pageblock_flags(mm);
 	free(mm->mem_map);
 	pthread_rwlock_destroy(&mm->mmap_lock);
 	free(mm);

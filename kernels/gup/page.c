@@ -111,6 +111,7 @@ int try_grab_folio(struct gup_task *task, struct gup_page *folio, int refs,
 {
 	if (atomic_load_explicit(&folio->refcount, memory_order_relaxed) <= 0)
 		return -ENOMEM;
+	gup_count_locked();
 	if ((flags & FOLL_PIN) && !folio_is_large(folio)) {
 		atomic_fetch_add_explicit(&folio->refcount,
 					  refs * GUP_PIN_COUNTING_BIAS,
@@ -118,9 +119,11 @@ int try_grab_folio(struct gup_task *task, struct gup_page *folio, int refs,
 	} else {
 		atomic_fetch_add_explicit(&folio->refcount, refs,
 					  memory_order_seq_cst);
-		if (flags & FOLL_PIN)
+		if (flags & FOLL_PIN) {
+			gup_count_locked();
 			atomic_fetch_add_explicit(folio_pincount_ptr(folio), refs,
 						  memory_order_seq_cst);
+		}
 	}
 	if (flags & FOLL_PIN)
 		task->stats.pins_acquired += (uint64_t)refs;
@@ -134,6 +137,29 @@ bool folio_has_extra_refs(struct gup_page *folio)
 	return folio_is_large(folio) &&
 	       atomic_load_explicit(folio_pincount_ptr(folio),
 				    memory_order_seq_cst) != 0;
+}
+
+/*
+ * Out of line as in mm/page_alloc.c, so that every CMA check pays the
+ * call the kernel's does. __nr_to_section() checks the root for NULL
+ * (SPARSEMEM_EXTREME allocates roots on demand).
+ */
+__attribute__((noinline))
+unsigned long get_pfnblock_flags_mask(const struct gup_mm *mm,
+				      const struct gup_page *page,
+				      unsigned long pfn, unsigned long mask)
+{
+	unsigned long nr = pfn >> GUP_PFN_SECTION_SHIFT;
+	const struct gup_mem_section *root = mm->mem_section[nr / GUP_SECTIONS_PER_ROOT];
+	unsigned long bitidx = ((pfn & (GUP_PAGES_PER_SECTION - 1)) >> GUP_PAGEBLOCK_ORDER) *
+			       GUP_NR_PAGEBLOCK_BITS;
+	unsigned long word;
+
+	(void)page;
+	if (!root)
+		return 0;
+	word = root[nr % GUP_SECTIONS_PER_ROOT].usage->pageblock_flags[bitidx / 64];
+	return word >> (bitidx % 64) & mask;
 }
 
 bool gup_page_maybe_dma_pinned(const struct gup_page *page)

@@ -125,7 +125,8 @@ int gup_map_buffer(struct gup_mm *mm, const struct gup_vma *vma,
 		pte = child_table(mm, (unsigned long)pmd, pmd_idx);
 		if (pte < 0)
 			goto nomem;
-		pfn = cur->next_small_pfn++;
+		pfn = migratetype == MIGRATE_CMA ? cur->next_small_cma_pfn++ :
+						   cur->next_small_pfn++;
 		gup_frame_init(mm, pfn, 0, migratetype);
 		map_folio(mm, &mm->tables[pte].entry[table_index(addr, GUP_PAGE_SHIFT)],
 			  pfn, addr, bits);

@@ -61,10 +61,11 @@ static long get_user_pages_locked(struct gup_task *task, unsigned long start,
 	return done ? (long)done : -EFAULT;
 }
 
-static bool all_longterm_pinnable(struct gup_page **pages, unsigned long nr)
+static bool all_longterm_pinnable(struct gup_task *task,
+				  struct gup_page **pages, unsigned long nr)
 {
 	for (unsigned long i = 0; i < nr; i++)
-		if (!folio_is_longterm_pinnable(page_folio(pages[i])))
+		if (!page_is_longterm_pinnable(task, pages[i]))
 			return false;
 	return true;
 }
@@ -95,7 +96,7 @@ static unsigned long migrate_cma_folios(struct gup_task *task,
 		if (!entry_present(e))
 			break;
 		folio = pfn_to_page(mm, entry_pfn(e));
-		if (!folio_is_longterm_pinnable(folio) &&
+		if (!page_is_longterm_pinnable(task, folio) &&
 		    !gup_zap_begin_locked(mm, folio_start, false, true, &z)) {
 			if (z.replace) {
 				mm->migrated[mm->nr_migrated++] = folio_start;
@@ -127,7 +128,7 @@ long gup_slow_path(struct gup_task *task, unsigned long start,
 			mm_set_has_pinned_flag(mm);
 		got = get_user_pages_locked(task, start, nr_pages, flags, pages);
 		if (got <= 0 || !(flags & FOLL_LONGTERM) ||
-		    all_longterm_pinnable(pages, (unsigned long)got)) {
+		    all_longterm_pinnable(task, pages, (unsigned long)got)) {
 			pthread_rwlock_unlock(&mm->mmap_lock);
 			return got;
 		}

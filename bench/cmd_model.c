@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bouncelab model: predicted ns/op, throughput and bottleneck line at N
+ * threads, on this machine or on a machine profile (model/profiles/).
+ *
+ * The inputs are measured here, never fitted: each variant's private cost
+ * is a short 1-thread run of the kernel itself, and with --profile this
+ * the one-way latency per distance class is a short ping-pong per class.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "latency.h"
+#include "model.h"
+
+#define MODEL_MAX_THREAD_COUNTS 32
+#define MODEL_MAX_PARAMS 16
+
+struct model_options {
+	const char *profile;
+	const struct kernel_family *family;
+	const char *variant;
+	const char *placement;
+	unsigned int nr_threads;
+	unsigned int threads[MODEL_MAX_THREAD_COUNTS];
+	unsigned int nr_params;
+	const struct kernel_family *param_family[MODEL_MAX_PARAMS];
+	int param[MODEL_MAX_PARAMS];
+	long value[MODEL_MAX_PARAMS];
+};
+
+static void model_usage(void)
+{
+	printf("usage: bouncelab model [OPTIONS]\n\n"
+	       "Predicts ns/op, throughput and the busiest line at each thread count from\n"
+	       "each variant's access profile, its 1-thread cost measured here, and a\n"
+	       "machine's one-way line-transfer latencies (exact MVA, see model/model_doc.md).\n\n"
+	       "  --profile FILE|this     a machine profile (model/profiles/*.json), or this\n"
+	       "                          machine with its latencies measured now (default)\n"
+	       "  --family F              one family (default: all)\n"
+	       "  --variant V             one variant (default: all)\n"
+	       "  --threads LIST          e.g. 1,2,4,8 (default 1,2,4,... up to the machine's CPUs)\n"
+	       "  --placement P           compact (default), spread, cores\n"
+	       "  --param F.NAME=V        set a parameter, e.g. gup.mode=private\n"
+	       "  -h, --help              this help\n");
+}
+
+static int parse_threads(const char *text, struct model_options *o)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	o->nr_threads = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (o->nr_threads == MODEL_MAX_THREAD_COUNTS ||
+		    parse_long(t, 1, KERNEL_MAX_THREADS, &v))
+			return usage_error("--threads '%s': expected up to %d thread counts from 1 to %d, comma-separated",
+					   text, MODEL_MAX_THREAD_COUNTS, KERNEL_MAX_THREADS);
+		o->threads[o->nr_threads++] = (unsigned int)v;
+	}
+	if (!o->nr_threads)
+		return usage_error("--threads '%s': expected thread counts such as 1,2,4", text);
+	return 0;
+}
+
+static int parse_param(const char *text, struct model_options *o)
+{
+	char fam[64], err[256];
+	const char *dot = strchr(text, '.'), *eq = strchr(text, '=');
+	const struct kernel_family *f;
+	char name[64];
+	int p;
+
+	if (!dot || !eq || eq < dot || (size_t)(dot - text) >= sizeof(fam) ||
+	    (size_t)(eq - dot - 1) >= sizeof(name))
+		return usage_error("--param '%s': expected FAMILY.NAME=VALUE", text);
+	snprintf(fam, sizeof(fam), "%.*s", (int)(dot - text), text);
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
+	f = catalog_find(fam);
+	if (!f)
+		return usage_error("--param '%s': unknown family '%s' (see 'bouncelab list')", text, fam);
+	p = kernel_param_index(f, name);
+	if (p < 0)
+		return usage_error("--param '%s': family %s has no parameter '%s' (see 'bouncelab list')",
+				   text, fam, name);
+	if (o->nr_params == MODEL_MAX_PARAMS)
+		return usage_error("--param '%s': at most %d --param options", text, MODEL_MAX_PARAMS);
+	if (kernel_param_parse(&f->params[p], eq + 1, &o->value[o->nr_params], err, sizeof(err)))
+		return usage_error("--param %s.%s", fam, err);
+	o->param_family[o->nr_params] = f;
+	o->param[o->nr_params++] = p;
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * The variant's private cost: ns/op of one thread running the kernel, the
+ * fastest of three batches of at least 1 ms (the fastest is the one least
+ * disturbed by other work on a shared machine).
+ */
+static int measure_private(const struct kernel_family *f,
+			   const struct kernel_config *cfg, double *ns)
+{
+	struct kernel_config one = *cfg;
+	struct kernel_metrics metrics = { 0 };
+	char err[256];
+	uint64_t nr_ops = 64, ops;
+	void *state;
+	double best = INFINITY;
+
+	one.nr_threads = 1;
+	state = f->create(&one, err, sizeof(err));
+	if (!state)
+		return runtime_error("%s", err);
+	for (int rep = 0; rep < 3;) {
+		double t0 = now_ns(), t;
+
+		f->variants[one.variant].run(state, 0, nr_ops);
+		t = now_ns() - t0;
+		ops = nr_ops;
+		if (t < 1e6 && nr_ops < (1ULL << 40)) {
+			nr_ops *= 4;
+			continue;
+		}
+		best = fmin(best, t / (double)ops);
+		rep++;
+	}
+	(void)metrics;
+	f->destroy(state);
+	*ns = best;
+	return 0;
+}
+
+/* --profile this: one ping-pong per distance class present. */
+static int measure_this(struct machine_profile *m)
+{
+	const struct kernel_family *pp = catalog_find("pingpong");
+	struct latency_pair *pairs = NULL;
+	unsigned int nr = latency_pick_pairs(m->topo, 1, &pairs);
+	char err[256];
+	int rc = 0;
+
+	for (unsigned int i = 0; i < nr && !rc; i++) {
+		struct latency_summary sum;
+
+		if (latency_measure_pair(m->topo, pp, 0, 7, 200, &pairs[i], err, sizeof(err))) {
+			rc = runtime_error("measuring the one-way latency: %s", err);
+			break;
+		}
+		latency_summarize(pairs[i].samples, pairs[i].nr_samples, &sum);
+		m->one_way_ns[pairs[i].cls] = sum.median;
+		snprintf(m->source[pairs[i].cls], sizeof(m->source[0]),
+			 "pingpong store_load measured now on CPUs %d and %d",
+			 pairs[i].cpu_a, pairs[i].cpu_b);
+	}
+	for (unsigned int i = 0; i < nr; i++)
+		free(pairs[i].samples);
+	free(pairs);
+	return rc;
+}
+
+static void apply_params(const struct model_options *o, const struct kernel_family *f,
+			 struct kernel_config *cfg)
+{
+	kernel_config_defaults(f, cfg);
+	for (unsigned int i = 0; i < o->nr_params; i++)
+		if (o->param_family[i] == f)
+			cfg->param[o->param[i]] = o->value[i];
+}
+
+static void print_header(const struct machine_profile *m, const struct model_options *o)
+{
+	printf("Machine: %s (%s), %u CPUs", m->name, m->title, m->nr_cpus);
+	if (m->clock_ghz > 0)
+		printf(", %.2f GHz", m->clock_ghz);
+	printf("; placement %s.\nPrivate cost per op: 1 thread measured here now%s.\n",
+	       o->placement ? o->placement : "compact",
+	       strcmp(m->name, "this") ? ", scaled by the clock ratio" : "");
+	printf("One-way transfer per class:");
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
+		if (m->one_way_ns[c] > 0)
+			printf(" %s %.1f ns", distance_class_name((enum distance_class)c),
+			       m->one_way_ns[c]);
+	printf("\n");
+}
+
+static int model_family(struct machine_profile *m, const struct model_options *o,
+			const struct kernel_family *f, double here_ghz)
+{
+	double private_ns[16] = { 0 }, ns[16][MODEL_MAX_THREAD_COUNTS];
+	struct kernel_config cfg;
+	char err[256];
+	int before = -1, after = -1;
+
+	apply_params(o, f, &cfg);
+	printf("\n%s: %s\n", f->name, f->title);
+	printf("  %7s  %-18s %12s %12s  %s\n", "threads", "variant", "ns/op", "Mops/s", "bottleneck");
+	for (unsigned int v = 0; v < f->nr_variants && v < 16; v++) {
+		if (o->variant && strcmp(o->variant, f->variants[v].name))
+			continue;
+		cfg.variant = v;
+		if (!f->spins && measure_private(f, &cfg, &private_ns[v]))
+			return EXIT_RUNTIME;
+		if (f->before_variant && !strcmp(f->before_variant, f->variants[v].name))
+			before = (int)v;
+		if (f->after_variant && !strcmp(f->after_variant, f->variants[v].name))
+			after = (int)v;
+		for (unsigned int t = 0; t < o->nr_threads; t++) {
+			struct model_prediction p;
+
+			cfg.nr_threads = o->threads[t];
+			if ((f->min_threads && cfg.nr_threads < f->min_threads) ||
+			    (f->max_threads && cfg.nr_threads > f->max_threads)) {
+				ns[v][t] = NAN;
+				continue;
+			}
+			if (model_predict(m, f, &cfg, private_ns[v], here_ghz, o->placement,
+					  &p, err, sizeof(err)))
+				return usage_error("%s", err);
+			ns[v][t] = p.ns_per_op;
+			printf("  %7u  %-18s %12.2f %12.2f  ", p.nr_threads, f->variants[v].name,
+			       p.ns_per_op, p.ops_per_s / 1e6);
+			if (p.bottleneck)
+				printf("%s: %.0f%% busy, %.0f ns a transfer", p.bottleneck,
+				       100 * p.busy, p.transfer_ns);
+			else
+				printf("none: private work");
+			if (p.retries > 0.005)
+				printf(", %.2f retries per success", p.retries);
+			printf("\n");
+		}
+	}
+	if (before >= 0 && after >= 0) {
+		printf("  before/after (%s ns/op over %s):", f->before_variant, f->after_variant);
+		for (unsigned int t = 0; t < o->nr_threads; t++)
+			if (isfinite(ns[before][t]) && ns[after][t] > 0)
+				printf(" %u: %.2fx%s", o->threads[t], ns[before][t] / ns[after][t],
+				       t + 1 < o->nr_threads ? "," : "");
+		printf("\n");
+	}
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct model_options *o)
+{
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'P' },
+		{ "family", required_argument, NULL, 'f' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "placement", required_argument, NULL, 'l' },
+		{ "param", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'P': o->profile = optarg; break;
+		case 'f':
+			o->family = catalog_find(optarg);
+			if (!o->family)
+				return usage_error("--family '%s': expected a family name (see 'bouncelab list')",
+						   optarg);
+			break;
+		case 'v': o->variant = optarg; break;
+		case 't':
+			if ((rc = parse_threads(optarg, o)))
+				return rc;
+			break;
+		case 'l': o->placement = optarg; break;
+		case 'p':
+			if ((rc = parse_param(optarg, o)))
+				return rc;
+			break;
+		case 'h': model_usage(); return -1;
+		default: return bad_option(argv, "model");
+		}
+	}
+	if (optind < argc)
+		return usage_error("model: unexpected argument '%s'", argv[optind]);
+	if (o->variant && !o->family)
+		return usage_error("--variant '%s': expected --family too", o->variant);
+	if (o->variant && catalog_variant_index(o->family, o->variant) < 0)
+		return usage_error("--variant '%s': not a variant of %s (see 'bouncelab list')",
+				   o->variant, o->family->name);
+	return 0;
+}
+
+int cmd_model(int argc, char **argv)
+{
+	struct model_options o = { 0 };
+	struct machine_profile m;
+	char err[512];
+	double here_ghz = model_this_clock_ghz();
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!o.profile || !strcmp(o.profile, "this")) {
+		if (machine_profile_this(&m, err, sizeof(err)))
+			return runtime_error("%s", err);
+		if ((rc = measure_this(&m))) {
+			machine_profile_close(&m);
+			return rc;
+		}
+	} else if (machine_profile_load(o.profile, &m, err, sizeof(err))) {
+		return usage_error("--profile %s", err);
+	}
+	if (!o.nr_threads)
+		for (unsigned int t = 1; t <= m.nr_cpus && o.nr_threads < MODEL_MAX_THREAD_COUNTS; t *= 2)
+			o.threads[o.nr_threads++] = t;
+	for (unsigned int t = 0; t < o.nr_threads; t++) {
+		if (o.threads[t] > m.nr_cpus) {
+			machine_profile_close(&m);
+			return usage_error("--threads %u: machine '%s' has %u CPUs, expected at most that many",
+					   o.threads[t], m.name, m.nr_cpus);
+		}
+	}
+	print_header(&m, &o);
+	for (unsigned int i = 0; i < catalog_size && !rc; i++)
+		if (!o.family || o.family == catalog[i])
+			rc = model_family(&m, &o, catalog[i], here_ghz);
+	machine_profile_close(&m);
+	return rc;
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Machine profiles: a machine we do not have, as a small JSON file.
+ *
+ *   {
+ *     "name": "epyc-7r13-2s",
+ *     "title": "2-socket AMD EPYC Milan, 256 CPUs",
+ *     "topology": "pack:2 numa:1 l3:8 core:8 pu:2",
+ *     "numa_distances": "10,32",
+ *     "clock_ghz": { "value": 2.45, "source": "..." },
+ *     "store_buffer": { "value": 64, "source": "..." },
+ *     "one_way_ns": { "smt": { "value": 9.8, "source": "..." }, ... }
+ *   }
+ *
+ * Every number carries the source it comes from: a profile is a claim
+ * about hardware, and the report prints where each claim was read.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+static int copy_string(json_t *root, const char *key, bool required, char *dst,
+		       size_t len, const char *path, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(root, key);
+
+	if (!v && !required)
+		return 0;
+	if (!json_is_string(v) || !json_string_length(v) ||
+	    json_string_length(v) >= len) {
+		snprintf(err, errlen, "%s: \"%s\": expected a string of 1 to %zu characters",
+			 path, key, len - 1);
+		return -1;
+	}
+	snprintf(dst, len, "%s", json_string_value(v));
+	return 0;
+}
+
+/* { "value": number in [lo, hi], "source": "non-empty" } */
+static int read_sourced(json_t *v, const char *what, double lo, double hi,
+			double *value, char *source, size_t source_len,
+			const char *path, char *err, size_t errlen)
+{
+	json_t *num = json_object_get(v, "value");
+	json_t *src = json_object_get(v, "source");
+
+	if (!json_is_object(v) || !json_is_number(num) ||
+	    json_number_value(num) < lo || json_number_value(num) > hi ||
+	    !isfinite(json_number_value(num))) {
+		snprintf(err, errlen, "%s: %s: expected {\"value\": a number from %g to %g, \"source\": \"...\"}",
+			 path, what, lo, hi);
+		return -1;
+	}
+	if (!json_is_string(src) || !json_string_length(src)) {
+		snprintf(err, errlen, "%s: %s: expected a \"source\" naming where the number comes from",
+			 path, what);
+		return -1;
+	}
+	*value = json_number_value(num);
+	snprintf(source, source_len, "%s", json_string_value(src));
+	return 0;
+}
+
+static int read_latencies(json_t *root, struct machine_profile *m,
+			  const char *path, char *err, size_t errlen)
+{
+	json_t *lat = json_object_get(root, "one_way_ns");
+	const char *key;
+	json_t *v;
+	char what[64];
+
+	if (!json_is_object(lat) || !json_object_size(lat)) {
+		snprintf(err, errlen, "%s: \"one_way_ns\": expected an object of distance classes, e.g. {\"l3\": {\"value\": 40, \"source\": \"...\"}}",
+			 path);
+		return -1;
+	}
+	json_object_foreach(lat, key, v) {
+		int cls = distance_class_parse(key);
+
+		if (cls < 0 || cls == DISTANCE_SAME_PU || cls == DISTANCE_UNKNOWN) {
+			snprintf(err, errlen, "%s: one_way_ns: unknown class '%s': expected smt, l2, l3, package, numa or cross_package",
+				 path, key);
+			return -1;
+		}
+		snprintf(what, sizeof(what), "one_way_ns.%s", key);
+		if (read_sourced(v, what, 0.1, 10000, &m->one_way_ns[cls],
+				 m->source[cls], sizeof(m->source[cls]), path, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_topology(json_t *root, struct machine_profile *m,
+			 const char *path, char *err, size_t errlen)
+{
+	json_t *dist = json_object_get(root, "numa_distances");
+	char terr[256];
+
+	m->topo = topo_open(m->topology, terr, sizeof(terr));
+	if (!m->topo) {
+		snprintf(err, errlen, "%s: topology '%s': %s", path, m->topology, terr);
+		return -1;
+	}
+	if (dist) {
+		uint64_t values[16];
+		unsigned int nr = 0;
+		const char *s = json_string_value(dist);
+		char *end;
+
+		if (!json_is_string(dist)) {
+			snprintf(err, errlen, "%s: \"numa_distances\": expected a string such as \"10,32\"", path);
+			return -1;
+		}
+		while (s && *s && nr < 16) {
+			values[nr++] = strtoull(s, &end, 10);
+			if (end == s || (*end && *end != ',')) {
+				snprintf(err, errlen, "%s: numa_distances '%s': expected integers separated by commas",
+					 path, json_string_value(dist));
+				return -1;
+			}
+			s = *end ? end + 1 : end;
+		}
+		/* "L,R": the same local and remote distance for every pair */
+		if (nr == 2 && topo_nr_numa_nodes(m->topo) > 1) {
+			unsigned int nodes = topo_nr_numa_nodes(m->topo);
+			uint64_t *full = calloc((size_t)nodes * nodes, sizeof(*full));
+			int rc;
+
+			if (!full) {
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -1;
+			}
+			for (unsigned int i = 0; i < nodes * nodes; i++)
+				full[i] = i / nodes == i % nodes ? values[0] : values[1];
+			rc = topo_set_numa_distances(m->topo, nodes * nodes, full, terr, sizeof(terr));
+			free(full);
+			if (rc) {
+				snprintf(err, errlen, "%s: %s", path, terr);
+				return -1;
+			}
+		} else if (topo_set_numa_distances(m->topo, nr, values, terr, sizeof(terr))) {
+			snprintf(err, errlen, "%s: %s", path, terr);
+			return -1;
+		}
+	}
+	m->nr_cpus = topo_nr_allowed_cpus(m->topo);
+	return 0;
+}
+
+static int load_json(json_t *root, struct machine_profile *m, const char *path,
+		     char *err, size_t errlen)
+{
+	double sb = 0;
+
+	if (!json_is_object(root)) {
+		snprintf(err, errlen, "%s: expected a JSON object (a machine profile)", path);
+		return -1;
+	}
+	if (copy_string(root, "name", true, m->name, sizeof(m->name), path, err, errlen) ||
+	    copy_string(root, "title", false, m->title, sizeof(m->title), path, err, errlen) ||
+	    copy_string(root, "topology", true, m->topology, sizeof(m->topology), path, err, errlen))
+		return -1;
+	if (read_sourced(json_object_get(root, "clock_ghz"), "clock_ghz", 0.1, 10,
+			 &m->clock_ghz, m->clock_source, sizeof(m->clock_source),
+			 path, err, errlen))
+		return -1;
+	if (read_sourced(json_object_get(root, "store_buffer"), "store_buffer", 0, 1024,
+			 &sb, m->store_buffer_source, sizeof(m->store_buffer_source),
+			 path, err, errlen))
+		return -1;
+	m->store_buffer = (unsigned int)sb;
+	if (read_latencies(root, m, path, err, errlen))
+		return -1;
+	return open_topology(root, m, path, err, errlen);
+}
+
+int machine_profile_load(const char *path, struct machine_profile *m,
+			 char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root;
+	int rc;
+
+	*m = (struct machine_profile){ 0 };
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		snprintf(err, errlen, "%s: not a JSON machine profile: %s (line %d)", path,
+			 jerr.text, jerr.line);
+		return -1;
+	}
+	rc = load_json(root, m, path, err, errlen);
+	json_decref(root);
+	if (rc)
+		machine_profile_close(m);
+	return rc;
+}
+
+double model_this_clock_ghz(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	double mhz = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1)
+			break;
+	fclose(f);
+	return mhz > 0 ? mhz / 1000 : 0;
+}
+
+/*
+ * Store-buffer entries by vendor and family, from the vendors' manuals:
+ * Intel 64 and IA-32 Optimization Reference Manual (Skylake: 56 store
+ * buffer entries), AMD Software Optimization Guides for family 17h (Zen
+ * 2: 48-entry store queue) and 19h (Zen 3: 64). Other CPUs: not x86, or
+ * unknown, so plain stores are not assumed hidden.
+ */
+static unsigned int this_store_buffer(char *source, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256], vendor[64] = "";
+	unsigned int family = 0, entries = 0;
+
+	snprintf(source, len, "unknown CPU: stores not assumed hidden");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!*vendor)
+			sscanf(line, "vendor_id : %63s", vendor);
+		if (sscanf(line, "cpu family : %u", &family) == 1)
+			break;
+	}
+	fclose(f);
+	if (!strcmp(vendor, "GenuineIntel")) {
+		entries = 56;
+		snprintf(source, len, "Intel optimization manual: 56 store-buffer entries (Skylake)");
+	} else if (!strcmp(vendor, "AuthenticAMD") && family >= 0x19) {
+		entries = 64;
+		snprintf(source, len, "AMD family 19h optimization guide: 64-entry store queue");
+	} else if (!strcmp(vendor, "AuthenticAMD") && family == 0x17) {
+		entries = 48;
+		snprintf(source, len, "AMD family 17h optimization guide: 48-entry store queue");
+	}
+	return entries;
+}
+
+int machine_profile_this(struct machine_profile *m, char *err, size_t errlen)
+{
+	*m = (struct machine_profile){ 0 };
+	snprintf(m->name, sizeof(m->name), "this");
+	snprintf(m->title, sizeof(m->title), "this machine");
+	m->topo = topo_open(NULL, err, errlen);
+	if (!m->topo)
+		return -1;
+	m->nr_cpus = topo_nr_allowed_cpus(m->topo);
+	m->clock_ghz = model_this_clock_ghz();
+	snprintf(m->clock_source, sizeof(m->clock_source), "/proc/cpuinfo cpu MHz");
+	m->store_buffer = this_store_buffer(m->store_buffer_source,
+					    sizeof(m->store_buffer_source));
+	return 0;
+}
+
+void machine_profile_close(struct machine_profile *m)
+{
+	if (m->topo)
+		topo_close(m->topo);
+	m->topo = NULL;
+}

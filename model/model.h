@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The contention model: what a variant costs per operation at N threads,
+ * predicted from what one thread costs and how far its lines travel.
+ *
+ * Each thread is a customer of a closed queueing network (Lazowska et
+ * al., Quantitative System Performance, 1984, ch. 6-7). Its private work,
+ * measured with one thread, is a delay centre. Every line that several
+ * threads use and some write is a queueing centre: only one CPU can own
+ * the line, and handing it on costs a one-way transfer between the CPUs
+ * involved, from the machine profile's latency per distance class. The
+ * network is solved exactly by Mean Value Analysis; model_doc.md (in this
+ * folder) derives it and lists what it leaves out.
+ */
+#ifndef BOUNCELAB_MODEL_H
+#define BOUNCELAB_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel.h"
+#include "topo.h"
+
+/* ---- the solver ---- */
+
+#define MVA_MAX_CENTRES 8
+
+struct mva_result {
+	double throughput;		/* operations per ns, all customers */
+	double cycle;			/* ns per operation per customer: N / throughput */
+	double residence[MVA_MAX_CENTRES];	/* ns per operation at each centre, all copies */
+	double utilisation[MVA_MAX_CENTRES];	/* of one copy, 0..1 */
+};
+
+/*
+ * Exact single-class MVA for n customers: think ns of delay per operation,
+ * and nr kinds of queueing centre. Kind k has copies[k] identical copies
+ * (e.g. one line per group of threads) and each operation puts demand[k]
+ * ns on them, spread evenly. Returns 0, or -1 when the input is not a
+ * network (a negative or non-finite number, fewer than one copy, too many
+ * kinds, n = 0).
+ */
+int mva_solve(double think, const double *demand, const double *copies,
+	      unsigned int nr, unsigned int n, struct mva_result *out);
+
+/* ---- machines ---- */
+
+struct machine_profile {
+	char name[64];
+	char title[160];
+	/* hwloc synthetic string or XML file; "" for the running system */
+	char topology[256];
+	unsigned int nr_cpus;
+	double clock_ghz;		/* 0: unknown (private costs are not scaled) */
+	/* store-buffer entries; 0: plain stores are not hidden (not x86) */
+	unsigned int store_buffer;
+	double one_way_ns[NR_DISTANCE_CLASSES];	/* <= 0: not given */
+	char source[NR_DISTANCE_CLASSES][240];	/* where each number comes from */
+	char clock_source[240];
+	char store_buffer_source[240];
+	struct topo *topo;
+	/* the last placement's pairs by class (model_predict() reuses them) */
+	char cached_policy[64];
+	unsigned int cached_threads, cached_first, cached_count;
+	double cached_pairs[NR_DISTANCE_CLASSES];
+};
+
+/*
+ * Reads a machine profile (JSON, see model/profiles/). Returns 0, or -1
+ * with err naming the file, the field and what was expected; nothing is
+ * left open then.
+ */
+int machine_profile_load(const char *path, struct machine_profile *m,
+			 char *err, size_t errlen);
+/*
+ * The running system: its topology, clock and store buffer from
+ * /proc/cpuinfo; the latencies are the caller's to fill (measured).
+ */
+int machine_profile_this(struct machine_profile *m, char *err, size_t errlen);
+void machine_profile_close(struct machine_profile *m);
+
+/* The clock this process runs at, from /proc/cpuinfo; 0 when unknown. */
+double model_this_clock_ghz(void);
+
+/* ---- predictions ---- */
+
+struct model_prediction {
+	unsigned int nr_threads;
+	double ns_per_op;		/* per thread, as the harness reports it */
+	double ops_per_s;		/* all threads together */
+	double private_ns;		/* the delay: private work + cold transfers */
+	/* the busiest line: its name (a static string, NULL if none) and busy share */
+	const char *bottleneck;
+	double busy;
+	double transfer_ns;		/* mean one-way transfer on that line */
+	double retries;			/* cmpxchg retries per success */
+};
+
+/*
+ * Predicts cfg (variant, parameters, nr_threads) of family f on machine m
+ * with threads placed by policy (NULL: compact). private_ns is the
+ * variant's 1-thread ns/op measured at private_ghz (0: do not scale).
+ * Returns 0, or -1 with err filled (a class the profile gives no latency
+ * for, more threads than CPUs, a family without an access profile).
+ */
+int model_predict(struct machine_profile *m, const struct kernel_family *f,
+		  const struct kernel_config *cfg, double private_ns,
+		  double private_ghz, const char *policy,
+		  struct model_prediction *out, char *err, size_t errlen);
+
+/*
+ * For a fleet table: the prediction for one measured row of a results
+ * file, on machine m, given the same case's 1-thread ns/op. A thin
+ * wrapper over model_predict() that builds the configuration from the
+ * family's parameter names and values (params[i] for names[i]).
+ */
+int model_predict_case(struct machine_profile *m, const char *family,
+		       const char *variant, unsigned int nr_names,
+		       const char *const *names, const long *values,
+		       unsigned int nr_threads, double private_ns,
+		       double private_ghz, struct model_prediction *out,
+		       char *err, size_t errlen);
+
+#endif

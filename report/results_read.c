@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "journal.h"
 #include "results_read.h"
 
 /*
@@ -524,7 +525,7 @@ static json_t *load(struct reader *r)
 	json_error_t jerr;
 	struct stat st;
 	json_t *doc;
-	char *text;
+	char *text, *start;
 	size_t len;
 
 	if (stat(r->path, &st)) {
@@ -548,7 +549,22 @@ static json_t *load(struct reader *r)
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
 		return NULL;
 	}
-	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* RFC 8259 lets a parser ignore a UTF-8 byte order mark; we do. */
+	start = text;
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+		start += 3;
+		len -= 3;
+	}
+	/* A run's journal (journal.h): the repetitions it kept. */
+	if (journal_is(start, len)) {
+		size_t nr_rows, total;
+
+		doc = journal_parse(start, len, r->path, true, &nr_rows, &total,
+				    r->err, r->errlen);
+		free(text);
+		return doc;
+	}
+	doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	if (doc)
 		return doc;

@@ -11,6 +11,7 @@
 
 #include "format.h"
 #include "markdown.h"
+#include "prediction.h"
 #include "plots.h"
 #include "run_checks.h"
 #include "seeds.h"
@@ -1049,6 +1050,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	write_fleet(out, in);
 	markdown_run_distance(out, in);
 	write_families(out, in);
+	markdown_prediction(out, in);
 	markdown_reproduce(out, in);
 	if (fclose(out)) {
 		free(buf);

@@ -54,6 +54,8 @@ struct pin_slot {
 	_Alignas(CACHE_PAD) atomic_ulong pins;
 	/* calls that found the flag clear (read-first and test_and_set_bit) */
 	uint64_t found_clear;
+	/* the sum of every write_protect_seq value read: proof the reads ran */
+	uint64_t seq_sum;
 	uint64_t pattern[PATTERN_WORDS];	/* bit set: the call goes to the shared mm */
 };
 
@@ -154,14 +156,15 @@ static inline struct mm_model *mm_of_call(struct has_pinned_state *s,
 static inline void pin_call_work(struct has_pinned_state *s,
 				 struct mm_model *mm, struct pin_slot *slot)
 {
-	unsigned int seq;
+	unsigned int seq, again;
 
 	seq = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);
 	for (unsigned int i = 0; i < s->pin_work; i++)
 		atomic_fetch_add_explicit(&slot->pins, 1, memory_order_relaxed);
-	if (atomic_load_explicit(&mm->write_protect_seq,
-				 memory_order_acquire) != seq)
+	again = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);
+	if (again != seq)
 		abort();	/* nothing writes the seqcount in this family */
+	slot->seq_sum += seq + again;
 	/* A fresh mm goes back to the pool, its flag clear (see the top). */
 	if (mm != &s->mm) {
 		atomic_store_explicit(has_pinned_of(s, mm), 0, memory_order_relaxed);
@@ -274,6 +277,21 @@ static void test_and_set_bit(void *state, unsigned int thread,
 	}
 }
 
+/*
+ * The like-for-like control: the same call (pattern lookup, seqcount
+ * reads, pin work, fresh-mm retire) with no flag at all, as before
+ * 008cfe4418b3. The flag variants' cost over it is the flag's.
+ */
+static void no_flag(void *state, unsigned int thread, uint64_t nr_ops)
+{
+	struct has_pinned_state *s = state;
+	struct pin_slot *slot = &s->slots[thread];
+	struct call_cursor cur = cursor_of(s, thread);
+
+	for (uint64_t i = 0; i < nr_ops; i++)
+		pin_call_work(s, mm_of_call(s, &cur, i), slot);
+}
+
 /* The harness's own cost: the loop and nothing else. */
 static void nop(void *state, unsigned int thread, uint64_t nr_ops)
 {
@@ -310,6 +328,12 @@ static const struct kernel_variant has_pinned_variants[] = {
 		.run = test_and_set_bit,
 	},
 	{
+		.name = "no_flag",
+		.models = "the same call without the flag (before 008cfe4418b3): the like-for-like control",
+		.run = no_flag,
+		.baseline = true,
+	},
+	{
 		.name = "nop",
 		.models = "the harness baseline: an empty loop",
 		.run = nop,
@@ -318,7 +342,11 @@ static const struct kernel_variant has_pinned_variants[] = {
 };
 
 enum { VARIANT_STORE_ALWAYS, VARIANT_READ_THEN_SET, VARIANT_SET_BIT_ALWAYS,
-       VARIANT_TEST_THEN_SET_BIT, VARIANT_TEST_AND_SET_BIT, VARIANT_NOP };
+       VARIANT_TEST_THEN_SET_BIT, VARIANT_TEST_AND_SET_BIT, VARIANT_NO_FLAG,
+       VARIANT_NOP };
+
+/* Every mm's seqcount starts at this even value; nothing changes it. */
+#define SEQ_AT_REST 2
 
 static void has_pinned_destroy(void *state)
 {
@@ -392,6 +420,9 @@ static void *has_pinned_create(const struct kernel_config *cfg, char *err,
 	}
 	for (unsigned int t = 0; t < s->nr_threads; t++)
 		make_pattern(s->slots[t].pattern, cfg->param[PARAM_ALREADY_SET], t);
+	atomic_init(&s->mm.write_protect_seq, SEQ_AT_REST);
+	for (unsigned int k = 0; k < NR_FRESH_MMS; k++)
+		atomic_init(&s->fresh[k].write_protect_seq, SEQ_AT_REST);
 	return s;
 }
 
@@ -442,6 +473,13 @@ static int check_flags(struct has_pinned_state *s,
 		fresh += ops[t] - n;
 		found_clear += s->slots[t].found_clear;
 	}
+	if (cfg->variant == VARIANT_NO_FLAG) {
+		if (atomic_load(has_pinned_of(s, &s->mm)) || atomic_load(flags_of(s, &s->mm))) {
+			snprintf(msg, msglen, "no_flag set the has_pinned flag");
+			return -1;
+		}
+		return 0;
+	}
 	if (shared && !flag_is_set(s, cfg, &s->mm)) {
 		snprintf(msg, msglen, "the has_pinned flag is not set after %llu pins",
 			 (unsigned long long)shared);
@@ -488,6 +526,15 @@ static int has_pinned_verify(void *state, const struct kernel_config *cfg,
 				 "thread %u pinned %llu times, expected %llu",
 				 t, (unsigned long long)got,
 				 (unsigned long long)want);
+			return -1;
+		}
+		/* two seqcount reads per call, each finding SEQ_AT_REST */
+		want = cfg->variant == VARIANT_NOP ? 0 : ops[t] * 2 * SEQ_AT_REST;
+		if (s->slots[t].seq_sum != want) {
+			snprintf(msg, msglen,
+				 "thread %u's seqcount reads sum to %llu in %llu calls, expected %llu (two reads per call)",
+				 t, (unsigned long long)s->slots[t].seq_sum,
+				 (unsigned long long)ops[t], (unsigned long long)want);
 			return -1;
 		}
 	}

@@ -22,6 +22,7 @@
 #include "plots.h"
 #include "report.h"
 #include "results_read.h"
+#include "summary.h"
 #include "sweeps.h"
 
 struct report_state {
@@ -76,6 +77,8 @@ static int render(const struct report_options *opts, struct report_state *st,
 				  plots_add_sweeps(&st->batch, dir, &st->a, f))
 			goto oom;
 	}
+	if (summary_add_figure(&st->batch, dir, &st->a))
+		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))
 		goto oom;
 	md = markdown_report(&in, &len);

@@ -61,7 +61,8 @@ if "Warning" in text:
     problem("a calm run (CV about 3%, load 0.5 on 4 CPUs) got a warning")
 titles = {}
 for name in sorted(os.listdir(os.path.join(out, "plots"))):
-    if name in ("latency-heatmap.svg", "pingpong-oneway.svg"):
+    # one plot per report, not per family: the heatmap, the floor, the summary
+    if name in ("latency-heatmap.svg", "pingpong-oneway.svg") or name.startswith("summary-"):
         continue
     root = ET.parse(os.path.join(out, "plots", name)).getroot()
     title = root.find(SVG + "title").text

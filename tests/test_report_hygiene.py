@@ -60,9 +60,12 @@ if text.count("No scalability model") + text.count("Scalability model:** none") 
 if "Warning" in text:
     problem("a calm run (CV about 3%, load 0.5 on 4 CPUs) got a warning")
 titles = {}
+families = set(re.findall(r"^## ([a-z_]+)(?: — .*)?$", text, re.M))
 for name in sorted(os.listdir(os.path.join(out, "plots"))):
-    # one plot per report, not per family: the heatmap, the floor, the summary
-    if name in ("latency-heatmap.svg", "pingpong-oneway.svg") or name.startswith("summary-"):
+    # a table's plots and a family's sweeps; not the report-wide ones
+    # (heatmap, floor, summary, model)
+    m = re.match(r"^([a-z_]+)-(\d+|sweep)-", name)
+    if not m or m.group(1) not in families:
         continue
     root = ET.parse(os.path.join(out, "plots", name)).getroot()
     title = root.find(SVG + "title").text

@@ -86,46 +86,76 @@ void markdown_run_warnings(FILE *out, const struct report_input *in)
 			t.shared == 1 ? "" : "s");
 }
 
-/* The same case (family, variant, setting, threads) in another file. */
-static const struct result_case *same_case(const struct result_cases *cases,
-					   const struct result_case *c, unsigned int file)
+/*
+ * Each case's ns/op repetitions in one file, by benchmark name, from the
+ * file itself: files of one machine are pooled into one set of cases, so
+ * the cases no longer say which file a repetition came from.
+ */
+static json_t *file_samples(const struct result_file *file)
 {
-	for (size_t i = 0; i < cases->nr; i++) {
-		const struct result_case *o = &cases->cases[i];
+	json_t *by_name = json_object(), *row;
+	size_t i;
 
-		if (o->file == file && o->family && o->threads == c->threads &&
-		    !strcmp(o->family, c->family) && !strcmp(o->variant, c->variant) &&
-		    !strcmp(o->setting ? o->setting : "", c->setting ? c->setting : ""))
-			return o;
+	json_array_foreach(json_object_get(file->doc, "benchmarks"), i, row) {
+		json_t *name = json_object_get(row, "name"), *ns = json_object_get(row, "ns_per_op");
+		json_t *list;
+
+		if (!json_is_string(name) || !json_is_number(ns) || json_is_true(json_object_get(row, "error_occurred")) ||
+		    !json_is_object(json_object_get(row, "bouncelab")))
+			continue;
+		list = json_object_get(by_name, json_string_value(name));
+		if (!list) {
+			list = json_array();
+			json_object_set_new(by_name, json_string_value(name), list);
+		}
+		json_array_append(list, ns);
 	}
-	return NULL;
+	return by_name;
+}
+
+static int summarize_list(json_t *list, struct stats_summary *s)
+{
+	size_t n = json_array_size(list), i;
+	double *v = calloc(n + 1, sizeof(double));
+	json_t *x;
+	int ret;
+
+	if (!v)
+		return -1;
+	json_array_foreach(list, i, x)
+		v[i] = json_number_value(x);
+	ret = stats_summarize(v, n, s);
+	free(v);
+	return ret;
 }
 
 static void write_file_pair(FILE *out, const struct report_input *in, unsigned int b)
 {
-	const struct result_cases *cases = in->a->cases;
-	const struct result_case *far_a = NULL, *far_b = NULL;
-	double *ratios = calloc(cases->nr + 1, sizeof(double)), far = 0;
+	json_t *first = file_samples(&in->set->files[0]), *other = file_samples(&in->set->files[b]);
+	double *ratios = calloc(json_object_size(first) + 1, sizeof(double)), far = 0;
+	struct stats_summary far_a = { 0 }, far_b = { 0 };
+	const char *name, *far_name = NULL;
 	size_t n = 0, apart = 0;
 	char m[FORMAT_LEN], lo[FORMAT_LEN], hi[FORMAT_LEN], w[FORMAT_LEN];
+	json_t *list;
 
-	for (size_t i = 0; ratios && i < cases->nr; i++) {
-		const struct result_case *a = &cases->cases[i], *o;
+	json_object_foreach(first, name, list) {
+		struct stats_summary sa, sb;
+		json_t *mine = json_object_get(other, name);
 		double r;
 
-		if (a->file != 0 || !a->family || !(a->ns_stats.median > 0))
+		if (!ratios || !mine || summarize_list(list, &sa) || summarize_list(mine, &sb) ||
+		    !(sa.median > 0) || !(sb.median > 0))
 			continue;
-		o = same_case(cases, a, b);
-		if (!o || !(o->ns_stats.median > 0))
-			continue;
-		r = o->ns_stats.median / a->ns_stats.median;
+		r = sb.median / sa.median;
 		ratios[n++] = r;
-		/* Neither median inside the other's interval. */
-		apart += o->ns_stats.ci_lo > a->ns_stats.ci_hi || o->ns_stats.ci_hi < a->ns_stats.ci_lo;
+		/* Neither interval overlaps the other. */
+		apart += sb.ci_lo > sa.ci_hi || sb.ci_hi < sa.ci_lo;
 		if (fmax(r, 1 / r) > far) {
 			far = fmax(r, 1 / r);
-			far_a = a;
-			far_b = o;
+			far_name = name;
+			far_a = sa;
+			far_b = sb;
 		}
 	}
 	if (n) {
@@ -135,13 +165,17 @@ static void write_file_pair(FILE *out, const struct report_input *in, unsigned i
 		fprintf(out, " | %zu | %s | %s – %s | %zu | ", n,
 			format_ratio(m, stats_median_sorted(ratios, n)),
 			format_ratio(lo, ratios[0]), format_ratio(hi, ratios[n - 1]), apart);
-		md_code(out, far_a->variant);
-		fprintf(out, " at %ld thread%s, ", far_a->threads, far_a->threads == 1 ? "" : "s");
-		md_escape(out, far_a->setting && *far_a->setting ? far_a->setting : "defaults");
-		fprintf(out, ": %s → %s ns/op (%s) |\n", format_sig(lo, far_a->ns_stats.median),
-			format_sig(hi, far_b->ns_stats.median), format_ratio(w, far));
+		md_code(out, far_name);
+		fprintf(out, ": %s → %s ns/op (%s) |\n", format_sig(lo, far_a.median),
+			format_sig(hi, far_b.median), format_ratio(w, far));
+	} else {
+		fputs("| ", out);
+		md_code(out, in->files[b]);
+		fputs(" | 0 | n/a | n/a | 0 | no case in both files |\n", out);
 	}
 	free(ratios);
+	json_decref(first);
+	json_decref(other);
 }
 
 void markdown_run_distance(FILE *out, const struct report_input *in)

@@ -140,12 +140,12 @@ for r in rows_of(doc, "has_pinned/store_always/"):
         if key in r:
             r[key] *= 2
 _, text = report("two", [fixed, doc])
-m = re.search(r"^\| `[^`]*two-1\.json` \| (\d+) \| ([^|]+) \| [^|]+ \| (\d+) \| `([^`]+)` at \d+ threads?, .*\(([\d.]+x)\) \|$",
+m = re.search(r"^\| `[^`]*two-1\.json` \| (\d+) \| ([^|]+) \| [^|]+ \| (\d+) \| `([^`/]+)/([^`/]+)/[^`]*`: .*\(([\d.]+x)\) \|$",
               text, re.M)
 if not m:
     problem("two results files: no 'same cases' row")
 else:
-    n, median, apart, variant, far = m.groups()
+    n, median, apart, family, variant, far = m.groups()
     if median.strip() != "1.00x" or variant != "store_always" or far != "2.00x":
         problem("two results files: median %s, farthest %s %s; expected 1.00x, store_always 2.00x" %
                 (median, variant, far))

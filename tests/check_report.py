@@ -163,6 +163,13 @@ def check_summary(families):
             family = code(row[0])
             defaults = [s for f in families if f["name"] == family
                         for s in f["settings"] if s.heading.endswith("(defaults)")]
+            # Several files: "`has_pinned` (file 2)" is the second file's.
+            m = re.search(r"\(file (\d+)\)$", row[0])
+            if m and int(m.group(1)) <= len(result_files(families)):
+                name = result_files(families)[int(m.group(1)) - 1]
+                defaults = [s for f in families if f["name"] == family
+                            for s in f["settings"]
+                            if s.heading.endswith("(defaults), `%s`" % name)]
             for col, at in ((3, "1"), (4, None)):
                 m = re.match(r"(%s), [a-z ]+?(?: at (\d+) threads)?$" % RATIO, row[col])
                 if not m:
@@ -174,6 +181,15 @@ def check_summary(families):
                     problem("summary: %s gains %s at %s threads, pair table says %s" %
                             (family, m.group(1), threads, cell))
     return checked
+
+
+def result_files(families):
+    """The results files, in order, from the Environment table's header."""
+    for f in families:
+        if f["name"] == "Environment":
+            for header, rows in tables(f["lines"]):
+                return [code(h) for h in header[1:]]
+    return []
 
 
 def find_setting(families, family, number, file=None):

@@ -262,6 +262,14 @@ def check_fleet(families):
                 fam = fleet_family(f["lines"], row)
                 s = find_setting(families, fam, int(where.group(1)), where.group(2)) if where else None
                 cell = s.pair_cell(m.group(2))[0] if s and m else None
+                if not s and where and m:
+                    # A setting shown in one row of "Other settings".
+                    cell = other_setting_cell(families, fam, where.group(1), where.group(2),
+                                              m.group(2))
+                    if cell != m.group(1):
+                        problem("fleet: %s on %s says %s, other settings' row says %s" %
+                                (fam, row[0], row[3], cell))
+                    continue
                 if not m or cell != m.group(1):
                     problem("fleet: %s on %s says %s, pair table says %s" %
                             (fam, row[0], row[3], cell))
@@ -274,6 +282,27 @@ def check_fleet(families):
                     if not full or not full.startswith(row[col] + " "):
                         problem("fleet: %s on %s at %s threads says %s, pair table says %s" %
                                 (fam, row[0], t.group(1), row[col], full))
+
+
+def other_setting_cell(families, family, number, file, threads):
+    """The fix's cell of setting number in the file's "Other settings" table."""
+    for f in families:
+        if f["name"] != family:
+            continue
+        current = None
+        for st in f["settings"]:
+            # "### Other settings" follows its file's "### Setting N".
+            if st.number:
+                current = st.heading
+            if not current or not current.endswith("`%s`" % file):
+                continue
+            for header, rows in tables(st.lines):
+                if header[:2] != ["setting", "changes"] or "the fix faster by" not in header:
+                    continue
+                for row in rows:
+                    if row[0] == number and row[header.index("threads")] == threads:
+                        return row[header.index("the fix faster by")]
+    return None
 
 
 def fleet_family(lines, row):

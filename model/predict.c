@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * From a variant's access profile and a machine to a queueing network,
- * and from its solution to a prediction. model_doc.md derives each rule.
+ * and from its solution to a prediction. model_doc.md derives each rule
+ * and lists what the model leaves out.
  *
  * - Private work: the 1-thread ns/op, scaled by the clock ratio when the
  *   machine is another one. It is the delay centre.

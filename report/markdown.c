@@ -373,7 +373,8 @@ static void write_model_cell(FILE *out, const struct group_view *g,
 {
 	const struct variant_view *b = find_variant(g, s->before_variant);
 	const struct variant_view *a = find_variant(g, s->after_variant);
-	char r[FORMAT_LEN];
+	char r[FORMAT_LEN], m[FORMAT_LEN];
+	double usl;
 
 	if (g->nr_threads && g->threads[g->nr_threads - 1] >= (long)s->threads) {
 		fputs("measured: no extrapolation needed", out);
@@ -385,10 +386,23 @@ static void write_model_cell(FILE *out, const struct group_view *g,
 		fputc(')', out);
 		return;
 	}
+	usl = usl_throughput(&a->fit, s->threads) / usl_throughput(&b->fit, s->threads);
+	/*
+	 * A fit that puts the gain at the seed's CPU count below the gain
+	 * already measured, while the measured gains rise with threads,
+	 * contradicts the data it was fitted to: drop it.
+	 */
+	if (g->nr_pairs >= 2 && g->pairs[g->nr_pairs - 1].gain.ratio > g->pairs[0].gain.ratio &&
+	    usl < g->pairs[g->nr_pairs - 1].gain.ratio) {
+		fprintf(out, "USL dropped: it extrapolates %s at %u CPUs, below the %s measured at %ld threads "
+			"while the gain rises with threads; see the contention model's prediction",
+			format_ratio(r, usl), s->threads,
+			format_ratio(m, g->pairs[g->nr_pairs - 1].gain.ratio),
+			g->pairs[g->nr_pairs - 1].threads);
+		return;
+	}
 	fprintf(out, "**model**, not a measurement: %s at %u CPUs (USL fitted to %ld–%ld threads)",
-		format_ratio(r, usl_throughput(&a->fit, s->threads) /
-			     usl_throughput(&b->fit, s->threads)),
-		s->threads, g->threads[0], g->threads[g->nr_threads - 1]);
+		format_ratio(r, usl), s->threads, g->threads[0], g->threads[g->nr_threads - 1]);
 }
 
 /* The table that matches the seed's benchmark best (seeds.h). */

@@ -6,7 +6,14 @@
 #include <stdio.h>
 
 struct report_input;
+struct output_batch;
 
+#define PREDICTION_SCATTER "plots/prediction-2-threads.svg"
+
+/* The section of report.md. */
 void markdown_prediction(FILE *out, const struct report_input *in);
+/* Its plots, into the batch under dir. Returns 0, or -1 without memory. */
+int prediction_add_plots(struct output_batch *batch, const char *dir,
+			 const struct report_input *in);
 
 #endif

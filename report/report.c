@@ -20,6 +20,7 @@
 #include "output.h"
 #include "output_path.h"
 #include "plots.h"
+#include "prediction.h"
 #include "report.h"
 #include "results_read.h"
 #include "summary.h"
@@ -74,6 +75,8 @@ static int render(const struct report_options *opts, struct report_state *st,
 	if (summary_add_figure(&st->batch, dir, &st->a))
 		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))
+		goto oom;
+	if (prediction_add_plots(&st->batch, dir, &in))
 		goto oom;
 	md = markdown_report(&in, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);

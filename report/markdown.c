@@ -419,6 +419,28 @@ static const struct group_view *seed_group(const struct report_input *in,
 	return &in->a->groups[f->default_group];
 }
 
+/*
+ * Our figure beside a seed's: the ratio of the quantity the seed timed
+ * (gup_test's get time: get_ns_per_page) when the run has it, else of
+ * ns_per_op. Sets *what to the quantity used.
+ */
+static int seed_ours(const struct pair_view *p, const struct seed_figure *s,
+		     struct stats_ratio *r, const char **what)
+{
+	const struct case_counter *b, *a;
+
+	*what = "ns_per_op";
+	*r = p->gain;
+	if (!s->quantity)
+		return 0;
+	b = result_case_counter(p->before, s->quantity);
+	a = result_case_counter(p->after, s->quantity);
+	if (!b || !a || !b->n || !a->n)
+		return 0;
+	*what = s->quantity;
+	return stats_ratio_of_medians(b->values, b->n, a->values, a->n, r);
+}
+
 static void write_seeds(FILE *out, const struct report_input *in,
 			const struct family_view *f)
 {
@@ -449,8 +471,14 @@ static void write_seeds(FILE *out, const struct report_input *in,
 		md_escape(out, s->published);
 		fprintf(out, " | %s | ", format_ratio(gain, seed_gain(s)));
 		if (p) {
-			fprintf(out, "%s at %ld thread%s, setting %u", format_ratio_ci(ours, &p->gain),
+			struct stats_ratio r;
+			const char *what;
+
+			if (seed_ours(p, s, &r, &what))
+				r = p->gain, what = "ns_per_op";
+			fprintf(out, "%s at %ld thread%s, setting %u, by ", format_ratio_ci(ours, &r),
 				p->threads, plural(p->threads), g->number);
+			md_code(out, what);
 		} else {
 			fputs("not measured: ", out);
 			md_code(out, s->before_variant);
@@ -464,7 +492,9 @@ static void write_seeds(FILE *out, const struct report_input *in,
 	}
 	if (any)
 		fputs("\n*gain* is how many times better the fix made the seed's own figure; *ours* is the "
-		      "before variant's ns/op over the after variant's in this run, from the table named. The "
+		      "before variant's figure over the after variant's in this run, from the table named, "
+		      "by the quantity named: `get_ns_per_page` where the seed timed the get alone (gup_test, "
+		      "gup_benchmark), `ns_per_op` (the whole call) otherwise. The "
 		      "seeds measured real kernels on big machines; a ratio from a few threads is not expected "
 		      "to reach theirs, since the cost of a bouncing line grows with the number of CPUs that "
 		      "fight over it.\n\n", out);

@@ -23,6 +23,7 @@
 #include "plots.h"
 #include "prediction.h"
 #include "results_read.h"
+#include "seeds.h"
 #include "svg.h"
 
 #define MAX_CASES 512
@@ -304,17 +305,29 @@ static const struct {
 	  "will-it-scale pin_fast, 256 tasks (seed 000): 25,617 → 1,194,790 ops/s" },
 };
 
-static const struct result_row *gup_row(const struct results *set, const char *variant,
-					const char *mode)
+/* The seed figure of the gup family at that many CPUs (seeds.c), or NULL. */
+static const struct seed_figure *gup_seed(unsigned int threads)
 {
-	for (size_t i = 0; i < set->nr_rows; i++) {
-		const struct result_row *r = &set->rows[i];
-		json_t *m = r->params ? json_object_get(r->params, "mode") : NULL;
-		json_t *ppc = r->params ? json_object_get(r->params, "pages_per_call") : NULL;
+	for (unsigned int i = 0; i < nr_seed_figures; i++)
+		if (!strcmp(seed_figures[i].family, "gup") && seed_figures[i].threads == threads)
+			return &seed_figures[i];
+	return NULL;
+}
 
-		if (r->family && !strcmp(r->family, "gup") && !strcmp(r->variant, variant) &&
-		    r->threads == 1 && json_is_string(m) && !strcmp(json_string_value(m), mode) &&
-		    json_integer_value(ppc) == 1)
+/* A 1-thread gup row of the variant in the seed's setting (all its values). */
+static const struct result_row *gup_row(const struct results *set, const char *variant,
+					const struct seed_figure *seed)
+{
+	for (size_t i = 0; seed && i < set->nr_rows; i++) {
+		const struct result_row *r = &set->rows[i];
+		const char *const *want = seed->setting;
+
+		if (!r->family || strcmp(r->family, "gup") || strcmp(r->variant, variant) ||
+		    r->threads != 1 || !r->setting)
+			continue;
+		while (*want && strstr(r->setting, *want))
+			want++;
+		if (!*want)
 			return r;
 	}
 	return NULL;
@@ -337,11 +350,15 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 
 	sm->f = catalog_find("gup");
 	for (int k = 0; k < 2; k++) {
-		const struct result_row *r = gup_row(in->set, variants[k], seed_runs[i].mode);
+		const struct seed_figure *seed = gup_seed(seed_runs[i].threads);
+		const struct result_row *r = gup_row(in->set, variants[k], seed);
 
 		if (!r || config_of(r, sm->f, &sm->cfg[k])) {
-			snprintf(err, errlen, "no 1-thread gup/%s row with mode=%s, pages_per_call=1",
-				 variants[k], seed_runs[i].mode);
+			size_t used = (size_t)snprintf(err, errlen, "no 1-thread gup/%s row in the seed's setting:",
+						       variants[k]);
+
+			for (const char *const *w = seed ? seed->setting : NULL; w && *w && used < errlen; w++)
+				used += (size_t)snprintf(err + used, errlen - used, " %s", *w);
 			return -1;
 		}
 		sm->private_ns[k] = case_median(in->set, r, 1);

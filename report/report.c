@@ -20,8 +20,10 @@
 #include "output.h"
 #include "output_path.h"
 #include "plots.h"
+#include "prediction.h"
 #include "report.h"
 #include "results_read.h"
+#include "summary.h"
 
 struct report_state {
 	struct results set;
@@ -70,7 +72,11 @@ static int render(const struct report_options *opts, struct report_state *st,
 		if (st->a.families[i].pingpong &&
 		    plots_add_one_way(&st->batch, dir, &st->a, &st->a.families[i]))
 			goto oom;
+	if (summary_add_figure(&st->batch, dir, &st->a))
+		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))
+		goto oom;
+	if (prediction_add_plots(&st->batch, dir, &in))
 		goto oom;
 	md = markdown_report(&in, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);

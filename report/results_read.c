@@ -382,6 +382,7 @@ static int read_ours(struct reader *r, json_t *row, json_t *facts,
 	    read_counters(r, row, 0, out))
 		return -1;
 	out->ops_per_s = ops / wall * 1e9;
+	out->ops = ops;
 	r->set->files[r->file].nr_rows++;
 	return add_row(r, out);
 }
@@ -407,6 +408,7 @@ static int read_foreign(struct reader *r, json_t *row, struct result_row *out)
 			return 0;	/* nothing to compare */
 		out->ns_per_op = real_time * units[i].ns;
 		out->ops_per_s = NAN;
+		out->ops = NAN;
 		if (read_counters(r, row, -MAX_COUNTER, out))
 			return -1;
 		return add_row(r, out);

@@ -857,8 +857,10 @@ static void write_csv_links(FILE *out, const struct analysis *a,
 		if (g->variants[k].baseline)
 			continue;
 		csv_name(name, sizeof(name), a, g, g->variants[k].name);
-		fprintf(out, "%s[`%s`](%s)", first ? "will-it-scale CSV: " : ", ",
-			g->variants[k].name, name);
+		/* md_code(): a backtick or newline in a name cannot end the span. */
+		fprintf(out, "%s[", first ? "will-it-scale CSV: " : ", ");
+		md_code(out, g->variants[k].name);
+		fprintf(out, "](%s)", name);
 		first = false;
 	}
 	if (!first)

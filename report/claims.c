@@ -293,7 +293,8 @@ oom:
  * Load average per CPU above which a run is too busy to test a claim:
  * with more than two other runnable tasks per CPU, each of our threads
  * ran less than half the time and rarely beside the others, so neither a
- * contention effect nor its absence can be read from the times.
+ * contention effect nor its absence can be read from the times. (The
+ * report warns of a busy machine from RUN_BUSY_LOAD, a quarter of this.)
  */
 #define CLAIM_MAX_LOAD_PER_CPU 2.0
 
@@ -302,7 +303,11 @@ static double load_per_cpu(const struct results *set, unsigned int file)
 {
 	json_t *ctx = set->files[file].context;
 	json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
-	json_t *cpus = json_object_get(ctx, "num_cpus");
+	json_t *cpus = json_object_get(json_object_get(ctx, "topology"), "nr_allowed_cpus");
+
+	/* the CPUs the run could use, as the run-level warning counts them */
+	if (!json_is_integer(cpus))
+		cpus = json_object_get(ctx, "num_cpus");
 
 	if (!json_is_number(load) || !json_is_integer(cpus) || json_integer_value(cpus) < 1)
 		return NAN;
@@ -373,12 +378,12 @@ void claim_check(const struct results *set, const struct analysis *a,
 	compare_cases(set, f, va->c, vb ? vb->c : NULL, r);
 	load = load_per_cpu(set, f->file);
 	if (r->mark != CLAIM_NOT_TESTABLE && load > CLAIM_MAX_LOAD_PER_CPU) {
-		char numbers[160];
+		char numbers[256];
 
 		claim_numbers(numbers, sizeof(numbers), r);
-		not_testable(r, "the machine was busy (load average %.1f per CPU when the run started): "
-			     "threads shared their CPUs with other tasks, so times include waiting; rerun "
-			     "on an idle machine (measured anyway: %s)", load, numbers);
+		not_testable(r, "busy machine (load average %.1f per CPU at the start): threads took "
+			     "turns with other work; rerun on an idle machine. Measured anyway: %s",
+			     load, numbers);
 	}
 }
 

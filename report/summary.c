@@ -221,6 +221,9 @@ void markdown_summary(FILE *out, const struct report_input *in)
 	}
 	fputs("## Summary\n\n", out);
 	write_not_seen(out, in, &cr);
+	if (cr.nr_not_testable && !cr.nr_seen && !cr.nr_not_seen)
+		fprintf(out, "> **None of the lessons' %zu claims could be tested on this run**: the claims "
+			"table below says why for each, with the numbers measured anyway.\n\n", cr.nr);
 	write_family_rows(out, in, &cr);
 	if (has_figure(in->a))
 		fputs("![The fix's gain in every family, at 1 thread and at the most threads](" SUMMARY_FIGURE ")\n\n",

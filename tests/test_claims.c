@@ -215,7 +215,7 @@ static void test_not_testable(void **state)
 	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(10.0));
 	r = check(fx, c);
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
-	assert_non_null(strstr(r.why, "busy (load average 5.0 per CPU"));
+	assert_non_null(strstr(r.why, "busy machine (load average 5.0 per CPU"));
 	assert_non_null(strstr(r.why, "4.34x"));	/* the numbers, measured anyway */
 	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(0.5));
 	/* a counter the run did not record */

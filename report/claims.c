@@ -63,6 +63,10 @@ void claim_expectation(char *buf, size_t len, const struct kernel_claim *c)
 		snprintf(buf, len, "%s / %s within %s either way (%s)", c->a, c->b,
 			 format_ratio(x, c->x), metric_name(c));
 		break;
+	case CLAIM_AT_MOST:
+		snprintf(buf, len, "%s / %s ≤ %s (%s)", c->a, c->b, format_ratio(x, c->x),
+			 metric_name(c));
+		break;
 	case CLAIM_BELOW:
 		snprintf(buf, len, "%s of %s < %s", metric_name(c), c->a, format_sig(x, c->x));
 		break;
@@ -281,6 +285,8 @@ static void compare_cases(const struct results *set, const struct family_view *f
 	if (c->relation == CLAIM_AT_LEAST)
 		r->mark = r->ratio.ratio >= c->x &&
 			  verdict_of(&r->ratio, r->p) == VERDICT_SLOWER ? CLAIM_SEEN : CLAIM_NOT_SEEN;
+	else if (c->relation == CLAIM_AT_MOST)
+		r->mark = r->ratio.ratio <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
 	else
 		r->mark = isfinite(r->ratio.lo) && r->ratio.lo >= 1 / c->x &&
 			  r->ratio.hi <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;

@@ -181,7 +181,8 @@ static void write_claims_table(FILE *out, const struct report_input *in,
 		return;
 	fprintf(out, "### The lessons' claims, checked on this run\n\n"
 		"%zu seen, %zu not seen, %zu not testable here. *at least x*: the median ratio is at least "
-		"x and the rule above calls the first variant slower; *within x*: the ratio's whole "
+		"x and the rule above calls the first variant slower; *at most x*: the median ratio is at "
+		"most x; *within x*: the ratio's whole "
 		"95%% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
 		"95%% CI is below (above) the bound.\n\n"
 		"| family | claim | expected | condition | mark | measured |\n"

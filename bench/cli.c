@@ -12,14 +12,53 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
+/*
+ * Messages quote the user's values: a control byte in one (an escape
+ * sequence, a newline) is shown as \xNN, never sent to the terminal.
+ */
 static void vreport(const char *fmt, va_list ap)
 {
-	fputs("bouncelab: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[2048];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "bouncelab: %s\n", printable(line));
+}
+
+const char *printable(const char *text)
+{
+	static char buf[4 * 2048 + 1];
+	size_t used = 0;
+
+	for (const unsigned char *p = (const unsigned char *)text;
+	     *p && used + 5 < sizeof(buf); p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+						 "\\x%02x", *p);
+		else
+			buf[used++] = (char)*p;
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
+int close_stdout(int status)
+{
+	int failed = fflush(stdout) != 0 || ferror(stdout);
+	int saved = errno;
+
+	if (fclose(stdout) && !failed) {
+		failed = 1;
+		saved = errno;
+	}
+	if (!failed)
+		return status;
+	fprintf(stderr, "bouncelab: write error on standard output: %s\n",
+		saved ? strerror(saved) : "unknown error");
+	return status ? status : EXIT_RUNTIME;
 }
 
 int usage_error(const char *fmt, ...)
@@ -103,5 +142,5 @@ void default_output_path(const char *name, char *buf, size_t len)
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "results/%s/%s", stamp, name);
+	snprintf(buf, len, "results/%s-%ld/%s", stamp, (long)getpid(), name);
 }

@@ -4,9 +4,16 @@
 
 #include <stddef.h>
 
-/* Exit statuses: 2 for bad usage or input, 1 for a failed run. */
-#define EXIT_USAGE 2
+/*
+ * Exit statuses, the same for every command (README, "Exit status"):
+ * 0 done; 1 failed at run time (nothing useful written, or stdout could
+ * not be written); 2 bad usage or input (nothing run or written); 3 a run
+ * finished with some repetitions failed; 128 + N stopped by signal N, the
+ * finished repetitions written and marked incomplete.
+ */
 #define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define EXIT_PARTIAL 3
 
 /* Each subcommand gets its name as argv[0]. */
 int cmd_run(int argc, char **argv);
@@ -33,7 +40,20 @@ double parse_seconds(const char *text);
 /* Parses an integer in [min, max]; returns 0, or -1. */
 int parse_long(const char *text, long min, long max, long *out);
 
-/* results/<YYYYmmdd-HHMMSS>/NAME: where a run's files go by default. */
+/*
+ * results/<YYYYmmdd-HHMMSS>-<pid>/NAME: where a run's files go by default;
+ * two commands started in one second get two directories.
+ */
 void default_output_path(const char *name, char *buf, size_t len);
+
+/*
+ * Flushes and closes stdout. A write error that the command did not see
+ * (a full disk, /dev/full, a closed pipe) is reported, as coreutils does,
+ * and turns status 0 into 1. Returns the status to exit with.
+ */
+int close_stdout(int status);
+
+/* text with control bytes shown as \xNN, for messages; in a static buffer. */
+const char *printable(const char *text);
 
 #endif

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "format.h"
 #include "results_read.h"
+#include "verdict.h"
 
 struct side {
 	const char *path;
@@ -46,19 +47,35 @@ static void case_label(char *buf, size_t len, const struct result_case *c)
 			 c->threads, plural);
 }
 
+/*
+ * One row: A and B, B/A with its CI, the U test, and the verdict by the
+ * report's one rule (verdict.h). For ns per op the verdict is "faster" or
+ * "slower"; for a counter, "higher" or "lower". A counter that is a fixed
+ * count over the op count gets no test: it would test the op count.
+ */
 static void write_ratio_row(const char *label, const double *a, size_t na,
-			    const double *b, size_t nb)
+			    const double *b, size_t nb, bool is_time, bool untestable)
 {
 	char ma[FORMAT_LEN], mb[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN];
 	double med_a = stats_median(a, na), med_b = stats_median(b, nb);
+	double pv = untestable ? NAN : stats_mann_whitney_p(a, na, b, nb);
 	struct stats_ratio ratio;
+	enum verdict v;
 
 	printf("| %s | %s | %s | ", label, format_sig(ma, med_a), format_sig(mb, med_b));
-	if (med_a == 0 || stats_ratio_of_medians(b, nb, a, na, &ratio))
-		printf("n/a");
-	else
-		printf("%s", format_ratio_ci(r, &ratio));
-	printf(" | %s |\n", format_p(p, stats_mann_whitney_p(a, na, b, nb)));
+	if (med_a == 0 || stats_ratio_of_medians(b, nb, a, na, &ratio)) {
+		printf("n/a | %s | n/a |\n", format_p(p, pv));
+		return;
+	}
+	printf("%s | ", format_ratio_ci(r, &ratio));
+	if (untestable) {
+		printf("n/a | not tested: a fixed count over the op count |\n");
+		return;
+	}
+	v = verdict_of(&ratio, pv);
+	printf("%s | %s |\n", format_p(p, pv),
+	       v == VERDICT_FASTER ? (is_time ? "B faster" : "B lower") :
+	       v == VERDICT_SLOWER ? (is_time ? "B slower" : "B higher") : verdict_word(v));
 }
 
 /* The counters both cases have, one row each. */
@@ -72,7 +89,8 @@ static void write_counters(const struct result_case *a, const struct result_case
 		if (!cb)
 			continue;
 		snprintf(label, sizeof(label), "    counter %s", ca->name);
-		write_ratio_row(label, ca->values, ca->n, cb->values, cb->n);
+		write_ratio_row(label, ca->values, ca->n, cb->values, cb->n, false,
+				case_counters_are_count_over_ops(a, ca, b, cb));
 	}
 }
 
@@ -82,7 +100,7 @@ static double compare_case(const struct result_case *a, const struct result_case
 	double med_a = a->ns_stats.median, med_b = b->ns_stats.median;
 
 	case_label(label, sizeof(label), a);
-	write_ratio_row(label, a->ns, a->n, b->ns, b->n);
+	write_ratio_row(label, a->ns, a->n, b->ns, b->n, true, false);
 	write_counters(a, b);
 	return med_b / med_a;
 }
@@ -119,8 +137,10 @@ static int compare_sides(const struct side *a, const struct side *b)
 	describe("A", a);
 	describe("B", b);
 	printf("\nB/A of ns per op (below 1: B is faster), ratio of medians with a bootstrap 95%% CI,\n"
-	       "and the two-sided Mann-Whitney U p-value (n/a with fewer than 2 repetitions):\n\n"
-	       "| benchmark | A | B | B/A | p |\n|---|---:|---:|---:|---:|\n");
+	       "and the two-sided Mann-Whitney U p-value (n/a with fewer than 2 repetitions).\n"
+	       "B is faster or slower only when the CI excludes 1 and p < 0.05; otherwise the\n"
+	       "two are within noise. A counter that is a fixed count over the op count is not tested.\n\n"
+	       "| benchmark | A | B | B/A | p | verdict |\n|---|---:|---:|---:|---:|---|\n");
 	while (i < a->cases.nr || j < b->cases.nr) {
 		int c = i == a->cases.nr ? 1 : j == b->cases.nr ? -1 :
 			result_case_compare(&a->cases.cases[i], &b->cases.cases[j]);

@@ -11,6 +11,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "latency", required_argument, NULL, 'l' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -27,14 +28,18 @@ int cmd_report(int argc, char **argv)
 		case 'l':
 			opts.latency = optarg;
 			break;
+		case 'F':
+			opts.force = true;
+			break;
 		case 'h':
-			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE]\n\n"
+			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE] [--force]\n\n"
 			       "Writes DIR/report.md, its plots in DIR/plots/ and will-it-scale-style\n"
 			       "CSV files in DIR/will-it-scale/ from one or more results files (several\n"
 			       "machines' files give one report comparing them).\n\n"
 			       "  -o, --output DIR     where the report goes (created if missing)\n"
 			       "  --latency FILE       a latency matrix from 'bouncelab topo --latency',\n"
 			       "                       drawn as a heatmap\n"
+			       "  --force              replace a report already in DIR\n"
 			       "  -h, --help           this help\n");
 			return 0;
 		default:

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* bouncelab run: plan the suite, run it under Google Benchmark, write JSON. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +17,9 @@
 #include "counters.h"
 #include "gbench.h"
 #include "interrupt.h"
+#include "journal.h"
 #include "output.h"
+#include "output_path.h"
 #include "results.h"
 #include "stats.h"
 #include "suite.h"
@@ -34,7 +38,10 @@
 
 struct run_progress {
 	struct suite *suite;
-	json_t *rows;
+	struct journal journal;		/* every finished repetition, on disk */
+	bool journal_failed;
+	bool quiet;			/* stderr is gone (a closed pipe): no progress */
+	unsigned int failed;		/* repetitions that reported an error */
 	unsigned int done;
 	unsigned int total;
 	struct timespec start;
@@ -69,13 +76,21 @@ static void run_usage(FILE *out)
 		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
 		"  --console               also print Google Benchmark's console table\n"
-		"  --force                 replace the results file if it exists\n"
+		"  --force                 replace the results file if it exists (only with a\n"
+		"                          complete run: an interrupted one goes beside it)\n"
+		"  --resume FILE|DIR       recover the repetitions a stopped run left in its\n"
+		"                          journal (FILE.journal) into FILE, marked incomplete\n"
 		"  --watchdog S            end a run taking longer than S seconds and go on\n"
 		"                          (default the larger of %g and %g x --min-time)\n"
 		"  --dry-run               print the cases and exit: runs and writes nothing\n"
 		"  -h, --help              this help\n\n"
-		"SIGINT or SIGTERM stops after the current benchmark: the finished rows\n"
-		"are written, marked incomplete, and the exit status is 130 or 143.\n",
+		"Every finished repetition goes at once to FILE.journal, flushed to disk.\n"
+		"SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGQUIT stops after the current\n"
+		"benchmark: the finished rows are written, marked incomplete, and the exit\n"
+		"status is 128 + the signal (130 for Ctrl-C). If the process is killed,\n"
+		"'--resume FILE' recovers them from the journal. Exit status: 0 all cases\n"
+		"ran, 3 some repetitions failed (the rest are written), 1 none ran or the\n"
+		"results could not be written, 2 bad usage.\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
 		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS, WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES);
 }
@@ -101,6 +116,9 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 	{
 		char name[64];
 
+		if ((size_t)(eq - dot - 1) >= sizeof(name))
+			return usage_error("--param '%.80s': a parameter name of %d characters: expected at most %zu (see 'bouncelab list')",
+					   text, (int)(eq - dot - 1), sizeof(name) - 1);
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
 		p = kernel_param_index(f, name);
 		if (p < 0)
@@ -114,6 +132,9 @@ static int parse_param_option(const char *text, struct suite_options *opts)
 	memset(o, 0, sizeof(*o));
 	o->family = f;
 	o->param = p;
+	if (strlen(eq + 1) >= sizeof(values))
+		return usage_error("--param '%.40s...': a value list of %zu characters: expected at most %zu",
+				   text, strlen(eq + 1), sizeof(values) - 1);
 	snprintf(values, sizeof(values), "%s", eq + 1);
 	if (!*values)
 		return usage_error("--param '%s': expected at least one value", text);
@@ -274,7 +295,18 @@ static void on_run(const struct gbench_run *run, void *arg)
 	row.run_name = name;
 	row.repetitions = pr->nr_rounds;
 	row.repetition_index = pr->round;
-	json_array_append_new(pr->rows, results_row(&row, c));
+	if (!pr->journal_failed) {
+		json_t *obj = results_row(&row, c);
+		char err[600];
+
+		/* On disk before the next repetition starts. */
+		if (journal_append(&pr->journal, obj, err, sizeof(err))) {
+			runtime_error("%s: stopping the run", err);
+			pr->journal_failed = true;
+			interrupt_request(INTERRUPT_ERROR);
+		}
+		json_decref(obj);
+	}
 	if (!run->error_occurred) {
 		/*
 		 * Reported iterations are summed over the threads. A case
@@ -288,8 +320,15 @@ static void on_run(const struct gbench_run *run, void *arg)
 			    pr->nr_samples[i] < pr->per_case)
 				pr->samples[i * pr->per_case + pr->nr_samples[i]++] =
 					run->counter_values[k];
+	} else {
+		pr->failed++;
 	}
 	pr->done++;
+	/* A closed pipe takes no more progress, and raises SIGPIPE each time. */
+	if (interrupt_signal() == SIGPIPE || ferror(stderr))
+		pr->quiet = true;
+	if (pr->quiet)
+		return;
 	elapsed = seconds_since(&pr->start);
 	/*
 	 * On a terminal one status line is rewritten in place, and only
@@ -374,65 +413,146 @@ static int print_plan(const struct suite *suite, const struct suite_options *opt
 }
 
 /*
- * Refuses to replace a results file without --force, and fails before any
- * benchmark runs when the file cannot be written, not after a long run.
+ * A results file's worth of bytes per repetition, twice (the journal and
+ * the file), and a margin: what the output's disk must hold.
  */
-static int check_output(const char *out, bool force)
+static uint64_t estimate_results_bytes(unsigned int repetitions)
 {
-	struct stat st;
-	char err[512];
-
-	if (!*out || out[strlen(out) - 1] == '/')
-		return usage_error("--out '%s': expected a file path", out);
-	if (lstat(out, &st))
-		st.st_mode = 0;
-	/* rename() would put a regular file in place of a device or a link. */
-	if (st.st_mode && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return usage_error("--out '%s': exists and is not a regular file: expected a results file path",
-				   out);
-	if (!force && S_ISREG(st.st_mode))
-		return usage_error("--out '%s': the file exists: expected a new path, or --force to replace it",
-				   out);
-	if (output_check_writable(out, err, sizeof(err)))
-		return runtime_error("%s", err);
-	return 0;
+	return (uint64_t)repetitions * 2 * 4096 + (1u << 16);
 }
 
-/* "interrupted by SIGINT after 4 of 18 repetitions" */
-static void mark_incomplete(json_t *context, int signo,
-			    const struct run_progress *pr)
+/* The journal's text as a results document, or NULL with err. */
+static json_t *load_journal(const char *path, bool mark_incomplete,
+			    size_t *nr_rows, size_t *total, char *err,
+			    size_t errlen)
 {
-	char why[128];
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0;
+	json_t *doc = NULL;
 
-	snprintf(why, sizeof(why), "interrupted by %s after %u of %u repetitions",
-		 interrupt_signal_name(signo),
-		 pr->done, pr->total);
-	json_object_set_new(context, "incomplete", json_string(why));
+	if (!f) {
+		snprintf(err, errlen, "cannot read the journal %s: %s", path,
+			 strerror(errno));
+		return NULL;
+	}
+	{
+		FILE *mem = open_memstream(&text, &len);
+		char buf[65536];
+		size_t n;
+
+		while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, mem);
+		if (!mem || ferror(f) || fclose(mem)) {
+			snprintf(err, errlen, "cannot read the journal %s", path);
+			fclose(f);
+			free(text);
+			return NULL;
+		}
+	}
+	fclose(f);
+	if (!journal_is(text, len))
+		snprintf(err, errlen, "%s: not a bouncelab journal: expected its first line to start %s",
+			 path, JOURNAL_MAGIC);
+	else
+		doc = journal_parse(text, len, path, mark_incomplete, nr_rows, total,
+				    err, errlen);
+	free(text);
+	return doc;
+}
+
+static const char *run_id_of(json_t *doc)
+{
+	return json_string_value(json_object_get(json_object_get(doc, "context"),
+						 "run_id"));
 }
 
 /*
- * Writes the finished rows. After SIGINT or SIGTERM the file is marked
- * incomplete and the exit status is 128 + the signal, as the shell's own.
+ * Writes doc to target: a new file, or over a complete one when replace
+ * is set. Returns 0 or -1 with err.
  */
-static int write_results(const char *out, json_t *context,
-			 const struct run_progress *pr, bool force)
+static int write_doc(const char *target, json_t *doc, bool replace, char *err,
+		     size_t errlen)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2));
+	int ret;
+
+	if (!text) {
+		snprintf(err, errlen, "cannot encode the results of %.900s", target);
+		return -1;
+	}
+	ret = replace ? output_write_file(target, text, strlen(text), err, errlen) :
+			output_write_new_file(target, text, strlen(text), err, errlen);
+	free(text);
+	return ret;
+}
+
+/*
+ * Builds the results file from the journal and writes it, with the caught
+ * signals held back: a second Ctrl-C now waits until the file is whole.
+ * After a signal the file is marked incomplete, and it never replaces a
+ * complete one (--force): it goes beside it. Then the journal goes.
+ */
+static int write_results(const struct output_claim *claim, json_t *context,
+			 struct run_progress *pr)
 {
 	int signo = interrupt_signal();
-	char err[512];
+	const char *out = claim->path;
+	char err[1024], sibling[PATH_MAX];
+	const char *target = out;
+	size_t nr_rows, total;
+	json_t *doc, *ctx;
+	int ret = 0;
 
-	if (signo)
-		mark_incomplete(context, signo, pr);
-	if (results_write(out, context, pr->rows, force, err, sizeof(err)))
+	doc = load_journal(pr->journal.path, false, &nr_rows, &total, err, sizeof(err));
+	if (!doc) {
+		journal_close(&pr->journal, false);
 		return runtime_error("%s", err);
+	}
+	ctx = json_object_get(doc, "context");
+	/* Again: a thread may have dropped an event during the run. */
+	json_object_set(ctx, "counters", json_object_get(context, "counters"));
 	if (signo) {
-		runtime_error("%s: wrote the %u finished repetitions to %s, marked incomplete",
-			      interrupt_signal_name(signo), pr->done, out);
+		char why[160];
+
+		snprintf(why, sizeof(why), "interrupted by %s after %u of %u repetitions",
+			 interrupt_signal_name(signo), pr->done, pr->total);
+		json_object_set_new(ctx, "incomplete", json_string(why));
+		if (claim->exists) {
+			output_incomplete_sibling(out, sibling, sizeof(sibling));
+			target = sibling;
+		}
+	}
+	if (write_doc(target, doc, target == out && claim->exists, err, sizeof(err))) {
+		journal_close(&pr->journal, false);
+		json_decref(doc);
+		return runtime_error("%s; the %zu finished repetitions are in %s: recover them with 'bouncelab run --resume %s'",
+				     err, nr_rows, pr->journal.path, out);
+	}
+	journal_close(&pr->journal, true);
+	json_decref(doc);
+	if (signo) {
+		if (pr->journal_failed)
+			return runtime_error("the run stopped on an error: wrote the %u finished repetitions to %s, marked incomplete",
+					     pr->done, target);
+		runtime_error("%s: wrote the %u finished repetitions to %s, marked incomplete%s",
+			      interrupt_signal_name(signo), pr->done, target,
+			      target != out ? " (beside the complete file --force would have replaced)" : "");
 		return 128 + signo;
 	}
+	if (pr->failed == pr->done)
+		return runtime_error("every one of the %u repetitions failed: %s has their errors, and no result",
+				     pr->done, out);
 	print_summary(pr);
-	fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out,
-		seconds_since(&pr->start));
-	return 0;
+	if (pr->failed) {
+		ret = runtime_error("%u of %u repetitions failed (their errors are in %s): the summary and the report leave them out",
+				    pr->failed, pr->done, out);
+		ret = EXIT_PARTIAL;
+	}
+	if (!pr->quiet)
+		fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out,
+			seconds_since(&pr->start));
+	return ret;
 }
 
 /*
@@ -464,10 +584,22 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 	}
 }
 
-static int run_suite(struct suite *suite, const struct suite_options *opts,
-		     const char *out, bool force, double watchdog)
+/* "<pid>-<seconds>.<ns>": tells this run's journal and file from others'. */
+static json_t *new_run_id(void)
 {
-	char time_flag[64], err[512];
+	struct timespec now;
+	char id[64];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(id, sizeof(id), "%ld-%lld.%09ld", (long)getpid(),
+		 (long long)now.tv_sec, now.tv_nsec);
+	return json_string(id);
+}
+
+static int run_suite(struct suite *suite, const struct suite_options *opts,
+		     const struct output_claim *claim, double watchdog)
+{
+	char time_flag[64], err[1024];
 	char arg0[] = "bouncelab", one_repetition[] = "--benchmark_repetitions=1";
 	char interleave[] = "--benchmark_enable_random_interleaving=true";
 	char *gb_argv[] = { arg0, one_repetition, time_flag, interleave, NULL };
@@ -477,48 +609,163 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 
 	snprintf(time_flag, sizeof(time_flag), "--benchmark_min_time=%g", opts->min_time);
 	gbench_initialize(4, gb_argv);
-	pr.rows = json_array();
 	pr.per_case = (unsigned int)opts->repetitions;
 	pr.nr_rounds = (unsigned int)opts->repetitions;
 	pr.samples = calloc((size_t)suite->nr_cases * pr.per_case, sizeof(double));
 	pr.nr_samples = calloc(suite->nr_cases, sizeof(unsigned int));
 	pr.iterations = calloc(suite->nr_cases, sizeof(uint64_t));
-	if (!pr.rows || !pr.samples || !pr.nr_samples || !pr.iterations) {
+	if (!pr.samples || !pr.nr_samples || !pr.iterations) {
 		free(pr.samples);
 		free(pr.nr_samples);
 		free(pr.iterations);
-		json_decref(pr.rows);
 		return runtime_error("out of memory for %u cases", suite->nr_cases);
 	}
 	pr.total = suite->nr_cases * (unsigned int)opts->repetitions;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	context = results_context();
 	json_object_set_new(context, "command", json_string(run_command));
+	json_object_set_new(context, "run_id", new_run_id());
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	pr.tty = isatty(STDERR_FILENO);
-	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds\n",
-		suite->nr_cases, opts->repetitions);
-	interrupt_reset();
-	if (watchdog_start(watchdog, err, sizeof(err))) {
+	if (journal_create(&pr.journal, claim->path, context, pr.total, err, sizeof(err)))
 		ret = runtime_error("%s", err);
-	} else {
-		if (interrupt_catch())
-			fprintf(stderr, "bouncelab: cannot catch SIGINT: Ctrl-C loses the run\n");
-		run_rounds(suite, opts, &pr);
-		if (pr.tty)
-			fputc('\n', stderr);
-		interrupt_release();
-		watchdog_stop();
+	else if (watchdog_start(watchdog, err, sizeof(err)))
+		ret = runtime_error("%s", err);
+	if (ret) {
+		journal_close(&pr.journal, true);
+		goto out;
 	}
-	/* Again: a thread may have dropped an event during the run. */
+	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds; each finished one goes to %s\n",
+		suite->nr_cases, opts->repetitions, pr.journal.path);
+	run_rounds(suite, opts, &pr);
+	if (pr.tty && !pr.quiet)
+		fputc('\n', stderr);
+	watchdog_stop();
 	json_object_set_new(context, "counters", counters_context());
-	if (!ret)
-		ret = write_results(out, context, &pr, force);
+	interrupt_block(true);
+	ret = write_results(claim, context, &pr);
+out:
 	json_decref(context);
-	json_decref(pr.rows);
 	free(pr.samples);
 	free(pr.nr_samples);
 	free(pr.iterations);
+	return ret;
+}
+
+/*
+ * run --resume FILE|DIR: the results of a run that was killed, from its
+ * journal. A results file already there from the same run means the run
+ * finished and only the journal's removal was cut short; one from another
+ * run (the one --force was replacing) is kept, and the recovered rows go
+ * beside it.
+ */
+static int resume(const char *arg)
+{
+	char out[PATH_MAX], journal_path[PATH_MAX + 16], sibling[PATH_MAX], err[1024];
+	struct output_claim claim;
+	struct stat st;
+	size_t nr_rows, total, len = strlen(arg);
+	const char *target;
+	json_t *doc, *old;
+	int ret;
+
+	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
+		ret = snprintf(out, sizeof(out), "%s/results.json", arg);
+	else if (len > strlen(JOURNAL_SUFFIX) &&
+		 !strcmp(arg + len - strlen(JOURNAL_SUFFIX), JOURNAL_SUFFIX))
+		ret = snprintf(out, sizeof(out), "%.*s", (int)(len - strlen(JOURNAL_SUFFIX)), arg);
+	else
+		ret = snprintf(out, sizeof(out), "%s", arg);
+	if (ret >= (int)sizeof(out))
+		return usage_error("--resume: a path of %zu bytes: expected at most %d", len,
+				   PATH_MAX - 1);
+	snprintf(journal_path, sizeof(journal_path), "%s" JOURNAL_SUFFIX, out);
+	if (lstat(journal_path, &st) || !S_ISREG(st.st_mode))
+		return usage_error("--resume '%s': no journal %s: expected the results file or directory of a run that stopped",
+				   arg, journal_path);
+	/* Force: whatever is at out is looked at below, never just replaced. */
+	ret = output_claim(&claim, "--resume", out, OUTPUT_FILE, true,
+			   (uint64_t)st.st_size * 2, err, sizeof(err));
+	if (ret)
+		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
+	doc = load_journal(journal_path, true, &nr_rows, &total, err, sizeof(err));
+	if (!doc) {
+		output_release(&claim, true);
+		return usage_error("%s", err);
+	}
+	target = out;
+	if (claim.exists) {
+		old = json_load_file(out, 0, NULL);
+		if (old && run_id_of(old) && run_id_of(doc) &&
+		    !strcmp(run_id_of(old), run_id_of(doc))) {
+			json_decref(old);
+			json_decref(doc);
+			unlink(journal_path);
+			output_release(&claim, true);
+			fprintf(stderr, "bouncelab: %s is the finished run's file already; removed its journal\n",
+				out);
+			return 0;
+		}
+		json_decref(old);
+		output_incomplete_sibling(out, sibling, sizeof(sibling));
+		target = sibling;
+	}
+	interrupt_block(true);
+	ret = write_doc(target, doc, false, err, sizeof(err));
+	json_decref(doc);
+	if (!ret)
+		unlink(journal_path);
+	output_release(&claim, true);
+	interrupt_block(false);
+	if (ret)
+		return runtime_error("%s", err);
+	fprintf(stderr, "bouncelab: recovered %zu of %zu repetitions from %s into %s, marked incomplete\n",
+		nr_rows, total, journal_path, target);
+	return 0;
+}
+
+/*
+ * Claims the output (output_path.h) before any benchmark runs, with the
+ * signals already caught: a Ctrl-C during the checks leaves nothing.
+ */
+static int claim_and_run(struct suite *suite, const struct suite_options *opts,
+			 const char *out, bool force, double watchdog)
+{
+	char journal_path[PATH_MAX + 16], err[1024];
+	unsigned int total = suite->nr_cases * (unsigned int)opts->repetitions;
+	struct output_claim claim;
+	struct stat st;
+	int ret;
+
+	interrupt_reset();
+	if (interrupt_catch())
+		fprintf(stderr, "bouncelab: cannot catch signals: a Ctrl-C keeps only the journal\n");
+	ret = output_claim(&claim, "--out", out, OUTPUT_FILE, force,
+			   estimate_results_bytes(total), err, sizeof(err));
+	if (ret) {
+		ret = ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
+		goto out;
+	}
+	snprintf(journal_path, sizeof(journal_path), "%s" JOURNAL_SUFFIX, claim.path);
+	if (!lstat(journal_path, &st)) {
+		ret = usage_error("--out '%s': a run that stopped left its repetitions in %s: expected 'bouncelab run --resume %s' first, or another path",
+				  out, journal_path, out);
+		output_release(&claim, false);
+		goto out;
+	}
+	if (interrupt_signal()) {
+		output_release(&claim, false);
+		ret = 128 + interrupt_signal();
+		goto out;
+	}
+	counters_prepare(stderr);
+	ret = run_suite(suite, opts, &claim, watchdog);
+	/* The directories stay when the journal or results are in them. */
+	output_release(&claim, !access(claim.path, F_OK) || !access(journal_path, F_OK));
+out:
+	/* A signal held back during the write reaches our handler first. */
+	interrupt_block(false);
+	interrupt_release();
 	return ret;
 }
 
@@ -537,6 +784,7 @@ int cmd_run(int argc, char **argv)
 		{ "counters", required_argument, NULL, 'C' },
 		{ "events", required_argument, NULL, 'E' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "resume", required_argument, NULL, 'R' },
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -545,7 +793,7 @@ int cmd_run(int argc, char **argv)
 	struct suite_options opts = { .repetitions = 0 };
 	static char placement_store[SUITE_MAX_PLACEMENTS][64];
 	char out_buf[512], err[512];
-	const char *out = NULL;
+	const char *out = NULL, *resume_from = NULL;
 	const char *counter_sets = COUNTERS_DEFAULT_SETS, *events = NULL;
 	bool force = false, dry_run = false;
 	double watchdog = 0;
@@ -606,6 +854,9 @@ int cmd_run(int argc, char **argv)
 		case 'F':
 			force = true;
 			break;
+		case 'R':
+			resume_from = optarg;
+			break;
 		case 'w':
 			watchdog = parse_seconds(optarg);
 			if (watchdog < 0)
@@ -625,6 +876,8 @@ int cmd_run(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("run: unexpected argument '%s': see 'bouncelab run --help'",
 				   argv[optind]);
+	if (resume_from)
+		return resume(resume_from);
 	if (!opts.repetitions)
 		opts.repetitions = opts.quick ? QUICK_REPETITIONS : DEFAULT_REPETITIONS;
 	if (opts.min_time == 0)
@@ -655,11 +908,7 @@ int cmd_run(int argc, char **argv)
 	if (dry_run)
 		ret = print_plan(&suite, &opts, out, watchdog);
 	else
-		ret = check_output(out, force);
-	if (!ret && !dry_run) {
-		counters_prepare(stderr);
-		ret = run_suite(&suite, &opts, out, force, watchdog);
-	}
+		ret = claim_and_run(&suite, &opts, out, force, watchdog);
 	suite_free(&suite);
 	topo_close(topo);
 	return ret;

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "latency.h"
 #include "output.h"
+#include "output_path.h"
 #include "results.h"
 #include "topo.h"
 
@@ -37,6 +38,8 @@ struct topo_options {
 	long samples;
 	long round_trips;
 	const char *latency_out;
+	bool force;			/* --force: replace an existing latency file */
+	struct output_claim claim;	/* the latency file, held while measuring */
 	bool latency_tuned;		/* a --latency-only option was given */
 };
 
@@ -60,6 +63,7 @@ static void topo_usage(FILE *out)
 		"  --samples S             samples per pair (default %d)\n"
 		"  --round-trips R         round trips per sample (default %d)\n"
 		"  --latency-out FILE      latency JSON (default results/<time>/latency.json)\n"
+		"  --force                 replace the latency file if it exists\n"
 		"  -h, --help              this help\n\n"
 		"Classes, nearest first: same_pu, smt, l2, l3, package, numa, cross_package.\n",
 		DEFAULT_PAIRS_PER_CLASS, DEFAULT_SAMPLES, DEFAULT_ROUND_TRIPS);
@@ -217,7 +221,8 @@ static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
 	printf("  Medians and minima, not means: a VM can switch latency modes mid-run.\n");
 }
 
-static int write_latency(const struct topo *topo, const char *out, json_t *lat)
+static int write_latency(const struct topo *topo, const char *out, bool o_exists,
+			 json_t *lat)
 {
 	json_t *doc = json_object(), *context = results_context();
 	char err[512], *text;
@@ -230,7 +235,8 @@ static int write_latency(const struct topo *topo, const char *out, json_t *lat)
 	json_decref(doc);
 	if (!text)
 		return runtime_error("cannot encode the latency results");
-	if (output_write_file(out, text, strlen(text), err, sizeof(err)))
+	if ((o_exists ? output_write_file : output_write_new_file)(out, text, strlen(text),
+								 err, sizeof(err)))
 		ret = runtime_error("%s", err);
 	free(text);
 	return ret;
@@ -242,14 +248,19 @@ static int write_latency(const struct topo *topo, const char *out, json_t *lat)
  */
 static int choose_latency_out(struct topo_options *o, char *buf, size_t len)
 {
-	char err[512];
+	char err[1024];
+	int ret;
 
 	if (!o->latency_out) {
 		default_output_path("latency.json", buf, len);
 		o->latency_out = buf;
 	}
-	if (output_check_writable(o->latency_out, err, sizeof(err)))
-		return runtime_error("%s", err);
+	/* A pair's samples as JSON numbers: some tens of bytes each. */
+	ret = output_claim(&o->claim, "--latency-out", o->latency_out, OUTPUT_FILE,
+			   o->force, (uint64_t)o->samples * 64 * 64 + (1u << 16),
+			   err, sizeof(err));
+	if (ret)
+		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	return 0;
 }
 
@@ -283,7 +294,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
 				   pairs, nr_pairs);
 		print_latency_table(lat, pairs, nr_pairs, o);
-		ret = write_latency(topo, out, lat);
+		ret = write_latency(topo, out, o->claim.exists, lat);
 		if (!ret)
 			printf("  JSON: %s\n", out);
 		json_decref(lat);
@@ -317,6 +328,7 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 		{ "samples", required_argument, NULL, 's' },
 		{ "round-trips", required_argument, NULL, 'r' },
 		{ "latency-out", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -364,6 +376,10 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 			o->latency_out = optarg;
 			o->latency_tuned = true;
 			break;
+		case 'F':
+			o->force = true;
+			o->latency_tuned = true;
+			break;
 		case 'h':
 			topo_usage(stdout);
 			return -1;
@@ -379,7 +395,7 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 	if (o->threads && !o->nr_policies)
 		return usage_error("--threads %ld: expected with --policy", o->threads);
 	if (o->latency_tuned && !o->latency)
-		return usage_error("topo: --variant, --pairs-per-class, --samples, --round-trips and --latency-out go with --latency");
+		return usage_error("topo: --variant, --pairs-per-class, --samples, --round-trips, --latency-out and --force go with --latency");
 	f = catalog_find("pingpong");
 	if (o->latency && (!f || catalog_variant_index(f, o->variant) < 0))
 		return usage_error("--variant '%s': expected store_load or cas", o->variant);
@@ -428,6 +444,7 @@ int cmd_topo(int argc, char **argv)
 	if (o.latency) {
 		fflush(stdout);
 		ret = measure_latency(topo, &o);
+		output_release(&o.claim, !ret);
 	}
 out:
 	topo_close(topo);

@@ -2,7 +2,8 @@
 /*
  * The handler only stores two lock-free atomics and writes one line, all
  * async-signal-safe. SA_RESETHAND puts the default action back, so a
- * second Ctrl-C ends a run that does not stop fast enough.
+ * second Ctrl-C ends a run that does not stop fast enough; SIGPIPE keeps
+ * its handler, since every later write to the closed pipe raises it again.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,8 +14,15 @@
 #include "interrupt.h"
 #include "kernel.h"
 
+/*
+ * A closed terminal (SIGHUP), a closed pipe (SIGPIPE) and Ctrl-\ (SIGQUIT)
+ * end a run as SIGTERM does: the finished repetitions are kept.
+ */
+static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
+#define NR_CAUGHT (sizeof(caught_signals) / sizeof(caught_signals[0]))
+
 static atomic_int stop_signal;
-static struct sigaction saved_int, saved_term;
+static struct sigaction saved[NR_CAUGHT];
 static bool caught;
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_BOOL_LOCK_FREE == 2,
@@ -32,9 +40,11 @@ static void on_signal(int signo)
 	int saved_errno = errno;
 
 	interrupt_request(signo);
-	say(signo == SIGINT ?
-	    "bouncelab: SIGINT: stopping after the current benchmark (again to quit at once)\n" :
-	    "bouncelab: SIGTERM: stopping after the current benchmark\n");
+	/* A closed pipe has no reader for a message. */
+	if (signo == SIGINT)
+		say("bouncelab: SIGINT: stopping after the current benchmark (again to quit at once)\n");
+	else if (signo != SIGPIPE)
+		say("bouncelab: stopping after the current benchmark (a signal asked)\n");
 	errno = saved_errno;
 }
 
@@ -54,15 +64,17 @@ int interrupt_catch(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	/* Restart the harness's own waits rather than fail them with EINTR. */
-	sa.sa_flags = SA_RESTART | SA_RESETHAND;
-	if (sigaction(SIGINT, &sa, &saved_int))
-		return -errno;
-	if (sigaction(SIGTERM, &sa, &saved_term)) {
-		int ret = -errno;
+	for (size_t i = 0; i < NR_CAUGHT; i++) {
+		/* Restart the harness's own waits rather than fail them with EINTR. */
+		sa.sa_flags = SA_RESTART |
+			      (caught_signals[i] == SIGPIPE ? 0 : SA_RESETHAND);
+		if (sigaction(caught_signals[i], &sa, &saved[i])) {
+			int ret = -errno;
 
-		sigaction(SIGINT, &saved_int, NULL);
-		return ret;
+			while (i--)
+				sigaction(caught_signals[i], &saved[i], NULL);
+			return ret;
+		}
 	}
 	caught = true;
 	return 0;
@@ -72,9 +84,19 @@ void interrupt_release(void)
 {
 	if (!caught)
 		return;
-	sigaction(SIGINT, &saved_int, NULL);
-	sigaction(SIGTERM, &saved_term, NULL);
+	for (size_t i = 0; i < NR_CAUGHT; i++)
+		sigaction(caught_signals[i], &saved[i], NULL);
 	caught = false;
+}
+
+void interrupt_block(bool block)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < NR_CAUGHT; i++)
+		sigaddset(&set, caught_signals[i]);
+	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
 int interrupt_signal(void)
@@ -84,7 +106,22 @@ int interrupt_signal(void)
 
 const char *interrupt_signal_name(int signo)
 {
-	return signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "a signal";
+	switch (signo) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	case SIGPIPE:
+		return "SIGPIPE";
+	case SIGQUIT:
+		return "SIGQUIT";
+	case INTERRUPT_ERROR:
+		return "an error";
+	default:
+		return "a signal";
+	}
 }
 
 void interrupt_reset(void)

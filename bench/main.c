@@ -67,16 +67,17 @@ int main(int argc, char **argv)
 	counters_init();
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		usage(stdout);
-		return 0;
+		return close_stdout(0);
 	}
 	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
 		printf("bouncelab %s (Google Benchmark %s, %s)\n", BOUNCELAB_VERSION,
 		       BOUNCELAB_GBENCH_VERSION, BOUNCELAB_COMPILER);
-		return 0;
+		return close_stdout(0);
 	}
+	/* Every command's output is checked once, here (exit 1 if lost). */
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(name, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return close_stdout(commands[i].fn(argc - 1, argv + 1));
 	return usage_error("unknown command '%s': expected one of %s", name,
 			   command_names());
 }

@@ -52,6 +52,26 @@ static void cpu_facts(char *model, size_t len, bool *hypervisor)
 	fclose(f);
 }
 
+/* Memory-model facts differ by architecture (the x86 store buffer). */
+static const char *compiled_arch(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__i386__)
+	return "i386";
+#elif defined(__aarch64__)
+	return "aarch64";
+#elif defined(__arm__)
+	return "arm";
+#elif defined(__riscv)
+	return "riscv";
+#elif defined(__powerpc64__)
+	return "ppc64";
+#else
+	return "unknown";
+#endif
+}
+
 json_t *results_context(void)
 {
 	char *gb = gbench_context_json();
@@ -76,6 +96,8 @@ json_t *results_context(void)
 	json_object_set_new(ctx, "hypervisor", json_boolean(hypervisor));
 	json_object_set_new(ctx, "kernel_release",
 			    json_string(uname(&u) ? "unknown" : u.release));
+	/* The architecture the kernels were compiled for: claims depend on it. */
+	json_object_set_new(ctx, "arch", json_string(compiled_arch()));
 	json_object_set_new(ctx, "compiler", json_string(BOUNCELAB_COMPILER));
 	json_object_set_new(ctx, "build_type", json_string(BOUNCELAB_BUILD_TYPE));
 	json_object_set_new(ctx, "gbench_version", json_string(BOUNCELAB_GBENCH_VERSION));

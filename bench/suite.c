@@ -306,6 +306,67 @@ static int plan_family(struct plan_state *ps, const struct kernel_family *f,
 	}
 }
 
+/*
+ * glibc's regcomp() copies a group once per count of a bounded repetition,
+ * so nested counts multiply: '((((a{1,255}){1,255}){1,255}){1,255})' asks
+ * for 255^4 copies and grew past 17 GB. Case names are short; these
+ * bounds refuse such a pattern at once and keep any useful one.
+ */
+#define FILTER_MAX_LENGTH 256
+#define FILTER_MAX_DEPTH 8
+#define FILTER_MAX_COPIES 1024
+
+static int check_filter_bounds(const char *filter, char *err, size_t errlen)
+{
+	unsigned long copies = 1;
+	unsigned int depth = 0, max_depth = 0;
+	bool in_bracket = false;
+
+	if (strlen(filter) > FILTER_MAX_LENGTH) {
+		snprintf(err, errlen, "--filter: a pattern of %zu characters: expected at most %d",
+			 strlen(filter), FILTER_MAX_LENGTH);
+		return 2;
+	}
+	for (const char *p = filter; *p; p++) {
+		unsigned long low, high;
+		char *end;
+
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (in_bracket) {
+			in_bracket = *p != ']';
+		} else if (*p == '[') {
+			in_bracket = true;
+			/* ']' first in a bracket is a member, not its end. */
+			if (p[1] == '^')
+				p++;
+			if (p[1] == ']')
+				p++;
+		} else if (*p == '(') {
+			depth++;
+			if (depth > max_depth)
+				max_depth = depth;
+		} else if (*p == ')' && depth) {
+			depth--;
+		} else if (*p == '{' && p[1] >= '0' && p[1] <= '9') {
+			low = strtoul(p + 1, &end, 10);
+			high = *end == ',' && end[1] >= '0' && end[1] <= '9' ?
+			       strtoul(end + 1, NULL, 10) : low;
+			if (high < low)
+				high = low;
+			copies *= high ? high : 1;
+			if (copies > FILTER_MAX_COPIES)
+				break;
+		}
+	}
+	if (max_depth > FILTER_MAX_DEPTH || copies > FILTER_MAX_COPIES) {
+		snprintf(err, errlen, "--filter '%s': too costly to compile: expected at most %d nested groups and repetition counts {m,n} whose product is at most %d",
+			 filter, FILTER_MAX_DEPTH, FILTER_MAX_COPIES);
+		return 2;
+	}
+	return 0;
+}
+
 int suite_plan(const struct suite_options *opts, const struct topo *topo,
 	       struct suite *suite, char *err, size_t errlen)
 {
@@ -316,6 +377,9 @@ int suite_plan(const struct suite_options *opts, const struct topo *topo,
 
 	memset(suite, 0, sizeof(*suite));
 	if (opts->filter) {
+		ret = check_filter_bounds(opts->filter, err, errlen);
+		if (ret)
+			return ret;
 		ret = regcomp(&filter, opts->filter, REG_EXTENDED | REG_NOSUB);
 		if (ret) {
 			char why[128];

@@ -44,6 +44,13 @@ struct kernel_param {
 	const char *const *choices;
 	/* values the default suite sweeps, e.g. "0,1"; NULL: the default only */
 	const char *suite;
+	/*
+	 * Away from its default the value splits the threads into roles
+	 * (e.g. readers and writers): each thread count then runs a
+	 * different mix of work, and the report shows no scaling across
+	 * thread counts for it.
+	 */
+	bool splits_roles;
 };
 
 struct kernel_config {
@@ -73,6 +80,55 @@ struct kernel_metrics {
 		const char *name;	/* a static string: becomes a counter name */
 		double value;
 	} m[KERNEL_MAX_METRICS];
+};
+
+/*
+ * A lesson's claim: one expectation a run can check, and the condition
+ * under which it should hold. The report (report/claims.c) marks each one
+ * seen, not seen (with the numbers) or not testable here (with the
+ * reason). ratio is metric(a) / metric(b), medians, with a bootstrap CI.
+ */
+enum claim_relation {
+	/*
+	 * a/b >= x: the median ratio is at least x, and a is slower than b
+	 * by the report's one rule (CI above 1 and U test p < 0.05).
+	 */
+	CLAIM_AT_LEAST,
+	/* within a factor x: the whole CI of a/b lies in [1/x, x] */
+	CLAIM_WITHIN,
+	/* a's metric itself is below x: the upper end of its median's CI */
+	CLAIM_BELOW,
+	/* a's metric itself is above x: the lower end of its median's CI */
+	CLAIM_ABOVE,
+};
+
+enum claim_threads {
+	CLAIM_ONE_THREAD,
+	/* the most threads measured, at least 2, on distinct cores */
+	CLAIM_MOST_THREADS,
+};
+
+enum claim_arch {
+	CLAIM_ANY_ARCH,
+	/* holds where stores retire into a TSO store buffer (x86) */
+	CLAIM_X86,
+};
+
+struct kernel_claim {
+	/* the expectation in words, e.g. "a locked update pays the transfer" */
+	const char *text;
+	const char *a, *b;		/* variant names; b unused for BELOW and ABOVE */
+	/* NULL: ns per op; else a counter of the row (retries_per_success) */
+	const char *metric;
+	/*
+	 * Parameter values, "update=locked,pin_work=0"; the parameters not
+	 * named are at their defaults. NULL: every parameter at its default.
+	 */
+	const char *setting;
+	enum claim_threads threads;
+	enum claim_arch arch;
+	enum claim_relation relation;
+	double x;
 };
 
 /*
@@ -158,6 +214,19 @@ struct kernel_family {
 		      const uint64_t *ops, struct kernel_metrics *metrics,
 		      char *msg, size_t msglen);
 	void (*destroy)(void *state);
+
+	/* What the lesson claims, checked against every run's results. */
+	const struct kernel_claim *claims;
+	unsigned int nr_claims;
+	/*
+	 * The lesson in one line, for the report's summary, and a
+	 * predict-then-measure exercise (bouncelab lesson FAMILY): the
+	 * question, the command to run and how to read the answer.
+	 */
+	const char *lesson_line;
+	const char *exercise_question;
+	const char *exercise_command;
+	const char *exercise_reading;
 	/*
 	 * What one operation of cfg->variant does to shared lines with
 	 * cfg->nr_threads threads (model/). NULL: the model cannot predict

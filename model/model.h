@@ -35,8 +35,8 @@ struct mva_result {
 /*
  * Exact single-class MVA for n customers: think ns of delay per operation,
  * and nr kinds of queueing centre. Kind k has copies[k] identical copies
- * (e.g. one line per group of threads) and each operation puts demand[k]
- * ns on them, spread evenly. Returns 0, or -1 when the input is not a
+ * and each operation puts demand[k] ns on one of them, chosen at random
+ * (product form: the same as copies[k] centres of demand[k] / copies[k]). Returns 0, or -1 when the input is not a
  * network (a negative or non-finite number, fewer than one copy, too many
  * kinds, n = 0).
  */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * From a variant's access profile and a machine to a queueing network,
- * and from its solution to a prediction. model_doc.md derives each rule.
+ * and from its solution to a prediction. model_doc.md derives each rule
+ * and lists what the model leaves out.
  *
  * - Private work: the 1-thread ns/op, scaled by the clock ratio when the
  *   machine is another one. It is the delay centre.
@@ -88,6 +89,16 @@ static bool drains_store_buffer(const struct access_profile *p)
 	return false;
 }
 
+/* Every contended line is a group's (false sharing), of one group size. */
+static bool only_group_lines(const struct access_profile *p)
+{
+	for (unsigned int i = 0; i < p->nr_lines; i++)
+		if (p->lines[i].shared_by != LINE_SHARED_BY_GROUP ||
+		    p->lines[i].group_size != p->lines[0].group_size)
+			return false;
+	return true;
+}
+
 struct network {
 	double think;
 	unsigned int nr;
@@ -98,6 +109,7 @@ struct network {
 	double transfer[MVA_MAX_CENTRES];
 	bool retries[MVA_MAX_CENTRES];
 	const char *name[MVA_MAX_CENTRES];
+	bool one_group;		/* the network is one group of false sharers */
 };
 
 /* One line of the profile: a centre, latency, or nothing. */
@@ -122,7 +134,8 @@ static int add_line(struct network *net, const struct line_access *a,
 		return -1;
 	net->name[net->nr] = a->line;
 	net->base[net->nr] = net->demand[net->nr] = visits * transfer;
-	net->copies[net->nr] = a->shared_by == LINE_SHARED_BY_ALL ? 1 : (double)n / k;
+	net->copies[net->nr] = a->shared_by == LINE_SHARED_BY_ALL || net->one_group ?
+			       1 : (double)n / k;
 	net->sharers[net->nr] = k;
 	net->transfer[net->nr] = transfer;
 	net->retries[net->nr] = a->cas > 0;
@@ -180,6 +193,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 	unsigned int n = cfg->nr_threads;
 	struct mva_result r;
 	double z, all, retries;
+	unsigned int population;
 
 	policy = policy ? policy : "compact";
 	*out = (struct model_prediction){ .nr_threads = n };
@@ -207,6 +221,16 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		return 0;
 	}
 	net.think = z + p.cold_transfers * all;
+	/*
+	 * False sharing alone: each group of threads fights over its own
+	 * line and the groups are independent, so one group is the network,
+	 * exactly. Mixed with lines all threads share, a group's line is one
+	 * of n / k copies chosen at random (an approximation).
+	 */
+	population = n;
+	if (p.nr_lines && only_group_lines(&p))
+		population = p.lines[0].group_size < n ? p.lines[0].group_size : n;
+	net.one_group = population < n;
 	for (unsigned int i = 0; i < p.nr_lines; i++) {
 		const struct line_access *a = &p.lines[i];
 		double transfer = all;
@@ -227,13 +251,13 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 			 f->name, f->variants[cfg->variant].name);
 		return -1;
 	}
-	if (solve(&net, n, &r, &retries)) {
+	if (solve(&net, population, &r, &retries)) {
 		snprintf(err, errlen, "%s: the network has no solution (a negative or infinite cost)",
 			 f->name);
 		return -1;
 	}
 	out->ns_per_op = r.cycle;
-	out->ops_per_s = r.throughput * 1e9;
+	out->ops_per_s = n * 1e9 / r.cycle;
 	out->retries = retries;
 	for (unsigned int k = 0; k < net.nr; k++) {
 		if (out->bottleneck && r.utilisation[k] <= out->busy)

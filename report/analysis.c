@@ -139,7 +139,7 @@ static int compare_to_best(const struct analysis *a, struct group_view *g)
 
 static int speedups(const struct analysis *a, struct group_view *g)
 {
-	for (size_t i = 0; i < g->group->nr; i++) {
+	for (size_t i = 0; !g->mix_param && i < g->group->nr; i++) {
 		struct case_view *v = &g->cases[i];
 		const struct result_case *one =
 			result_group_find(a->cases, g->group, v->c->variant, 1);
@@ -250,15 +250,35 @@ static bool at_defaults(const struct kernel_family *kf, json_t *params)
 	return true;
 }
 
+/*
+ * A parameter that splits the threads into roles (readers and writers),
+ * at a value other than its default: each thread count then runs another
+ * mix of work, and comparing thread counts is not a scaling measurement.
+ */
+static const char *mix_param_of(const struct kernel_family *kf, json_t *params)
+{
+	for (unsigned int p = 0; kf && p < kf->nr_params; p++) {
+		const struct kernel_param *param = &kf->params[p];
+		json_t *v = json_object_get(params, param->name);
+
+		if (param->splits_roles && json_is_integer(v) &&
+		    json_integer_value(v) != param->def)
+			return param->name;
+	}
+	return NULL;
+}
+
 static int view_group(const struct analysis *a, struct group_view *g,
 		      const struct kernel_family *kf)
 {
+	g->mix_param = mix_param_of(kf, g->group->params);
 	g->cases = calloc(g->group->nr, sizeof(*g->cases));
 	if (!g->cases || collect_threads(a, g) || collect_variants(a, g, kf) ||
 	    collect_counters(a, g) || compare_to_best(a, g) || speedups(a, g) ||
 	    compare_pair(a, g, kf))
 		return -1;
-	fit_scaling(a, g);
+	if (!g->mix_param)
+		fit_scaling(a, g);
 	g->is_default = at_defaults(kf, g->group->params);
 	return 0;
 }

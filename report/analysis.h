@@ -46,6 +46,11 @@ struct group_view {
 	unsigned int number;	/* within its family and file, from 1 */
 	bool is_default;	/* every parameter at the catalogue's default */
 	bool pingpong;		/* rows carry one_way_ns: the physical baseline */
+	/*
+	 * A parameter that splits threads into roles (last_nidpid's readers)
+	 * is set: thread counts run different mixes, so no speedups or fits.
+	 */
+	const char *mix_param;
 	size_t nr_threads;
 	long *threads;		/* ascending */
 	size_t nr_variants;

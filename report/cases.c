@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,10 +171,12 @@ static int fill_case(const struct results *set, struct result_case *c,
 	};
 	c->ns = *pool;
 	c->ops_per_s = *pool + nr;
-	*pool += 2 * nr;
+	c->ops = *pool + 2 * nr;
+	*pool += 3 * nr;
 	for (size_t i = 0; i < nr; i++) {
 		c->ns[i] = rows[i].row->ns_per_op;
 		c->ops_per_s[i] = rows[i].row->ops_per_s;
+		c->ops[i] = rows[i].row->ops;
 	}
 	collect_counters(set, c, rows, nr, cpool, vpool);
 	if (stats_summarize(c->ns, nr, &c->ns_stats) ||
@@ -192,7 +195,7 @@ int result_cases_build(const struct results *set, struct result_cases *out)
 	memset(out, 0, sizeof(*out));
 	out->cases = malloc((n ? n : 1) * sizeof(*out->cases));
 	out->groups = malloc((n ? n : 1) * sizeof(*out->groups));
-	out->pool = malloc((2 * n + set->nr_counters + 1) * sizeof(double));
+	out->pool = malloc((3 * n + set->nr_counters + 1) * sizeof(double));
 	out->counter_pool = malloc((set->nr_counters + 1) * sizeof(*out->counter_pool));
 	if (!rows || !out->cases || !out->groups || !out->pool || !out->counter_pool)
 		goto fail;
@@ -200,7 +203,7 @@ int result_cases_build(const struct results *set, struct result_cases *out)
 		key_row(&rows[i], &set->rows[i]);
 	qsort(rows, n, sizeof(*rows), compare_rows);
 	pool = out->pool;
-	vpool = out->pool + 2 * n;
+	vpool = out->pool + 3 * n;
 	cpool = out->counter_pool;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
@@ -284,4 +287,30 @@ const struct case_counter *result_case_counter(const struct result_case *c,
 		if (!strcmp(c->counters[i].name, name))
 			return &c->counters[i];
 	return NULL;
+}
+
+/* The counter times the op count, if it is the same in every repetition; else NaN. */
+static double fixed_count(const struct result_case *c, const struct case_counter *cc)
+{
+	double first;
+
+	if (cc->n != c->n || !c->n || !isfinite(c->ops[0]))
+		return NAN;
+	first = cc->values[0] * c->ops[0];
+	for (size_t i = 1; i < c->n; i++)
+		if (fabs(cc->values[i] * c->ops[i] - first) > 1e-6 * fmax(1, fabs(first)))
+			return NAN;
+	return first;
+}
+
+bool case_counters_are_count_over_ops(const struct result_case *a,
+				      const struct case_counter *ca,
+				      const struct result_case *b,
+				      const struct case_counter *cb)
+{
+	double count_a = fixed_count(a, ca), count_b = fixed_count(b, cb);
+
+	return isfinite(count_a) && isfinite(count_b) &&
+	       fabs(count_a - count_b) <= 1e-6 * fmax(1, fabs(count_a)) &&
+	       stats_median(ca->values, ca->n) != stats_median(cb->values, cb->n);
 }

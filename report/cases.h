@@ -43,6 +43,7 @@ struct result_case {
 	size_t n;		/* repetitions */
 	double *ns;		/* ns per op of each repetition */
 	double *ops_per_s;	/* all threads */
+	double *ops;		/* operations of all threads; NaN: another tool's */
 	struct stats_summary ns_stats, tput_stats;
 	size_t nr_counters;
 	struct case_counter *counters;
@@ -96,6 +97,18 @@ static inline bool result_case_contends(const struct result_case *c)
 {
 	return !c->baseline && !c->racy;
 }
+
+/*
+ * Two cases' counter is a fixed count over the op count
+ * (found_clear_fraction when only the first call finds the flag clear:
+ * threads / ops): the value times ops is the same in every repetition of
+ * both, so the values differ only because the op counts do, and a
+ * significance test on them would test the op count.
+ */
+bool case_counters_are_count_over_ops(const struct result_case *a,
+				      const struct case_counter *ca,
+				      const struct result_case *b,
+				      const struct case_counter *cb);
 
 /* strcmp, but runs of digits compare as numbers. */
 int natural_compare(const char *a, const char *b);

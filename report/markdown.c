@@ -11,8 +11,11 @@
 
 #include "format.h"
 #include "markdown.h"
+#include "prediction.h"
 #include "plots.h"
 #include "seeds.h"
+#include "summary.h"
+#include "verdict.h"
 
 static const char *plural(long n)
 {
@@ -370,7 +373,8 @@ static void write_model_cell(FILE *out, const struct group_view *g,
 {
 	const struct variant_view *b = find_variant(g, s->before_variant);
 	const struct variant_view *a = find_variant(g, s->after_variant);
-	char r[FORMAT_LEN];
+	char r[FORMAT_LEN], m[FORMAT_LEN];
+	double usl;
 
 	if (g->nr_threads && g->threads[g->nr_threads - 1] >= (long)s->threads) {
 		fputs("measured: no extrapolation needed", out);
@@ -382,10 +386,23 @@ static void write_model_cell(FILE *out, const struct group_view *g,
 		fputc(')', out);
 		return;
 	}
+	usl = usl_throughput(&a->fit, s->threads) / usl_throughput(&b->fit, s->threads);
+	/*
+	 * A fit that puts the gain at the seed's CPU count below the gain
+	 * already measured, while the measured gains rise with threads,
+	 * contradicts the data it was fitted to: drop it.
+	 */
+	if (g->nr_pairs >= 2 && g->pairs[g->nr_pairs - 1].gain.ratio > g->pairs[0].gain.ratio &&
+	    usl < g->pairs[g->nr_pairs - 1].gain.ratio) {
+		fprintf(out, "USL dropped: it extrapolates %s at %u CPUs, below the %s measured at %ld threads "
+			"while the gain rises with threads; see the contention model's prediction",
+			format_ratio(r, usl), s->threads,
+			format_ratio(m, g->pairs[g->nr_pairs - 1].gain.ratio),
+			g->pairs[g->nr_pairs - 1].threads);
+		return;
+	}
 	fprintf(out, "**model**, not a measurement: %s at %u CPUs (USL fitted to %ld–%ld threads)",
-		format_ratio(r, usl_throughput(&a->fit, s->threads) /
-			     usl_throughput(&b->fit, s->threads)),
-		s->threads, g->threads[0], g->threads[g->nr_threads - 1]);
+		format_ratio(r, usl), s->threads, g->threads[0], g->threads[g->nr_threads - 1]);
 }
 
 /* The table that matches the seed's benchmark best (seeds.h). */
@@ -458,16 +475,30 @@ static void write_seeds(FILE *out, const struct report_input *in,
 
 /* ---- one table ---- */
 
-static bool ratio_clear(const struct stats_ratio *r)
+/* A variant's time over the best's, worded by the one rule (verdict.h). */
+static enum verdict vs_best_verdict(const struct case_view *v)
 {
-	return isfinite(r->lo) && r->lo > 1;
+	return verdict_of(&v->vs_best, v->p_vs_best);
 }
 
+/* "2.51x (95% CI 2.40–2.63), p < 0.001" */
+static void write_ratio_p(FILE *out, const struct stats_ratio *r, double p)
+{
+	char rb[FORMAT_LEN], pb[FORMAT_LEN];
+
+	format_p(pb, p);
+	fprintf(out, "%s, p %s%s", format_ratio_ci(rb, r), pb[0] == '<' || pb[0] == 'n' ? "" : "= ",
+		pb);
+}
+
+/*
+ * "The fastest" only when every other contender is slower by the rule;
+ * otherwise the variants within noise of the quickest are named as tied.
+ */
 static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 {
 	const struct result_case *best = NULL;
-	size_t nr_others = 0, done = 0;
-	char r[FORMAT_LEN];
+	size_t nr_others = 0, nr_tied = 0, done = 0;
 
 	for (size_t i = 0; i < g->group->nr; i++) {
 		const struct case_view *v = &g->cases[i];
@@ -475,8 +506,10 @@ static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 		if (v->c->threads != t || !v->best)
 			continue;
 		best = v->best;
-		if (v->c != best && result_case_contends(v->c))
+		if (v->c != best && result_case_contends(v->c)) {
 			nr_others++;
+			nr_tied += vs_best_verdict(v) != VERDICT_SLOWER;
+		}
 	}
 	if (!best) {
 		fprintf(out, "At %ld thread%s only baseline or deliberately racy variants ran.",
@@ -489,33 +522,39 @@ static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 		fputs(" is the only variant measured.", out);
 		return;
 	}
-	fputs(" is the fastest: ", out);
+	fputs(nr_tied ? " has the lowest median, but no variant is clearly the fastest: " :
+			" is the fastest: ", out);
 	for (size_t i = 0; i < g->group->nr; i++) {
 		const struct case_view *v = &g->cases[i];
+		enum verdict verdict;
 
 		if (v->c->threads != t || v->c == best || !result_case_contends(v->c))
 			continue;
+		verdict = vs_best_verdict(v);
 		done++;
-		fprintf(out, "%s%s faster than ", done == 1 ? "" : done == nr_others ? " and " : ", ",
-			format_ratio_ci(r, &v->vs_best));
+		fputs(done == 1 ? "" : done == nr_others ? " and " : ", ", out);
 		md_code(out, v->c->variant);
-		if (isfinite(v->vs_best.lo) && !ratio_clear(&v->vs_best))
-			fputs(" (within noise)", out);
+		fprintf(out, " is %s (", verdict == VERDICT_SLOWER ? "slower" : verdict_word(verdict));
+		write_ratio_p(out, &v->vs_best, v->p_vs_best);
+		fputc(')', out);
 	}
 	fputc('.', out);
 }
 
-/* "faster:" only when the whole interval says so. */
-static const char *pair_word(const struct stats_ratio *gain)
+/* The fix against the before variant, by the one rule. */
+static const char *pair_word(const struct pair_view *p)
 {
-	if (isfinite(gain->lo) && gain->lo > 1)
+	/* gain is before's time over after's: before slower is the fix faster */
+	switch (verdict_of(&p->gain, p->p)) {
+	case VERDICT_SLOWER:
 		return "faster:";
-	if (isfinite(gain->hi) && gain->hi < 1)
+	case VERDICT_FASTER:
 		return "slower:";
-	if (!isfinite(gain->lo))
-		return gain->ratio >= 1 ? "faster (one repetition, no interval):" :
-					  "slower (one repetition, no interval):";
-	return "not clearly faster or slower:";
+	case VERDICT_NOISE:
+		return "within noise of it:";
+	default:
+		return "not tested (one repetition, no interval):";
+	}
 }
 
 static void write_pair_sentence(FILE *out, const struct group_view *g)
@@ -529,7 +568,7 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 	md_code(out, g->after);
 	fputs(" instead of ", out);
 	md_code(out, g->before);
-	fprintf(out, ", is %s %s at %ld thread%s", pair_word(&p->gain),
+	fprintf(out, ", is %s %s at %ld thread%s", pair_word(p),
 		format_ratio_ci(r, &p->gain), p->threads, plural(p->threads));
 	for (size_t i = g->nr_pairs - 1; i-- > 0;)
 		fprintf(out, ", %s at %ld thread%s", format_ratio_ci(r, &g->pairs[i].gain),
@@ -826,6 +865,17 @@ static void write_csv_links(FILE *out, const struct analysis *a,
 		fputs(".\n\n", out);
 }
 
+/* Why a table with roles has no scaling section. */
+static void write_mix_note(FILE *out, const struct group_view *g)
+{
+	fputs("**Not a scaling series.** ", out);
+	md_code(out, g->mix_param);
+	fputs(" splits the threads into roles, so each thread count runs a different mix of work "
+	      "(1 thread: a writer only; more threads: writers and readers). Compare the variants at "
+	      "each thread count; comparing thread counts with each other would not measure scaling, "
+	      "so no speedup, efficiency or scalability model is shown.\n\n", out);
+}
+
 static void write_group(FILE *out, const struct report_input *in,
 			const struct group_view *g)
 {
@@ -838,7 +888,9 @@ static void write_group(FILE *out, const struct report_input *in,
 	write_counters_table(out, in, g);
 	if (plot_has_scaling(g))
 		write_scaling_table(out, a, g);
-	if (g->nr_threads >= 2)
+	if (g->mix_param)
+		write_mix_note(out, g);
+	else if (g->nr_threads >= 2)
 		write_usl(out, in, g);
 	else
 		fprintf(out, "Only %ld thread%s measured: no scaling plots or model.\n\n",
@@ -859,6 +911,7 @@ static void write_families(FILE *out, const struct report_input *in)
 			continue;
 		if (first_file)
 			write_lesson(out, f);
+		markdown_family_claims(out, in, f);
 		write_seeds(out, in, f);
 		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
 			write_group(out, in, &a->groups[k]);
@@ -916,6 +969,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 		return NULL;
 	fputs("# bouncelab report\n\n", out);
 	write_banner(out, in);
+	markdown_summary(out, in);
 	write_intro(out);
 	markdown_environment(out, in);
 	write_failures(out, in);
@@ -923,6 +977,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	write_baseline(out, in);
 	write_fleet(out, in);
 	write_families(out, in);
+	markdown_prediction(out, in);
 	markdown_reproduce(out, in);
 	if (fclose(out)) {
 		free(buf);

@@ -26,29 +26,103 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* Writes data into a new temporary file beside path, named in tmp. */
-static int write_temp(const char *path, const char *data, size_t len,
-		      char *tmp, size_t tmplen, char *err, size_t errlen)
+static void parent_of(const char *path, char *dir, size_t len)
 {
-	int fd;
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/*
+ * An unnamed file in path's directory (O_TMPFILE): a process killed while
+ * writing it, even by SIGKILL, leaves nothing behind. -1 where the file
+ * system has no O_TMPFILE; the caller then names a temporary file.
+ */
+static int open_unnamed(const char *path)
+{
+	char dir[PATH_MAX];
+
+	parent_of(path, dir, sizeof(dir));
+	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+}
+
+/* Gives the unnamed file fd the name name; fails with EEXIST as link(). */
+static int link_unnamed(int fd, const char *name)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW);
+}
+
+static int fail(const char *path, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/*
+ * Writes data, whole and on disk, to a file that only appears at path
+ * (a new path) or at a temporary name in tmp (to be renamed over path).
+ */
+static int write_durable(const char *path, const char *data, size_t len,
+			 bool replace, char *tmp, size_t tmplen, char *err,
+			 size_t errlen)
+{
+	int fd = open_unnamed(path);
+	bool named = fd < 0;
 
 	if (snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path) >= (int)tmplen) {
+		if (fd >= 0)
+			close(fd);
 		snprintf(err, errlen, "%s: path too long", path);
 		return -1;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	if (named) {
+		fd = mkstemp(tmp);
+		if (fd < 0)
+			return fail(path, err, errlen);
+	}
+	if (write_all(fd, data, len) || fchmod(fd, 0644) || fsync(fd)) {
+		fail(path, err, errlen);
+		close(fd);
+		if (named)
+			unlink(tmp);
 		return -1;
 	}
-	if (write_all(fd, data, len) || fsync(fd) || fchmod(fd, 0644)) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return -1;
+	if (!named) {
+		/* New path: the link is the commit, and refuses an existing file. */
+		if (!replace) {
+			tmp[0] = '\0';
+			if (link_unnamed(fd, path)) {
+				if (errno == EEXIST)
+					snprintf(err, errlen, "%s: exists already: expected a new file", path);
+				else
+					fail(path, err, errlen);
+				close(fd);
+				return -1;
+			}
+			close(fd);
+			return 0;
+		}
+		/* Replacing: a name that lives only until the rename. */
+		for (unsigned int i = 0; ; i++) {
+			snprintf(tmp, tmplen, "%s.tmp.%06x", path,
+				 ((unsigned int)getpid() * 2654435761u + i) & 0xffffff);
+			if (!link_unnamed(fd, tmp))
+				break;
+			if (errno != EEXIST || i > 100) {
+				fail(path, err, errlen);
+				close(fd);
+				return -1;
+			}
+		}
 	}
 	if (close(fd)) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		fail(path, err, errlen);
 		unlink(tmp);
 		return -1;
 	}
@@ -60,10 +134,10 @@ int output_write_file(const char *path, const char *data, size_t len,
 {
 	char tmp[PATH_MAX];
 
-	if (write_temp(path, data, len, tmp, sizeof(tmp), err, errlen))
+	if (write_durable(path, data, len, true, tmp, sizeof(tmp), err, errlen))
 		return -1;
 	if (rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		fail(path, err, errlen);
 		unlink(tmp);
 		return -1;
 	}
@@ -76,14 +150,16 @@ int output_write_new_file(const char *path, const char *data, size_t len,
 	char tmp[PATH_MAX];
 	int ret = 0;
 
-	if (write_temp(path, data, len, tmp, sizeof(tmp), err, errlen))
+	if (write_durable(path, data, len, false, tmp, sizeof(tmp), err, errlen))
 		return -1;
+	if (!*tmp)
+		return 0;
 	/* link() fails with EEXIST where rename() would replace: no race. */
 	if (link(tmp, path)) {
 		if (errno == EEXIST)
 			snprintf(err, errlen, "%s: exists already: expected a new file", path);
 		else
-			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+			fail(path, err, errlen);
 		ret = -1;
 	}
 	unlink(tmp);

@@ -62,10 +62,10 @@ void csv_name(char *buf, size_t len, const struct analysis *a,
 	snprintf(buf, len, CSV_DIR "/%s-%s.csv", prefix, name);
 }
 
-/* At least two thread counts, one of them 1. */
+/* At least two thread counts, one of them 1, running the same mix of work. */
 bool plot_has_scaling(const struct group_view *g)
 {
-	return g->nr_threads >= 2 && g->threads[0] == 1;
+	return g->nr_threads >= 2 && g->threads[0] == 1 && !g->mix_param;
 }
 
 /*

@@ -3,8 +3,13 @@
  * The report: read and check every input first, compute, render every
  * file in memory, and only then write them all (output.h).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +18,12 @@
 #include "latency_map.h"
 #include "markdown.h"
 #include "output.h"
+#include "output_path.h"
 #include "plots.h"
+#include "prediction.h"
 #include "report.h"
 #include "results_read.h"
+#include "summary.h"
 
 struct report_state {
 	struct results set;
@@ -45,28 +53,33 @@ static int read_inputs(const struct report_options *opts,
 	return 0;
 }
 
+/* Renders every file in memory, under dir (the temporary directory). */
 static int render(const struct report_options *opts, struct report_state *st,
-		  char *err, size_t errlen)
+		  const char *dir, char *err, size_t errlen)
 {
 	struct report_input in = {
 		opts->files, opts->nr_files, opts->outdir, opts->latency,
 		&st->set, &st->a, st->have_latency ? &st->latency : NULL,
 	};
-	char path[PATH_MAX];
+	char path[PATH_MAX + 16];
 	size_t len = 0;
 	char *md;
 
 	for (size_t i = 0; i < st->a.nr_groups; i++)
-		if (plots_add_group(&st->batch, opts->outdir, &st->a, &st->a.groups[i]))
+		if (plots_add_group(&st->batch, dir, &st->a, &st->a.groups[i]))
 			goto oom;
 	for (size_t i = 0; i < st->a.nr_families; i++)
 		if (st->a.families[i].pingpong &&
-		    plots_add_one_way(&st->batch, opts->outdir, &st->a, &st->a.families[i]))
+		    plots_add_one_way(&st->batch, dir, &st->a, &st->a.families[i]))
 			goto oom;
-	if (st->have_latency && plots_add_heatmap(&st->batch, opts->outdir, &st->latency))
+	if (summary_add_figure(&st->batch, dir, &st->a))
+		goto oom;
+	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))
+		goto oom;
+	if (prediction_add_plots(&st->batch, dir, &in))
 		goto oom;
 	md = markdown_report(&in, &len);
-	snprintf(path, sizeof(path), "%s/report.md", opts->outdir);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if (!md || output_batch_add(&st->batch, path, md, len))
 		goto oom;
 	return 0;
@@ -77,10 +90,8 @@ oom:
 
 static int make_dirs(const char *outdir, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 32];
 
-	if (output_make_dirs(outdir, err, errlen))
-		return -1;
 	snprintf(path, sizeof(path), "%s/" PLOT_DIR, outdir);
 	if (output_make_dirs(path, err, errlen))
 		return -1;
@@ -88,16 +99,123 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 	return output_make_dirs(path, err, errlen);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_tree(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The parts of a report, report.md last: it is what a reader opens. */
+static const char *const report_parts[] = { PLOT_DIR, CSV_DIR, "report.md" };
+#define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
+
+/*
+ * Moves the finished report from tmp into outdir. A part already there
+ * (with --force) is exchanged with the new one, so that a failure can put
+ * every old part back; the old parts end in tmp, which goes.
+ */
+static int move_into_place(const char *tmp, const char *outdir, char *err,
+			   size_t errlen)
+{
+	char from[PATH_MAX + 32], to[PATH_MAX + 32];
+	bool exchanged[NR_PARTS] = { false };
+	size_t done;
+
+	for (done = 0; done < NR_PARTS; done++) {
+		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
+		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
+		if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE)) {
+			exchanged[done] = true;
+			continue;
+		}
+		if (errno == ENOENT && !rename(from, to))
+			continue;
+		snprintf(err, errlen, "cannot move the report into %s: %s", to,
+			 strerror(errno));
+		goto undo;
+	}
+	return 0;
+undo:
+	while (done--) {
+		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
+		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
+		if (exchanged[done])
+			renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
+		else
+			rename(to, from);
+	}
+	return -1;
+}
+
+/* An existing report is replaced only with --force. */
+static int check_old_report(const struct report_options *opts, char *err,
+			    size_t errlen)
+{
+	for (size_t i = 0; i < NR_PARTS; i++) {
+		char path[PATH_MAX + 32];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s", opts->outdir, report_parts[i]);
+		if (lstat(path, &st))
+			continue;
+		if ((i == NR_PARTS - 1 && !S_ISREG(st.st_mode)) ||
+		    (i < NR_PARTS - 1 && !S_ISDIR(st.st_mode))) {
+			snprintf(err, errlen, "-o '%s': %s is not what a report puts there: expected a directory without it",
+				 opts->outdir, path);
+			return 2;
+		}
+		if (!opts->force) {
+			snprintf(err, errlen, "-o '%s': holds a report already (%s): expected a new directory, or --force to replace it",
+				 opts->outdir, report_parts[i]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int report_write(const struct report_options *opts, char *err, size_t errlen)
 {
 	struct report_state st = { 0 };
+	struct output_claim claim;
+	char tmp[PATH_MAX];
+	bool claimed = false, wrote = false;
 	int ret = read_inputs(opts, &st, err, errlen);
 
+	if (!ret) {
+		ret = output_claim(&claim, "-o", opts->outdir, OUTPUT_DIR, opts->force,
+				   0, err, errlen);
+		claimed = !ret;
+	}
 	if (!ret)
-		ret = render(opts, &st, err, errlen);
-	if (!ret && (make_dirs(opts->outdir, err, errlen) ||
-		     output_batch_commit(&st.batch, err, errlen)))
+		ret = check_old_report(opts, err, errlen);
+	if (!ret && snprintf(tmp, sizeof(tmp), "%s/.report.tmp.XXXXXX", claim.path) >=
+		    (int)sizeof(tmp)) {
+		snprintf(err, errlen, "-o '%s': path too long", opts->outdir);
+		ret = 2;
+	}
+	if (!ret && !mkdtemp(tmp)) {
+		snprintf(err, errlen, "cannot create a directory in %s: %s", opts->outdir,
+			 strerror(errno));
 		ret = 1;
+	}
+	if (!ret) {
+		ret = render(opts, &st, tmp, err, errlen);
+		if (!ret && (make_dirs(tmp, err, errlen) ||
+			     output_batch_commit(&st.batch, err, errlen) ||
+			     move_into_place(tmp, claim.path, err, errlen)))
+			ret = 1;
+		wrote = !ret;
+		remove_tree(tmp);
+	}
+	if (claimed)
+		output_release(&claim, wrote || claim.exists);
 	output_batch_free(&st.batch);
 	analysis_free(&st.a);
 	result_cases_free(&st.cases);
@@ -110,7 +228,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 int report_generate(const char *const *files, unsigned int nr_files,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr_files, outdir, NULL };
+	struct report_options opts = { files, nr_files, outdir, NULL, false };
 
 	return report_write(&opts, err, errlen);
 }

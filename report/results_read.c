@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "journal.h"
 #include "results_read.h"
 
 /*
@@ -381,6 +382,7 @@ static int read_ours(struct reader *r, json_t *row, json_t *facts,
 	    read_counters(r, row, 0, out))
 		return -1;
 	out->ops_per_s = ops / wall * 1e9;
+	out->ops = ops;
 	r->set->files[r->file].nr_rows++;
 	return add_row(r, out);
 }
@@ -406,6 +408,7 @@ static int read_foreign(struct reader *r, json_t *row, struct result_row *out)
 			return 0;	/* nothing to compare */
 		out->ns_per_op = real_time * units[i].ns;
 		out->ops_per_s = NAN;
+		out->ops = NAN;
 		if (read_counters(r, row, -MAX_COUNTER, out))
 			return -1;
 		return add_row(r, out);
@@ -524,7 +527,7 @@ static json_t *load(struct reader *r)
 	json_error_t jerr;
 	struct stat st;
 	json_t *doc;
-	char *text;
+	char *text, *start;
 	size_t len;
 
 	if (stat(r->path, &st)) {
@@ -548,7 +551,22 @@ static json_t *load(struct reader *r)
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
 		return NULL;
 	}
-	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* RFC 8259 lets a parser ignore a UTF-8 byte order mark; we do. */
+	start = text;
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+		start += 3;
+		len -= 3;
+	}
+	/* A run's journal (journal.h): the repetitions it kept. */
+	if (journal_is(start, len)) {
+		size_t nr_rows, total;
+
+		doc = journal_parse(start, len, r->path, true, &nr_rows, &total,
+				    r->err, r->errlen);
+		free(text);
+		return doc;
+	}
+	doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	if (doc)
 		return doc;

@@ -39,6 +39,7 @@ struct result_row {
 	/* ours: the harness's ns_per_op; another tool's: real_time in ns */
 	double ns_per_op;
 	double ops_per_s;	/* ours: ops / wall_ns; another tool's: NaN */
+	double ops;		/* ours: operations of all threads; another tool's: NaN */
 	size_t first_counter;	/* into results.counters */
 	size_t nr_counters;
 };

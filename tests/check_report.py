@@ -123,8 +123,9 @@ def check_verdict(s):
     threads = m.group(1)
     best_col = header.index("× best")
     best_part = v.split(" The fix,")[0]
-    for rm in re.finditer(r"(%s) faster than `([^`]+)`" % RATIO, best_part):
-        ratio, variant = rm.group(1), rm.group(2)
+    for rm in re.finditer(r"`([^`]+)` is (?:slower|faster|within noise|untested \(one repetition\)) \((%s), p " % RATIO,
+                          best_part):
+        variant, ratio = rm.group(1), rm.group(2)
         row = [r for r in rows if r[0] == threads and code(r[1]) == variant]
         if not row:
             problem("%s setting %d: verdict names %s at %s threads, not in the table" %
@@ -147,6 +148,32 @@ def check_verdict(s):
         if p != pm.group(2):
             problem("%s setting %d: p %s in the verdict, %s in the pair table" %
                     (s.family, s.number, pm.group(2), p))
+
+
+def check_summary(families):
+    """The summary's gains are the pair table's cells of each family's default setting."""
+    summary = [f for f in families if f["name"] == "Summary"]
+    checked = 0
+    if not summary:
+        return checked
+    for header, rows in tables(summary[0]["lines"]):
+        if header[:2] != ["family", "lesson"]:
+            continue
+        for row in rows:
+            family = code(row[0])
+            defaults = [s for f in families if f["name"] == family
+                        for s in f["settings"] if s.heading.endswith("(defaults)")]
+            for col, at in ((3, "1"), (4, None)):
+                m = re.match(r"(%s), [a-z ]+?(?: at (\d+) threads)?$" % RATIO, row[col])
+                if not m:
+                    continue
+                threads = at or m.group(2)
+                cell = defaults[0].pair_cell(threads)[0] if defaults else None
+                checked += 1
+                if cell != m.group(1):
+                    problem("summary: %s gains %s at %s threads, pair table says %s" %
+                            (family, m.group(1), threads, cell))
+    return checked
 
 
 def find_setting(families, family, number, file=None):
@@ -227,10 +254,12 @@ def main():
             verdicts += any(l.startswith("**Verdict.**") for l in s.lines)
     check_seeds(families)
     check_fleet(families)
+    gains = check_summary(families)
     check_files(directory, text)
     for p in problems:
         print("check_report: " + p)
-    print("check_report: %d verdicts checked, %d problems" % (verdicts, len(problems)))
+    print("check_report: %d verdicts and %d summary gains checked, %d problems" %
+          (verdicts, gains, len(problems)))
     return 1 if problems else 0
 
 

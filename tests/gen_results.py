@@ -8,6 +8,12 @@
       family, a family this catalogue does not know, extra counters, a
       failed repetition, a row from another tool, aggregate rows, and a
       context with topology, counters and an "incomplete" note;
+  gen_results.py --claims OUT.json
+      false_sharing with hand-picked repetitions (no noise) for the claim
+      checks: at update=locked and 2 threads same_line is barely slower
+      than padded_128 (the lesson's claim fails), separate_pages 4.3x
+      slower, adjacent_lines interleaved with padded_128 (a CI across 1);
+      update=plain at 1 thread only (a claim not testable here);
   gen_results.py --benchmarks 500 OUT.json
       about that many benchmarks (family x setting x variant x threads),
       9 repetitions each: the report's size test.
@@ -213,6 +219,33 @@ def generate_fixed():
     return {"context": context(True, cmd), "benchmarks": w.rows}
 
 
+# Seven repetitions each: medians 5.3, 5.35, 6.3 and 23 ns (see --claims).
+def steps(first, step=0.1):
+    return [round(first + step * i, 4) for i in range(7)]
+
+
+CLAIMS_LOCKED = {
+    1: {"same_line": steps(5.0), "adjacent_lines": steps(5.05), "padded_128": steps(5.1),
+        "separate_pages": steps(5.0)},
+    2: {"same_line": steps(6.0), "adjacent_lines": steps(5.05), "padded_128": steps(5.0),
+        "separate_pages": steps(20.0, 1.0)},
+}
+CLAIMS_PLAIN = {1: {"same_line": steps(0.30, 0.01), "padded_128": steps(0.30, 0.01)}}
+
+
+def generate_claims():
+    w = Writer(seed=11, reps=7)
+    for update, table in (("locked", CLAIMS_LOCKED), ("plain", CLAIMS_PLAIN)):
+        for threads, variants in table.items():
+            for variant, values in variants.items():
+                w.case("false_sharing", variant, {"update": update},
+                       placement(threads, cls="same_pu" if threads == 1 else "package"),
+                       threads, lambda r, v=values: v[r], aggregates=False)
+    ctx = context(False, "bouncelab run --filter false_sharing --repetitions 7 --out results.json")
+    ctx.update({"num_cpus": 2, "arch": "x86_64"})
+    return {"context": ctx, "benchmarks": w.rows}
+
+
 def generate_many(nr_benchmarks, reps):
     w = Writer(seed=500, reps=reps)
     threads = (1, 2, 4, 8)
@@ -234,10 +267,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--fixed", action="store_true")
+    ap.add_argument("--claims", action="store_true")
     ap.add_argument("--benchmarks", type=int, default=500)
     ap.add_argument("--repetitions", type=int, default=9)
     args = ap.parse_args()
-    doc = generate_fixed() if args.fixed else generate_many(args.benchmarks, args.repetitions)
+    if args.fixed:
+        doc = generate_fixed()
+    elif args.claims:
+        doc = generate_claims()
+    else:
+        doc = generate_many(args.benchmarks, args.repetitions)
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")

@@ -64,7 +64,7 @@ report_and_check() {
 fixed() {
 	report_and_check "$tests/data/results-fixed.json" --latency "$tests/data/latency-fixed.json"
 	# The check itself must catch a number that differs from its table.
-	sed 's/\(\*\*Verdict\.\*\* At [0-9]* threads, `[a-z_]*` is the fastest: \)[0-9.]*x/\19999x/' \
+	sed 's/\(\*\*Verdict\.\*\* At [0-9]* threads, `[a-z_]*` [^:]*: `[a-z_]*` is [a-z ]* (\)[0-9.]*x/\19999x/' \
 		"$tmp/out/report.md" >"$tmp/altered.md"
 	cmp -s "$tmp/altered.md" "$tmp/out/report.md" && fail "the alteration changed nothing"
 	mv "$tmp/altered.md" "$tmp/out/report.md"
@@ -114,6 +114,32 @@ PY
 		fail "compare: no geometric mean"
 }
 
+# A claim the results contradict is shown at the top, marked NOT SEEN with
+# its numbers (tests/data/results-claims.json: same_line is 6.30 vs 5.30
+# ns/op, 1.19x, where false_sharing claims at least 2x), and a claim the
+# run cannot test says why (update=plain ran at 1 thread only).
+claims() {
+	report_and_check "$tests/data/results-claims.json"
+	md="$tmp/out/report.md"
+	first_not_seen=$(grep -n 'NOT SEEN in this run' "$md" | head -1 | cut -d: -f1)
+	line=$(grep -n 'a locked update pays a line transfer' "$md" | head -1 | cut -d: -f1)
+	summary=$(grep -n '^| family | lesson' "$md" | head -1 | cut -d: -f1)
+	environment=$(grep -n '^## Environment' "$md" | cut -d: -f1)
+	[ -n "$first_not_seen" ] && [ -n "$summary" ] && [ -n "$line" ] ||
+		{ fail "claims: no NOT SEEN banner, claim line or summary table"; return; }
+	[ "$first_not_seen" -lt "$summary" ] && [ "$line" -lt "$summary" ] ||
+		fail "claims: the claim not seen is not above the summary table"
+	[ "$summary" -lt "$environment" ] || fail "claims: the summary is not at the top"
+	sed -n "${line}p" "$md" | grep -q '6.30 vs 5.30 ns/op: 1.19x (95% CI' ||
+		fail "claims: the claim not seen lacks its numbers: $(sed -n "${line}p" "$md")"
+	grep -q '| \*\*NOT SEEN\*\* | 6.30 vs 5.30 ns/op: 1.19x' "$md" ||
+		fail "claims: the claims table does not mark it NOT SEEN"
+	grep -q '| not testable here | only 1 thread was measured' "$md" ||
+		fail "claims: the 1-thread claim is not marked not testable with its reason"
+	grep -q '^- \*\*NOT SEEN\*\*: a locked update pays' "$md" ||
+		fail "claims: the family section does not mark it NOT SEEN"
+}
+
 many() {
 	"$python3" "$tests/gen_results.py" --benchmarks 500 "$tmp/many.json" || fail "generator"
 	report_and_check "$tmp/many.json"
@@ -135,6 +161,7 @@ case $check in
 malformed) malformed ;;
 fixed) fixed ;;
 many) many ;;
+claims) claims ;;
 quick-run) quick_run ;;
 *) echo "unknown check $check"; exit 2 ;;
 esac

@@ -34,7 +34,7 @@ for r in reps:
     assert abs(r["ns_per_op"] - r["wall_ns"] / per_thread_ops) <= 1e-6 * r["ns_per_op"]
     assert len(facts["placement"]["cpus"]) == r["threads"]
 assert variants == {"store_always", "read_then_set", "set_bit_always",
-                    "test_then_set_bit", "test_and_set_bit", "nop"}, variants
+                    "test_then_set_bit", "test_and_set_bit", "no_flag", "nop"}, variants
 # Three repetitions of each case, as --quick asks, numbered 0..2, each
 # with the iteration count the first one settled on.
 names = {r["run_name"] for r in reps}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The results journal (journal.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "journal.h"
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One compact line (jansson escapes newlines in strings), flushed. */
+static int append_line(struct journal *j, json_t *obj, char *err, size_t errlen)
+{
+	char *text = json_dumps(obj, JSON_COMPACT);
+	size_t len;
+	int ret = 0;
+
+	if (!text) {
+		snprintf(err, errlen, "%s: cannot encode a row", j->path);
+		return -1;
+	}
+	len = strlen(text);
+	text[len] = '\n';	/* json_dumps() left room for its NUL */
+	if (write_all(j->fd, text, len + 1) || fdatasync(j->fd)) {
+		snprintf(err, errlen, "cannot write the journal %s: %s", j->path,
+			 strerror(errno));
+		ret = -1;
+	}
+	free(text);
+	return ret;
+}
+
+/* The directory entry of a new file must reach the disk too. */
+static void sync_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path),
+			 path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int journal_create(struct journal *j, const char *results_path,
+		   json_t *context, unsigned int total, char *err, size_t errlen)
+{
+	json_t *header;
+	int ret;
+
+	if (snprintf(j->path, sizeof(j->path), "%s" JOURNAL_SUFFIX, results_path) >=
+	    (int)sizeof(j->path)) {
+		snprintf(err, errlen, "%s: path too long for its journal", results_path);
+		return -1;
+	}
+	j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
+			      O_NOFOLLOW, 0644);
+	if (j->fd < 0) {
+		snprintf(err, errlen, "cannot create the journal %s: %s", j->path,
+			 strerror(errno));
+		return -1;
+	}
+	header = json_object();
+	json_object_set_new(header, "bouncelab_journal", json_integer(1));
+	json_object_set_new(header, "total", json_integer(total));
+	json_object_set(header, "context", context);
+	/* The magic is the first key: json_dumps keeps insertion order. */
+	ret = append_line(j, header, err, errlen);
+	json_decref(header);
+	if (ret || fsync(j->fd)) {
+		if (!ret)
+			snprintf(err, errlen, "cannot write the journal %s: %s", j->path,
+				 strerror(errno));
+		journal_close(j, true);
+		return -1;
+	}
+	sync_parent(j->path);
+	return 0;
+}
+
+int journal_append(struct journal *j, json_t *row, char *err, size_t errlen)
+{
+	return append_line(j, row, err, errlen);
+}
+
+void journal_close(struct journal *j, bool remove)
+{
+	if (j->fd < 0)
+		return;
+	close(j->fd);
+	j->fd = -1;
+	if (remove) {
+		unlink(j->path);
+		sync_parent(j->path);
+	}
+}
+
+bool journal_is(const char *text, size_t len)
+{
+	size_t magic = strlen(JOURNAL_MAGIC);
+
+	return len >= magic && !memcmp(text, JOURNAL_MAGIC, magic);
+}
+
+json_t *journal_parse(const char *text, size_t len, const char *path,
+		      bool mark_incomplete, size_t *nr_rows, size_t *total,
+		      char *err, size_t errlen)
+{
+	json_t *doc = NULL, *rows = json_array(), *header = NULL, *context;
+	const char *end = text + len;
+	unsigned int line = 0;
+	json_error_t jerr;
+
+	*nr_rows = 0;
+	*total = 0;
+	for (const char *p = text; p < end; ) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		json_t *obj;
+
+		/* Cut short while being written: not a finished repetition. */
+		if (!nl)
+			break;
+		line++;
+		obj = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &jerr);
+		p = nl + 1;
+		if (!json_is_object(obj)) {
+			snprintf(err, errlen, "%s:%u: a broken journal line: %s", path, line,
+				 obj ? "expected an object" : jerr.text);
+			json_decref(obj);
+			goto fail;
+		}
+		if (line == 1) {
+			header = obj;
+			continue;
+		}
+		json_array_append_new(rows, obj);
+	}
+	context = json_object_get(header, "context");
+	if (!json_is_object(context) ||
+	    !json_is_integer(json_object_get(header, "total"))) {
+		snprintf(err, errlen, "%s:1: expected the journal's header: {\"bouncelab_journal\": 1, \"total\": N, \"context\": {...}}",
+			 path);
+		goto fail;
+	}
+	*nr_rows = json_array_size(rows);
+	*total = (size_t)json_integer_value(json_object_get(header, "total"));
+	doc = json_object();
+	json_object_set(doc, "context", context);
+	json_object_set(doc, "benchmarks", rows);
+	if (mark_incomplete && !json_object_get(context, "incomplete")) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "recovered from the journal: %zu of %zu repetitions finished before the run stopped",
+			 *nr_rows, *total);
+		json_object_set_new(context, "incomplete", json_string(why));
+	}
+fail:
+	json_decref(header);
+	json_decref(rows);
+	return doc;
+}

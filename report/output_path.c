@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The output-safety rule (output_path.h): one place, every command. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "output_path.h"
+
+/* Tries to take the lock again when the file was replaced under us. */
+#define LOCK_ATTEMPTS 10
+/* The probe reserves at most this much: enough to catch a full disk. */
+#define PROBE_MAX_BYTES (64u << 20)
+
+static int refuse(char *err, size_t errlen, const char *fmt, const char *what,
+		  const char *path)
+{
+	snprintf(err, errlen, fmt, what, path);
+	return 2;
+}
+
+/* The directory part of path into dir ("." when there is none). */
+static void parent_dir(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* What lstat() found at path, as the rule sees it. */
+static int check_existing(struct output_claim *c, const char *what, bool force,
+			  char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(c->path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == ENOTDIR)
+			return refuse(err, errlen, "%s '%s': a part of the path is not a directory: expected a path in a directory",
+				      what, c->path);
+		if (errno == ENAMETOOLONG)
+			return refuse(err, errlen, "%s '%s': a name in the path is too long: expected names of at most NAME_MAX bytes",
+				      what, c->path);
+		snprintf(err, errlen, "%s '%s': cannot check the path: %s", what,
+			 c->path, strerror(errno));
+		return 1;
+	}
+	if (S_ISLNK(st.st_mode))
+		return refuse(err, errlen, "%s '%s': is a symbolic link: expected a path of its own (--force does not replace links)",
+			      what, c->path);
+	if (c->kind == OUTPUT_DIR) {
+		if (!S_ISDIR(st.st_mode))
+			return refuse(err, errlen, "%s '%s': exists and is not a directory: expected a directory",
+				      what, c->path);
+		c->exists = true;
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode))
+		return refuse(err, errlen, "%s '%s': is a directory: expected a file path",
+			      what, c->path);
+	if (!S_ISREG(st.st_mode))
+		return refuse(err, errlen, "%s '%s': exists and is not a regular file (a device, FIFO or socket): expected a file path (--force does not replace it)",
+			      what, c->path);
+	if (!force)
+		return refuse(err, errlen, "%s '%s': the file exists: expected a new path, or --force to replace it",
+			      what, c->path);
+	c->exists = true;
+	return 0;
+}
+
+/*
+ * Creates dir and its missing parents, remembering the outermost one it
+ * created in c->created[0] and dir itself in c->created[1].
+ */
+static int make_dirs(struct output_claim *c, const char *dir, char *err,
+		     size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (char *p = path + 1; ; p++) {
+		char saved = *p;
+
+		if (saved != '/' && saved != '\0')
+			continue;
+		*p = '\0';
+		if (!mkdir(path, 0755)) {
+			if (!c->nr_created) {
+				snprintf(c->created[0], PATH_MAX, "%s", path);
+				snprintf(c->created[1], PATH_MAX, "%s", dir);
+				c->nr_created = 2;
+			}
+		} else if (errno != EEXIST) {
+			snprintf(err, errlen, "cannot create directory %s: %s", path,
+				 strerror(errno));
+			return errno == ENOTDIR || errno == ENAMETOOLONG ? 2 : 1;
+		}
+		*p = saved;
+		if (!saved)
+			break;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "'%s' exists and is not a directory: expected a directory",
+			 dir);
+		return 2;
+	}
+	return 0;
+}
+
+/* Removes the directories the claim made, innermost first, if empty. */
+static void remove_created_dirs(struct output_claim *c)
+{
+	char path[PATH_MAX];
+	size_t top = strlen(c->created[0]);
+
+	if (!c->nr_created)
+		return;
+	snprintf(path, sizeof(path), "%s", c->created[1]);
+	while (strlen(path) >= top) {
+		char *slash;
+
+		if (rmdir(path))
+			break;
+		slash = strrchr(path, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	c->nr_created = 0;
+}
+
+static int take_lock(struct output_claim *c, const char *what, char *err,
+		     size_t errlen)
+{
+	for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
+		struct stat held, now;
+		char pid[32];
+		int fd = open(c->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+			      0644);
+
+		if (fd < 0) {
+			char dir[PATH_MAX];
+
+			parent_dir(c->lock_path, dir, sizeof(dir));
+			snprintf(err, errlen, "%s '%s': cannot write to directory %s (its lock): %s",
+				 what, c->path, dir, strerror(errno));
+			return errno == ELOOP || errno == ENAMETOOLONG ? 2 : 1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			close(fd);
+			snprintf(err, errlen, "%s '%s': another bouncelab (pid %s) is writing it: expected a path no other command is writing",
+				 what, c->path, *pid ? pid : "unknown");
+			return 2;
+		}
+		/* The holder before us may have removed the file it locked. */
+		if (fstat(fd, &held) || stat(c->lock_path, &now) ||
+		    held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
+			close(fd);
+			continue;
+		}
+		snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+		/* The pid is only for the message of a second command. */
+		if (!ftruncate(fd, 0))
+			(void)!pwrite(fd, pid, strlen(pid), 0);
+		c->lock_fd = fd;
+		return 0;
+	}
+	snprintf(err, errlen, "%s '%s': its lock %s keeps changing: expected one writer",
+		 what, c->path, c->lock_path);
+	return 1;
+}
+
+/* PATH.tmp.XXXXXX files left by a writer that was killed: ours now. */
+static void remove_stale_temporaries(const char *dir, const char *base)
+{
+	size_t len = strlen(base), temp = strlen(OUTPUT_TEMP_SUFFIX);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strlen(e->d_name) == len + temp &&
+		    !strncmp(e->d_name, base, len) &&
+		    !strncmp(e->d_name + len, ".tmp.", 5))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+/*
+ * Creates a temporary file of the name the final write will use, and
+ * reserves the estimate in it: a name too long or a full disk fails now.
+ */
+static int probe(struct output_claim *c, const char *what, const char *dir,
+		 uint64_t estimate, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 32];
+	uint64_t want = estimate < PROBE_MAX_BYTES ? estimate : PROBE_MAX_BYTES;
+	int fd, ret;
+
+	if (c->kind == OUTPUT_FILE)
+		snprintf(tmp, sizeof(tmp), "%s" OUTPUT_TEMP_SUFFIX, c->path);
+	else
+		snprintf(tmp, sizeof(tmp), "%s/.bouncelab-probe.XXXXXX", c->path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s '%s': cannot create a file in %s: %s", what,
+			 c->path, dir, strerror(errno));
+		return errno == ENAMETOOLONG ? 2 : 1;
+	}
+	ret = want ? posix_fallocate(fd, 0, (off_t)want) : 0;
+	if (ret == EOPNOTSUPP || ret == EINVAL) {
+		struct statvfs vfs;
+
+		ret = 0;
+		if (!fstatvfs(fd, &vfs) &&
+		    (uint64_t)vfs.f_bavail * vfs.f_frsize < estimate)
+			ret = ENOSPC;
+	}
+	close(fd);
+	unlink(tmp);
+	if (ret) {
+		snprintf(err, errlen, "%s '%s': cannot reserve %.1f MB for the output in %s: %s",
+			 what, c->path, (double)estimate / 1e6, dir, strerror(ret));
+		return 1;
+	}
+	return 0;
+}
+
+int output_claim(struct output_claim *c, const char *what, const char *path,
+		 enum output_kind kind, bool force, uint64_t estimate,
+		 char *err, size_t errlen)
+{
+	size_t room = strlen(OUTPUT_SIBLING_SUFFIX) + strlen(OUTPUT_TEMP_SUFFIX);
+	char dir[PATH_MAX];
+	long name_max;
+	size_t len;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->lock_fd = -1;
+	len = strlen(path);
+	if (!len)
+		return refuse(err, errlen, kind == OUTPUT_FILE ?
+			      "%s '%s': expected a file path" :
+			      "%s '%s': expected a directory path", what, path);
+	if (len + room >= PATH_MAX) {
+		snprintf(err, errlen, "%s: a path of %zu bytes: expected at most %zu (PATH_MAX, with room for its temporary names)",
+			 what, len, PATH_MAX - 1 - room);
+		return 2;
+	}
+	if (kind == OUTPUT_FILE && path[len - 1] == '/')
+		return refuse(err, errlen, "%s '%s': expected a file path, not a directory",
+			      what, path);
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	/* "out/" and "out" are one directory. */
+	while (kind == OUTPUT_DIR && len > 1 && c->path[len - 1] == '/')
+		c->path[--len] = '\0';
+	ret = check_existing(c, what, force, err, errlen);
+	if (ret)
+		return ret;
+	if (kind == OUTPUT_FILE)
+		parent_dir(c->path, dir, sizeof(dir));
+	else
+		snprintf(dir, sizeof(dir), "%s", c->path);
+	ret = make_dirs(c, dir, err, errlen);
+	if (ret)
+		goto fail;
+	name_max = pathconf(dir, _PC_NAME_MAX);
+	if (kind == OUTPUT_FILE && name_max > 0 &&
+	    strlen(base_name(c->path)) + room > (size_t)name_max) {
+		snprintf(err, errlen, "%s '%s': a file name of %zu bytes: expected at most %zu here (NAME_MAX %ld, with room for its temporary names)",
+			 what, c->path, strlen(base_name(c->path)),
+			 (size_t)name_max - room, name_max);
+		ret = 2;
+		goto fail;
+	}
+	if (kind == OUTPUT_FILE)
+		snprintf(c->lock_path, sizeof(c->lock_path), "%s.lock", c->path);
+	else
+		snprintf(c->lock_path, sizeof(c->lock_path), "%s/.bouncelab.lock",
+			 c->path);
+	ret = take_lock(c, what, err, errlen);
+	if (ret)
+		goto fail;
+	if (kind == OUTPUT_FILE)
+		remove_stale_temporaries(dir, base_name(c->path));
+	ret = probe(c, what, dir, estimate, err, errlen);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	output_release(c, false);
+	return ret;
+}
+
+void output_release(struct output_claim *c, bool wrote)
+{
+	if (c->lock_fd >= 0) {
+		/* Removed while held: a waiter sees the file change and retries. */
+		unlink(c->lock_path);
+		close(c->lock_fd);
+		c->lock_fd = -1;
+	}
+	if (!wrote)
+		remove_created_dirs(c);
+}
+
+void output_incomplete_sibling(const char *path, char *buf, size_t len)
+{
+	const char *base = base_name(path);
+	const char *ext = strrchr(base, '.');
+	int stem = ext && ext != base ? (int)(ext - path) : (int)strlen(path);
+
+	snprintf(buf, len, "%.*s.incomplete-%ld%s", stem, path, (long)getpid(),
+		 ext && ext != base ? ext : "");
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one rule for every path bouncelab writes (run --out, topo
+ * --latency-out, report -o, and any new command), checked before any work
+ * is done, not after a long run:
+ *
+ *   - an existing path is refused without --force; a path that is not a
+ *     regular file (a device such as /dev/full or /dev/null, a FIFO, a
+ *     socket, a symbolic link, or a directory where a file belongs) is
+ *     refused even with it: rename() would put a plain file in its place;
+ *   - the path, its temporary names and its siblings (PATH.tmp.XXXXXX,
+ *     PATH.journal, STEM.incomplete-PID.json) fit PATH_MAX and NAME_MAX;
+ *   - missing directories are created, and removed again if the command
+ *     fails or is interrupted before it writes;
+ *   - a temporary file of the real name is created, and the estimated
+ *     size reserved in it (a full disk fails here, not at the end), then
+ *     removed;
+ *   - an exclusive lock (flock on PATH.lock, or DIR/.bouncelab.lock for a
+ *     directory) is held until output_release(), so a second command on
+ *     the same output is refused at its start. Holding it, the claim
+ *     removes temporary files a killed writer left at this path.
+ *
+ * Usage:
+ *	struct output_claim claim;
+ *	ret = output_claim(&claim, "--out", path, OUTPUT_FILE, force,
+ *			   estimate_bytes, err, sizeof(err));
+ *	if (ret)
+ *		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
+ *	... work, then write with output_write_file() ...
+ *	output_release(&claim, wrote_it);
+ */
+#ifndef BOUNCELAB_OUTPUT_PATH_H
+#define BOUNCELAB_OUTPUT_PATH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum output_kind {
+	OUTPUT_FILE,	/* one file, written by temp file and rename */
+	OUTPUT_DIR,	/* a directory of files (report -o) */
+};
+
+/* The longest name bouncelab derives from an output file's name. */
+#define OUTPUT_SIBLING_SUFFIX ".incomplete-4194304.json"
+#define OUTPUT_TEMP_SUFFIX ".tmp.XXXXXX"
+
+struct output_claim {
+	char path[PATH_MAX];
+	enum output_kind kind;
+	bool exists;		/* a regular file (or, for a directory, a directory) was there */
+	int lock_fd;		/* -1: no lock held */
+	char lock_path[PATH_MAX + 32];
+	/* the directories the claim created, outermost first; removed on failure */
+	unsigned int nr_created;
+	char created[8][PATH_MAX];
+};
+
+/*
+ * Checks path by the rule above, creates its directory, takes the lock
+ * and probes a temporary file of estimate bytes. what names the option in
+ * messages ("--out"). Returns 0; 2 when the path is refused (err says
+ * why and what was expected); 1 when it cannot be written (err). On error
+ * nothing is left behind and nothing is held.
+ */
+int output_claim(struct output_claim *c, const char *what, const char *path,
+		 enum output_kind kind, bool force, uint64_t estimate,
+		 char *err, size_t errlen);
+
+/*
+ * Drops the lock. If wrote is false, the directories the claim created
+ * are removed again (when they are still empty).
+ */
+void output_release(struct output_claim *c, bool wrote);
+
+/*
+ * A sibling of path for a run that did not complete when --force would
+ * replace a complete file: "r.json" gives "r.incomplete-PID.json".
+ */
+void output_incomplete_sibling(const char *path, char *buf, size_t len);
+
+#endif

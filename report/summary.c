@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The first page of report.md. A reader who stops here knows what each
+ * family teaches, how much the fix gains at 1 thread and at the most
+ * threads, and which of the lessons' claims this run saw, did not see, or
+ * could not test. A claim not seen comes first, with its numbers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "claims.h"
+#include "format.h"
+#include "summary.h"
+#include "svg.h"
+#include "verdict.h"
+
+static const char *plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* The table the summary quotes: the family's default setting. */
+static const struct group_view *summary_group(const struct analysis *a,
+					      const struct family_view *f)
+{
+	return f->nr_groups ? &a->groups[f->default_group] : NULL;
+}
+
+/* "2.44x (95% CI 1.34–4.57), faster" */
+static void write_gain(FILE *out, const struct pair_view *p)
+{
+	char r[FORMAT_LEN];
+
+	if (!p) {
+		fputs("not measured", out);
+		return;
+	}
+	/* gain is before over after: "before slower" is "the fix faster". */
+	switch (verdict_of(&p->gain, p->p)) {
+	case VERDICT_SLOWER:
+		fprintf(out, "%s, faster", format_ratio_ci(r, &p->gain));
+		break;
+	case VERDICT_FASTER:
+		fprintf(out, "%s, slower", format_ratio_ci(r, &p->gain));
+		break;
+	default:
+		fprintf(out, "%s, %s", format_ratio_ci(r, &p->gain),
+			verdict_word(verdict_of(&p->gain, p->p)));
+	}
+}
+
+static void write_marks(FILE *out, const struct claim_report *cr,
+			const struct family_view *f)
+{
+	size_t seen = 0, not_seen = 0, untestable = 0;
+
+	for (size_t i = 0; i < cr->nr; i++) {
+		if (cr->results[i].family != f)
+			continue;
+		seen += cr->results[i].mark == CLAIM_SEEN;
+		not_seen += cr->results[i].mark == CLAIM_NOT_SEEN;
+		untestable += cr->results[i].mark == CLAIM_NOT_TESTABLE;
+	}
+	if (!seen && !not_seen && !untestable) {
+		fputs("none", out);
+		return;
+	}
+	if (not_seen)
+		fprintf(out, "**%zu NOT SEEN**, ", not_seen);
+	fprintf(out, "%zu seen", seen);
+	if (untestable)
+		fprintf(out, ", %zu not testable here", untestable);
+}
+
+static void write_family_label(FILE *out, const struct report_input *in,
+			       const struct family_view *f)
+{
+	md_code(out, f->name);
+	if (in->nr_files > 1)
+		fprintf(out, " (file %u)", f->file + 1);
+}
+
+static void write_claim_line(FILE *out, const struct report_input *in,
+			     const struct claim_result *r)
+{
+	char buf[512];
+
+	fputs("- ", out);
+	write_family_label(out, in, r->family);
+	fputs(": ", out);
+	md_escape(out, r->claim->text);
+	claim_expectation(buf, sizeof(buf), r->claim);
+	fputs(" — *expected* ", out);
+	md_escape(out, buf);
+	claim_condition(buf, sizeof(buf), r->claim);
+	fputs(" (", out);
+	md_escape(out, buf);
+	claim_numbers(buf, sizeof(buf), r);
+	fputs("); *measured* ", out);
+	md_escape(out, buf);
+	fputs(".\n", out);
+}
+
+static void write_not_seen(FILE *out, const struct report_input *in,
+			   const struct claim_report *cr)
+{
+	if (!cr->nr_not_seen)
+		return;
+	fprintf(out, "> **%zu claim%s of the lessons NOT SEEN in this run.** A lesson is only as true as "
+		"the numbers beside it: read these before the lesson, and rerun on an idle machine "
+		"(more `--repetitions`) before you believe either.\n\n",
+		cr->nr_not_seen, plural((long)cr->nr_not_seen));
+	for (size_t i = 0; i < cr->nr; i++)
+		if (cr->results[i].mark == CLAIM_NOT_SEEN)
+			write_claim_line(out, in, &cr->results[i]);
+	fputc('\n', out);
+}
+
+static void write_family_rows(FILE *out, const struct report_input *in,
+			      const struct claim_report *cr)
+{
+	const struct analysis *a = in->a;
+
+	fputs("| family | lesson | fix (after over before) | gain at 1 thread | gain at the most threads | claims |\n"
+	      "|---|---|---|---:|---:|---|\n", out);
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+		const struct group_view *g = summary_group(a, f);
+		const struct pair_view *widest = g ? group_view_widest_pair(g) : NULL;
+
+		fputs("| ", out);
+		write_family_label(out, in, f);
+		fputs(" | ", out);
+		md_escape(out, f->kf && f->kf->lesson_line ? f->kf->lesson_line :
+			  f->kf ? f->kf->title : "not in this build's catalogue");
+		fputs(" | ", out);
+		if (g && g->before) {
+			md_code(out, g->after);
+			fputs(" over ", out);
+			md_code(out, g->before);
+		} else {
+			fputs("no before/after pair", out);
+		}
+		fputs(" | ", out);
+		write_gain(out, g ? group_view_pair(g, 1) : NULL);
+		fputs(" | ", out);
+		if (widest && widest->threads > 1) {
+			write_gain(out, widest);
+			fprintf(out, " at %ld threads", widest->threads);
+		} else {
+			fputs("not measured", out);
+		}
+		fputs(" | ", out);
+		write_marks(out, cr, f);
+		fputs(" |\n", out);
+	}
+	fputs("\n*gain* is the before variant's ns/op over the after variant's, in the family's default "
+	      "setting, with a bootstrap 95% CI; above 1 the fix is faster. A gain is called faster or "
+	      "slower only when its CI excludes 1 and the U test gives p < 0.05; otherwise it is within "
+	      "noise.\n\n", out);
+}
+
+static bool has_figure(const struct analysis *a)
+{
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct group_view *g = summary_group(a, &a->families[i]);
+
+		if (g && g->nr_pairs)
+			return true;
+	}
+	return false;
+}
+
+static void write_claims_table(FILE *out, const struct report_input *in,
+			       const struct claim_report *cr)
+{
+	char buf[512];
+
+	if (!cr->nr)
+		return;
+	fprintf(out, "### The lessons' claims, checked on this run\n\n"
+		"%zu seen, %zu not seen, %zu not testable here. *at least x*: the median ratio is at least "
+		"x and the rule above calls the first variant slower; *within x*: the ratio's whole "
+		"95%% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
+		"95%% CI is below (above) the bound.\n\n"
+		"| family | claim | expected | condition | mark | measured |\n"
+		"|---|---|---|---|---|---|\n",
+		cr->nr_seen, cr->nr_not_seen, cr->nr_not_testable);
+	for (size_t i = 0; i < cr->nr; i++) {
+		const struct claim_result *r = &cr->results[i];
+
+		fputs("| ", out);
+		write_family_label(out, in, r->family);
+		fputs(" | ", out);
+		md_escape(out, r->claim->text);
+		fputs(" | ", out);
+		claim_expectation(buf, sizeof(buf), r->claim);
+		md_escape(out, buf);
+		fputs(" | ", out);
+		claim_condition(buf, sizeof(buf), r->claim);
+		md_escape(out, buf);
+		fprintf(out, " | %s%s%s | ", r->mark == CLAIM_NOT_SEEN ? "**" : "",
+			claim_mark_word(r->mark), r->mark == CLAIM_NOT_SEEN ? "**" : "");
+		claim_numbers(buf, sizeof(buf), r);
+		md_escape(out, buf);
+		fputs(" |\n", out);
+	}
+	fputc('\n', out);
+}
+
+void markdown_summary(FILE *out, const struct report_input *in)
+{
+	struct claim_report cr;
+
+	if (!in->a->nr_families)
+		return;
+	if (claims_evaluate(in->set, in->a, &cr)) {
+		fputs("## Summary\n\nOut of memory checking the lessons' claims.\n\n", out);
+		return;
+	}
+	fputs("## Summary\n\n", out);
+	write_not_seen(out, in, &cr);
+	write_family_rows(out, in, &cr);
+	if (has_figure(in->a))
+		fputs("![The fix's gain in every family, at 1 thread and at the most threads](" SUMMARY_FIGURE ")\n\n",
+		      out);
+	write_claims_table(out, in, &cr);
+	claims_free(&cr);
+}
+
+void markdown_family_claims(FILE *out, const struct report_input *in,
+			    const struct family_view *f)
+{
+	struct claim_report cr;
+	char buf[512];
+	bool any = false;
+
+	if (!f->kf || !f->kf->nr_claims || claims_evaluate(in->set, in->a, &cr))
+		return;
+	for (size_t i = 0; i < cr.nr; i++) {
+		const struct claim_result *r = &cr.results[i];
+
+		if (r->family != f)
+			continue;
+		if (!any)
+			fputs("Claims, checked on this run:\n\n", out);
+		any = true;
+		fprintf(out, "- %s%s%s: ", r->mark == CLAIM_NOT_SEEN ? "**" : "*",
+			claim_mark_word(r->mark), r->mark == CLAIM_NOT_SEEN ? "**" : "*");
+		md_escape(out, r->claim->text);
+		claim_expectation(buf, sizeof(buf), r->claim);
+		fputs(" (", out);
+		md_escape(out, buf);
+		claim_condition(buf, sizeof(buf), r->claim);
+		fputs("; ", out);
+		md_escape(out, buf);
+		claim_numbers(buf, sizeof(buf), r);
+		fputs("): ", out);
+		md_escape(out, buf);
+		fputs(".\n", out);
+	}
+	if (any)
+		fputc('\n', out);
+	claims_free(&cr);
+}
+
+int summary_add_figure(struct output_batch *batch, const char *outdir,
+		       const struct analysis *a)
+{
+	struct svg_bar *bars = calloc(2 * a->nr_families + 1, sizeof(*bars));
+	char (*labels)[96] = calloc(2 * a->nr_families + 1, sizeof(*labels));
+	char (*values)[FORMAT_LEN] = calloc(2 * a->nr_families + 1, sizeof(*values));
+	struct svg_bar_chart chart = {
+		.title = "The fix's gain in each family: 1 thread vs the most threads",
+		.x_label = "before ns/op ÷ after ns/op (median, 95% CI); above 1: the fix is faster",
+		.log_x = true,
+		.bars = bars,
+	};
+	char path[4096];
+	char *svg = NULL;
+	int ret = -1;
+
+	if (!bars || !labels || !values)
+		goto out;
+	if (!has_figure(a)) {
+		ret = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+		const struct group_view *g = summary_group(a, f);
+		const struct pair_view *one = g ? group_view_pair(g, 1) : NULL;
+		const struct pair_view *most = g ? group_view_widest_pair(g) : NULL;
+		const struct pair_view *pick[2] = { one, most && most != one ? most : NULL };
+
+		for (int k = 0; k < 2; k++) {
+			const struct pair_view *p = pick[k];
+
+			if (!p)
+				continue;
+			snprintf(labels[chart.nr_bars], sizeof(labels[0]), "%s, %ld thread%s",
+				 f->name, p->threads, plural(p->threads));
+			bars[chart.nr_bars] = (struct svg_bar){
+				labels[chart.nr_bars], p->gain.ratio, p->gain.lo, p->gain.hi,
+				k, format_ratio(values[chart.nr_bars], p->gain.ratio),
+			};
+			chart.nr_bars++;
+		}
+	}
+	svg = svg_bar_chart(&chart);
+	snprintf(path, sizeof(path), "%s/" SUMMARY_FIGURE, outdir);
+	if (svg && !output_batch_add(batch, path, svg, strlen(svg)))
+		ret = 0;
+	svg = NULL;
+out:
+	free(bars);
+	free(labels);
+	free(values);
+	return ret;
+}

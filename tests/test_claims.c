@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Claim checks and the one verdict rule, against hand-computed cases.
+ *
+ * tests/data/results-claims.json (gen_results.py --claims) holds
+ * false_sharing with seven hand-picked repetitions per case, no noise. At
+ * update=locked and 2 threads: padded_128 5.0, 5.1, ..., 5.6 (median 5.3);
+ * adjacent_lines 5.05 ... 5.65 (median 5.35, interleaved with padded_128:
+ * the U test cannot separate them); same_line 6.0 ... 6.6 (median 6.3);
+ * separate_pages 20, 21, ..., 26 (median 23, wholly above padded_128:
+ * exact U test p = 2 / C(14, 7) = 2 / 3432). With 7 values the median's
+ * interval is the whole range (coverage 1 - 2/128 >= 95%). update=plain
+ * has 1-thread cases only.
+ *
+ * Each claim below is one a wrong line of claims.c would mark wrongly: a
+ * relation read backwards, a and b swapped, a CI across 1 taken as a
+ * difference, a bound compared with the median instead of the CI's end.
+ *
+ * Usage: test_claims SOURCE_DIR/tests
+ */
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "cases.h"
+#include "catalog.h"
+#include "claims.h"
+#include "results_read.h"
+#include "verdict.h"
+
+static const char *tests_dir;
+
+struct fixture {
+	struct results set;
+	struct result_cases cases;
+	struct analysis a;
+	const struct family_view *f;
+};
+
+static int setup(void **state)
+{
+	static struct fixture fx;
+	char path[PATH_MAX], err[512];
+
+	memset(&fx, 0, sizeof(fx));
+	snprintf(path, sizeof(path), "%s/data/results-claims.json", tests_dir);
+	if (results_read(&fx.set, path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if (result_cases_build(&fx.set, &fx.cases) ||
+	    analysis_build(&fx.set, &fx.cases, &fx.a))
+		return -1;
+	for (size_t i = 0; i < fx.a.nr_families; i++)
+		if (!strcmp(fx.a.families[i].name, "false_sharing"))
+			fx.f = &fx.a.families[i];
+	if (!fx.f)
+		return -1;
+	*state = &fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	analysis_free(&fx->a);
+	result_cases_free(&fx->cases);
+	results_free(&fx->set);
+	return 0;
+}
+
+static struct claim_result check(struct fixture *fx, struct kernel_claim c)
+{
+	static struct kernel_claim keep;
+	struct claim_result r;
+
+	keep = c;
+	claim_check(&fx->set, &fx->a, fx->f, &keep, &r);
+	return r;
+}
+
+#define LOCKED_2(a_, b_, rel, x_) ((struct kernel_claim){			\
+	.text = "t", .a = a_, .b = b_, .setting = "update=locked",		\
+	.threads = CLAIM_MOST_THREADS, .relation = rel, .x = x_ })
+
+static void test_at_least(void **state)
+{
+	struct fixture *fx = *state;
+	struct claim_result r;
+
+	/* 23 / 5.3, wholly separated: seen, at 2 threads, on distinct cores */
+	r = check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.threads, 2);
+	assert_string_equal(r.distance, "package");
+	assert_true(fabs(r.ratio.ratio - 23.0 / 5.3) < 1e-9);
+	assert_true(fabs(r.p - 2.0 / 3432) < 1e-9);
+	assert_true(fabs(r.a_median - 23) < 1e-9 && fabs(r.b_median - 5.3) < 1e-9);
+	/* the same pair with a bound above the ratio: a relation misread */
+	r = check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 5));
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	/* a and b swapped: 0.23x is not at least 2x */
+	r = check(fx, LOCKED_2("padded_128", "separate_pages", CLAIM_AT_LEAST, 2));
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	assert_true(fabs(r.ratio.ratio - 5.3 / 23.0) < 1e-9);
+	/* median ratio 5.35 / 5.3 >= 1, but interleaved: the rule does not separate them */
+	r = check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_AT_LEAST, 1));
+	assert_true(r.ratio.ratio >= 1);
+	assert_true(r.ratio.lo < 1 || r.p >= 0.05);
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	/* the catalogue's own claim on this file: 6.3 / 5.3 = 1.19x, not 2x */
+	r = check(fx, LOCKED_2("same_line", "padded_128", CLAIM_AT_LEAST, 2));
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	assert_true(fabs(r.ratio.ratio - 6.3 / 5.3) < 1e-9);
+}
+
+static void test_within(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_WITHIN, 1.5)).mark,
+			 CLAIM_SEEN);
+	/* 23 / 5.3 either way round is outside 1.5x */
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_WITHIN, 1.5)).mark,
+			 CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", "separate_pages", CLAIM_WITHIN, 1.5)).mark,
+			 CLAIM_NOT_SEEN);
+}
+
+static void test_bounds(void **state)
+{
+	struct fixture *fx = *state;
+	struct claim_result r;
+
+	/* padded_128 at 2 threads: median 5.3, interval 5.0-5.6 */
+	r = check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 10));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_true(fabs(r.ratio.lo - 5.0) < 1e-9 && fabs(r.ratio.hi - 5.6) < 1e-9);
+	/* the median is below 5.5 but the interval is not */
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.5)).mark,
+			 CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 4.9)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 5.0)).mark,
+			 CLAIM_NOT_SEEN);
+}
+
+static void test_one_thread(void **state)
+{
+	struct fixture *fx = *state;
+	struct kernel_claim c = LOCKED_2("same_line", "padded_128", CLAIM_WITHIN, 1.5);
+	struct claim_result r;
+
+	c.threads = CLAIM_ONE_THREAD;
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.threads, 1);
+	/* 1-thread medians: same_line 5.3, padded_128 5.4 */
+	assert_true(fabs(r.ratio.ratio - 5.3 / 5.4) < 1e-9);
+}
+
+static void test_not_testable(void **state)
+{
+	struct fixture *fx = *state;
+	struct kernel_claim c = LOCKED_2("same_line", "padded_128", CLAIM_AT_LEAST, 2);
+	json_t *ctx = fx->set.files[0].context;
+	struct claim_result r;
+
+	/* update=plain ran at 1 thread only */
+	c.setting = "update=plain";
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "only 1 thread was measured"));
+	/* a variant with no case at 2 threads in a table that has 2 threads */
+	c = LOCKED_2("same_line", "no_such_variant", CLAIM_AT_LEAST, 2);
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "no case of same_line and no_such_variant"));
+	/* a setting the run did not sweep: hide the plain table's value */
+	for (size_t k = fx->f->first_group; k < fx->f->first_group + fx->f->nr_groups; k++) {
+		json_t *params = fx->a.groups[k].group->params;
+		json_t *update = json_object_get(params, "update");
+
+		if (json_is_string(update) && !strcmp(json_string_value(update), "plain"))
+			json_object_set_new(params, "update", json_string("sideways"));
+	}
+	c = LOCKED_2("same_line", "padded_128", CLAIM_AT_LEAST, 2);
+	c.setting = "update=plain";
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "no case at update=plain"));
+	/* an x86 claim on another architecture */
+	c = LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2);
+	c.arch = CLAIM_X86;
+	assert_int_equal(check(fx, c).mark, CLAIM_SEEN);
+	json_object_set_new(ctx, "arch", json_string("aarch64"));
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "other architecture (aarch64)"));
+	json_object_del(ctx, "arch");
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "do not record the architecture"));
+	json_object_set_new(ctx, "arch", json_string("x86_64"));
+	/* a busy machine: 10 runnable tasks on 2 CPUs */
+	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(10.0));
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "busy (load average 5.0 per CPU"));
+	assert_non_null(strstr(r.why, "4.34x"));	/* the numbers, measured anyway */
+	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(0.5));
+	/* a counter the run did not record */
+	c.metric = "retries_per_success";
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "counter retries_per_success"));
+}
+
+/* Two threads on one core do not test a claim about distinct cores. */
+static void test_shared_core(void **state)
+{
+	struct fixture *fx = *state;
+	const struct group_view *g = &fx->a.groups[fx->f->default_group];
+	struct result_case *c = (struct result_case *)group_view_find(&fx->a, g, "separate_pages", 2)->c;
+	const char *saved = c->widest_class;
+	struct claim_result r;
+
+	c->widest_class = "smt";
+	r = check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2));
+	c->widest_class = saved;
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "shared a core (distance smt)"));
+}
+
+static void test_verdict_rule(void **state)
+{
+	struct stats_ratio slower = { .ratio = 2, .lo = 1.5, .hi = 2.5 };
+	struct stats_ratio across = { .ratio = 1.1, .lo = 0.9, .hi = 1.2 };
+	struct stats_ratio faster = { .ratio = 0.5, .lo = 0.4, .hi = 0.8 };
+	struct stats_ratio none = { .ratio = 2, .lo = NAN, .hi = NAN, .one_repetition = true };
+
+	(void)state;
+	assert_int_equal(verdict_of(&slower, 0.01), VERDICT_SLOWER);
+	assert_int_equal(verdict_of(&faster, 0.01), VERDICT_FASTER);
+	/* a CI that excludes 1 with p = 0.10: "is faster: 4.46x ... p = 0.10" was wrong */
+	assert_int_equal(verdict_of(&slower, 0.10), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&faster, 0.05), VERDICT_NOISE);
+	/* p = 0.01 with a CI across 1: "within noise ... p = 0.01" is right by the rule */
+	assert_int_equal(verdict_of(&across, 0.01), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&none, 0.01), VERDICT_UNTESTED);
+	assert_int_equal(verdict_of(&slower, NAN), VERDICT_UNTESTED);
+	assert_string_equal(verdict_word(VERDICT_NOISE), "within noise");
+}
+
+/* found_clear_fraction when one call in the run finds the flag clear: 2 / ops. */
+static void test_count_over_ops(void **state)
+{
+	double ops_a[3] = { 1e6, 2e6, 4e6 }, ops_b[3] = { 5e5, 1e6, 1e6 };
+	double val_a[3] = { 2e-6, 1e-6, 5e-7 }, val_b[3] = { 4e-6, 2e-6, 2e-6 };
+	double val_c[3] = { 3e-6, 1.5e-6, 1.5e-6 };	/* 3 calls: another count */
+	double ones[3] = { 1, 1, 1 };
+	struct case_counter ca = { "f", 3, val_a, 1e-6 }, cb = { "f", 3, val_b, 2e-6 };
+	struct case_counter cc = { "f", 3, val_c, 1.5e-6 };
+	struct case_counter one_a = { "f", 3, ones, 1 }, one_b = { "f", 3, ones, 1 };
+	struct result_case a = { .n = 3, .ops = ops_a }, b = { .n = 3, .ops = ops_b };
+
+	(void)state;
+	assert_true(case_counters_are_count_over_ops(&a, &ca, &b, &cb));
+	assert_false(case_counters_are_count_over_ops(&a, &ca, &b, &cc));
+	/* the fraction 1 in every call is a measurement, tested as usual */
+	assert_false(case_counters_are_count_over_ops(&a, &one_a, &b, &one_b));
+}
+
+/* Every claim in the catalogue names real variants, parameters and values. */
+static void test_catalogue_claims(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *kf = catalog[i];
+
+		for (unsigned int k = 0; k < kf->nr_claims; k++) {
+			const struct kernel_claim *c = &kf->claims[k];
+			bool one = c->relation == CLAIM_BELOW || c->relation == CLAIM_ABOVE;
+
+			assert_non_null(c->text);
+			assert_true(catalog_variant_index(kf, c->a) >= 0);
+			assert_true(one || catalog_variant_index(kf, c->b) >= 0);
+			assert_true(c->relation != CLAIM_AT_LEAST || c->x >= 1);
+			assert_true(c->relation != CLAIM_WITHIN || c->x > 1);
+			for (const char *s = c->setting; s && *s;) {
+				size_t len = strcspn(s, ",");
+				char item[64], err[256];
+				char *eq;
+				long v;
+				int p;
+
+				snprintf(item, sizeof(item), "%.*s", (int)len, s);
+				eq = strchr(item, '=');
+				assert_non_null(eq);
+				*eq = '\0';
+				p = kernel_param_index(kf, item);
+				assert_true(p >= 0);
+				assert_int_equal(kernel_param_parse(&kf->params[p], eq + 1, &v, err,
+								    sizeof(err)), 0);
+				s += len + (s[len] == ',');
+			}
+		}
+		if (kf->nr_claims) {
+			assert_non_null(kf->lesson_line);
+			assert_non_null(kf->exercise_question);
+			assert_non_null(kf->exercise_command);
+			assert_non_null(kf->exercise_reading);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_at_least),
+		cmocka_unit_test(test_within),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_one_thread),
+		cmocka_unit_test(test_not_testable),
+		cmocka_unit_test(test_shared_core),
+		cmocka_unit_test(test_verdict_rule),
+		cmocka_unit_test(test_count_over_ops),
+		cmocka_unit_test(test_catalogue_claims),
+	};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_claims SOURCE_DIR/tests\n");
+		return 2;
+	}
+	tests_dir = argv[1];
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The contention model against hand-computed and closed-form cases: the
+ * MVA solver (one server, N customers; the machine-repairman formula for
+ * a server with think time; copies), machine profiles with bad input, and
+ * the bottleneck the model names.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "model.h"
+
+static const char *source_dir;
+
+/* No think time: the server is always busy, X(N) = 1 / D for every N. */
+static void test_one_server_no_think(void **state)
+{
+	const double d = 7, one = 1;
+	struct mva_result r;
+
+	(void)state;
+	for (unsigned int n = 1; n <= 64; n *= 2) {
+		assert_int_equal(mva_solve(0, &d, &one, 1, n, &r), 0);
+		assert_float_equal(r.throughput, 1 / d, 1e-12);
+		assert_float_equal(r.cycle, n * d, 1e-9);
+		assert_float_equal(r.utilisation[0], 1, 1e-12);
+	}
+}
+
+/*
+ * Machine repairman (M/M/1//N, Kleinrock vol. 1 sec. 3.8): with think Z
+ * and service D, p0 = 1 / sum_k N!/(N-k)! (D/Z)^k and X = (1 - p0) / D.
+ * An independent formula, not the MVA recursion.
+ */
+static double repairman_throughput(double z, double d, unsigned int n)
+{
+	double sum = 0, term = 1;
+
+	for (unsigned int k = 0; k <= n; k++) {
+		sum += term;
+		term *= (n - k) * d / z;
+	}
+	return (1 - 1 / sum) / d;
+}
+
+static void test_delay_and_queue(void **state)
+{
+	const double d = 1, one = 1;
+	struct mva_result r;
+
+	(void)state;
+	/* by hand: Z = 2, D = 1, N = 2: R(2) = 1 + 1/3, X = 2 / (10/3) = 0.6 */
+	assert_int_equal(mva_solve(2, &d, &one, 1, 2, &r), 0);
+	assert_float_equal(r.throughput, 0.6, 1e-12);
+	assert_float_equal(r.residence[0], 4.0 / 3, 1e-12);
+	for (unsigned int n = 1; n <= 40; n++) {
+		assert_int_equal(mva_solve(3, &d, &one, 1, n, &r), 0);
+		assert_float_equal(r.throughput, repairman_throughput(3, d, n), 1e-9);
+		/* the bounds of QSP ch. 5 */
+		assert_true(r.throughput <= fmin(n / (3 + d), 1 / d) + 1e-12);
+	}
+}
+
+/*
+ * Four copies, each operation on one of them at random: the same network
+ * as four centres written out, each with a quarter of the demand.
+ */
+static void test_copies(void **state)
+{
+	const double d = 2, four = 4, quarter[4] = { 0.5, 0.5, 0.5, 0.5 };
+	const double ones[4] = { 1, 1, 1, 1 };
+	struct mva_result copies, explicit;
+
+	(void)state;
+	assert_int_equal(mva_solve(1, &d, &four, 1, 8, &copies), 0);
+	assert_int_equal(mva_solve(1, quarter, ones, 4, 8, &explicit), 0);
+	assert_float_equal(copies.throughput, explicit.throughput, 1e-12);
+	assert_float_equal(copies.utilisation[0], explicit.utilisation[0], 1e-12);
+	assert_float_equal(copies.residence[0], 4 * explicit.residence[0], 1e-12);
+}
+
+static void test_bad_networks(void **state)
+{
+	const double neg = -1, d = 1, half = 0.5, one = 1;
+	struct mva_result r;
+
+	(void)state;
+	assert_int_equal(mva_solve(1, &neg, &one, 1, 2, &r), -1);
+	assert_int_equal(mva_solve(1, &d, &one, 1, 0, &r), -1);
+	assert_int_equal(mva_solve(NAN, &d, &one, 1, 2, &r), -1);
+	assert_int_equal(mva_solve(1, &d, &half, 1, 2, &r), -1);
+	assert_int_equal(mva_solve(0, NULL, NULL, 0, 2, &r), -1);	/* no work at all */
+}
+
+static int profile_error(const char *json, char *err, size_t errlen)
+{
+	char path[] = "/tmp/bouncelab-profile-XXXXXX";
+	int fd = mkstemp(path), rc;
+	struct machine_profile m;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+	close(fd);
+	rc = machine_profile_load(path, &m, err, errlen);
+	unlink(path);
+	if (!rc)
+		machine_profile_close(&m);
+	return rc;
+}
+
+#define GOOD_HEAD "{\"name\": \"x\", \"topology\": \"pack:1 core:4 pu:1\", " \
+	"\"clock_ghz\": {\"value\": 3, \"source\": \"s\"}, " \
+	"\"store_buffer\": {\"value\": 56, \"source\": \"s\"}, "
+
+static void test_profile_bad_input(void **state)
+{
+	static const struct {
+		const char *json;
+		const char *says;
+	} bad[] = {
+		{ "{", "not a JSON machine profile" },
+		{ "[]", "expected a JSON object" },
+		{ GOOD_HEAD "\"one_way_ns\": {\"l3\": {\"value\": 40}}}", "one_way_ns.l3: expected a \"source\"" },
+		{ GOOD_HEAD "\"one_way_ns\": {\"l9\": {\"value\": 40, \"source\": \"s\"}}}", "unknown class 'l9'" },
+		{ GOOD_HEAD "\"one_way_ns\": {\"l3\": {\"value\": -4, \"source\": \"s\"}}}", "one_way_ns.l3: expected" },
+		{ GOOD_HEAD "\"one_way_ns\": {}}", "\"one_way_ns\": expected an object" },
+		{ "{\"name\": \"x\", \"topology\": \"pack:1 core:4 pu:1\", \"one_way_ns\": {}}", "clock_ghz: expected" },
+		{ "{\"topology\": \"pack:1 core:4\"}", "\"name\": expected a string" },
+	};
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(profile_error(bad[i].json, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].says))
+			fail_msg("case %zu: '%s' does not say '%s'", i, err, bad[i].says);
+	}
+	assert_int_equal(profile_error(GOOD_HEAD "\"one_way_ns\": {\"l3\": {\"value\": 40, \"source\": \"s\"}}}",
+				       err, sizeof(err)), 0);
+}
+
+static int open_profile(const char *name, struct machine_profile *m)
+{
+	char path[1024], err[512];
+
+	snprintf(path, sizeof(path), "%s/../model/profiles/%s.json", source_dir, name);
+	if (machine_profile_load(path, m, err, sizeof(err))) {
+		print_error("%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void predict(struct machine_profile *m, const char *family,
+		    const char *variant, const char *param, long value,
+		    unsigned int threads, struct model_prediction *p)
+{
+	const char *names[1] = { param };
+	char err[512];
+
+	if (model_predict_case(m, family, variant, param ? 1 : 0, names, &value,
+			       threads, 30, 0, p, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+/* The line the seed's fix is about is the one the model names. */
+static void test_bottleneck(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	assert_int_equal(m.nr_cpus, 256);
+	predict(&m, "gup", "store_always", "mode", 1, 256, &p);
+	assert_non_null(p.bottleneck);
+	assert_non_null(strstr(p.bottleneck, "has_pinned"));
+	assert_true(p.busy > 0.95);
+	predict(&m, "gup", "read_then_set", "mode", 1, 256, &p);
+	assert_null(p.bottleneck);		/* read-only once set: no server */
+	assert_float_equal(p.ns_per_op, 30, 1e-9);
+	predict(&m, "counter", "shared_atomic", NULL, 0, 64, &p);
+	assert_string_equal(p.bottleneck, "shared count line");
+	predict(&m, "counter", "percpu_padded", NULL, 0, 64, &p);
+	assert_null(p.bottleneck);
+	/* a line that saturates caps throughput at one transfer per handoff */
+	predict(&m, "last_nidpid", "xchg", NULL, 0, 256, &p);
+	assert_true(p.ops_per_s <= 1e9 / (p.transfer_ns / (1 + p.transfer_ns / 30)) * 1.0001);
+	/* more threads than the machine has: refused */
+	{
+		const char *names[1] = { "mode" };
+		long v = 1;
+		char err[512];
+
+		assert_int_equal(model_predict_case(&m, "gup", "store_always", 1, names, &v,
+						    512, 30, 0, &p, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "512 threads"));
+	}
+	machine_profile_close(&m);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_server_no_think),
+		cmocka_unit_test(test_delay_and_queue),
+		cmocka_unit_test(test_copies),
+		cmocka_unit_test(test_bad_networks),
+		cmocka_unit_test(test_profile_bad_input),
+		cmocka_unit_test(test_bottleneck),
+	};
+
+	source_dir = argc > 1 ? argv[1] : ".";
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -152,7 +152,8 @@ for line in open(sys.argv[2]):
     f = line.rstrip("\n").split("\t")
     want[f[0]] = [float(x) for x in f[1:]]
 for m in re.finditer(r"^\| (\w+)/(\w+) .*?, (\d+) threads? \| ([\d.]+) \| ([\d.]+) \| "
-                     r"([\d.]+)x \(95% CI ([\d.]+)–([\d.]+)\) \| ([^|]+) \|$", text, re.M):
+                     r"([\d.]+)x \(95% CI ([\d.]+)–([\d.]+)\) \| ([^|]+) \|(?: ([^|]+) \|)?$",
+                     text, re.M):
     rows[f"{m.group(1)}/{m.group(2)}/{m.group(3)}"] = m.groups()[3:]
 bad = []
 
@@ -179,6 +180,13 @@ for case in ("has_pinned/store_always/1", "has_pinned/read_then_set/1", "counter
             bad.append(f"{case} p: printed < 0.001, expected {p:.4g}")
     else:
         near(f"{case} p", float(text_p), p, 0.00051 if p < 0.0095 else 0.0051)
+    # The verdict, where there is one: a side only when the CI excludes 1
+    # and p < 0.05 (not judged where the independent values sit on an edge).
+    if got[6] and min(abs(lo - 1), abs(hi - 1)) > 0.01 and abs(p - 0.05) > 0.005:
+        verdict = ("B faster" if hi < 1 and p < 0.05 else
+                   "B slower" if lo > 1 and p < 0.05 else "within noise")
+        if got[6].strip() != verdict:
+            bad.append(f"{case}: verdict '{got[6].strip()}', expected '{verdict}'")
 g = re.search(r"^Geometric mean of B/A over (\d+) benchmarks: ([\d.]+)x$", text, re.M)
 if not g:
     bad.append("no geometric mean line")

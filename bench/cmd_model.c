@@ -163,9 +163,10 @@ static int measure_this(struct machine_profile *m)
 			break;
 		}
 		latency_summarize(pairs[i].samples, pairs[i].nr_samples, &sum);
-		m->one_way_ns[pairs[i].cls] = sum.median;
+		/* the fastest sample: a descheduled vCPU only adds time */
+		m->one_way_ns[pairs[i].cls] = sum.min;
 		snprintf(m->source[pairs[i].cls], sizeof(m->source[0]),
-			 "pingpong store_load measured now on CPUs %d and %d",
+			 "pingpong store_load measured now on CPUs %d and %d, fastest of 7 samples",
 			 pairs[i].cpu_a, pairs[i].cpu_b);
 	}
 	for (unsigned int i = 0; i < nr; i++)

@@ -600,6 +600,13 @@ static void has_pinned_access(const struct kernel_config *cfg,
 		      cfg->variant == VARIANT_TEST_THEN_SET_BIT;
 	mm = access_add_line(p, "mm line (write_protect_seq)", LINE_SHARED_BY_ALL, 0);
 	mm->reads = 2 * set;
+	p->private_locked = (double)cfg->param[PARAM_PIN_WORK];
+	if (cfg->variant == VARIANT_NO_FLAG) {
+		/* a fresh mm's seqcount line, written by the CPU that retired it */
+		if (cfg->nr_threads > 1)
+			p->cold_transfers = 1 - set;
+		return;
+	}
 	flag = shared ? mm : access_add_line(p, "flag line", LINE_SHARED_BY_ALL, 0);
 	if (reads_first)
 		flag->reads += set;
@@ -609,7 +616,6 @@ static void has_pinned_access(const struct kernel_config *cfg,
 		flag->locked += set;
 	if (cfg->nr_threads > 1)
 		p->cold_transfers = (1 - set) * (reads_first ? 2 : 1);
-	p->private_locked = (double)cfg->param[PARAM_PIN_WORK];
 }
 
 const struct kernel_family has_pinned_family = {

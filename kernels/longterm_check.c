@@ -605,13 +605,14 @@ static int longterm_verify(void *state, const struct kernel_config *cfg,
 
 /*
  * Access profile (model/): one call over nr_pages pages of the thread's
- * own buffer. Nothing is shared between threads: every locked op (pin
- * and unpin per page) is on the thread's own page lines.
+ * own buffer. Nothing is shared between threads: every locked op (the
+ * get's cmpxchg and referenced bit, the put) is on the thread's own page
+ * lines.
  */
 static void longterm_access(const struct kernel_config *cfg,
 			    struct access_profile *p)
 {
-	p->private_locked = 2.0 * (double)cfg->param[PARAM_NR_PAGES];
+	p->private_locked = 3.0 * (double)cfg->param[PARAM_NR_PAGES];
 }
 
 const struct kernel_family longterm_check_family = {

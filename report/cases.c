@@ -163,7 +163,8 @@ static int fill_case(const struct results *set, struct result_case *c,
 	*c = (struct result_case){
 		.file = first->file, .name = first->name, .family = first->family,
 		.variant = first->variant, .setting = first->setting,
-		.params = first->params, .widest_class = first->widest_class,
+		.params = first->params, .policy = first->policy,
+		.widest_class = first->widest_class,
 		.family_order = rows[0].family_order,
 		.variant_order = rows[0].variant_order,
 		.baseline = rows[0].baseline, .racy = rows[0].racy,
@@ -216,6 +217,7 @@ int result_cases_build(const struct results *set, struct result_cases *out)
 				.file = rows[i].row->file, .family = rows[i].row->family,
 				.setting = rows[i].row->setting,
 				.params = rows[i].row->params,
+				.policy = rows[i].row->policy,
 				.family_order = rows[i].family_order,
 				.first = out->nr,
 			};

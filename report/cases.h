@@ -35,6 +35,7 @@ struct result_case {
 	const char *variant;
 	const char *setting;
 	json_t *params;
+	const char *policy;	/* placement policy, or NULL */
 	const char *widest_class;
 	int family_order, variant_order;
 	bool baseline;		/* the catalogue's baseline (e.g. nop) */
@@ -55,6 +56,7 @@ struct result_group {
 	const char *family;
 	const char *setting;
 	json_t *params;
+	const char *policy;	/* placement policy (part of the setting), or NULL */
 	int family_order;
 	size_t first, nr;
 };

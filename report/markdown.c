@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "format.h"
 #include "markdown.h"
 #include "prediction.h"
@@ -918,37 +919,6 @@ static void write_families(FILE *out, const struct report_input *in)
 	}
 }
 
-/* Several machines: the fix's gain on each, side by side. */
-static void write_fleet(FILE *out, const struct report_input *in)
-{
-	const struct analysis *a = in->a;
-	char r[FORMAT_LEN];
-
-	if (in->nr_files < 2)
-		return;
-	fputs("## Fleet: the fix on each machine\n\n| family | results file | setting | ", out);
-	fputs("fix | gain at the most threads |\n|---|---|---|---|---|\n", out);
-	for (size_t i = 0; i < a->nr_families; i++) {
-		const struct family_view *f = &a->families[i];
-		const struct group_view *g = &a->groups[f->default_group];
-		const struct pair_view *p = group_view_widest_pair(g);
-
-		if (!p)
-			continue;
-		fputs("| ", out);
-		md_code(out, f->name);
-		fputs(" | ", out);
-		md_code(out, in->files[f->file]);
-		fprintf(out, " | %u | ", g->number);
-		md_code(out, g->after);
-		fputs(" over ", out);
-		md_code(out, g->before);
-		fprintf(out, " | %s at %ld thread%s |\n", format_ratio_ci(r, &p->gain),
-			p->threads, plural(p->threads));
-	}
-	fputc('\n', out);
-}
-
 static void write_outputs_note(FILE *out, const struct report_input *in)
 {
 	if (!in->a->nr_groups) {
@@ -975,7 +945,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	write_failures(out, in);
 	write_outputs_note(out, in);
 	write_baseline(out, in);
-	write_fleet(out, in);
+	fleet_write(out, in);
 	write_families(out, in);
 	markdown_prediction(out, in);
 	markdown_reproduce(out, in);

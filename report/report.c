@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "cases.h"
+#include "fleet.h"
 #include "latency_map.h"
 #include "markdown.h"
 #include "output.h"
@@ -45,7 +46,8 @@ static int read_inputs(const struct report_options *opts,
 			return 2;
 		st->have_latency = true;
 	}
-	if (result_cases_build(&st->set, &st->cases) ||
+	/* Files from one host and build are one machine's repetitions. */
+	if (fleet_pool(&st->set) || result_cases_build(&st->set, &st->cases) ||
 	    analysis_build(&st->set, &st->cases, &st->a)) {
 		snprintf(err, errlen, "out of memory analysing the results");
 		return 1;
@@ -72,6 +74,8 @@ static int render(const struct report_options *opts, struct report_state *st,
 		if (st->a.families[i].pingpong &&
 		    plots_add_one_way(&st->batch, dir, &st->a, &st->a.families[i]))
 			goto oom;
+	if (fleet_add_plots(&st->batch, dir, &st->a))
+		goto oom;
 	if (summary_add_figure(&st->batch, dir, &st->a))
 		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))

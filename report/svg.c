@@ -512,6 +512,23 @@ static void draw_bar(FILE *out, const struct axis *x, const struct svg_bar *b,
 	text(out, end + 6, top + 13, "start", NULL, value);
 }
 
+/* Bar i has a group heading of its own: the first of its group. */
+static bool starts_group(const struct svg_bar_chart *c, size_t i)
+{
+	const char *g = c->groups ? c->groups[i] : NULL;
+
+	return g && (i == 0 || !c->groups[i - 1] || strcmp(c->groups[i - 1], g));
+}
+
+static size_t bar_groups(const struct svg_bar_chart *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nr_bars; i++)
+		n += starts_group(c, i);
+	return n;
+}
+
 char *svg_bar_chart(const struct svg_bar_chart *c)
 {
 	size_t longest = 0;
@@ -536,7 +553,7 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 	}
 	label_width = 16 + FONT_WIDTH * (double)longest;
 	width = label_width + plot_width + 80;
-	height = 50 + 26 * (double)c->nr_bars + 50;
+	height = 50 + 26 * (double)(c->nr_bars + bar_groups(c)) + 50;
 	x = (struct axis){ .px0 = label_width, .px1 = label_width + plot_width };
 	axis_setup(&x, lo, hi, c->log_x, true, NULL, 0);
 	out = open_memstream(&buf, &len);
@@ -553,8 +570,14 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 		text(out, px, height - 34, "middle", NULL, value);
 	}
 	text(out, (x.px0 + x.px1) / 2, height - 12, "middle", NULL, c->x_label);
-	for (size_t i = 0; i < c->nr_bars; i++)
-		draw_bar(out, &x, &c->bars[i], 46 + 26 * (double)i, label_width);
+	for (size_t i = 0, row = 0; i < c->nr_bars; i++, row++) {
+		if (starts_group(c, i)) {
+			text(out, 10, 46 + 26 * (double)row + 14, "start",
+			     "font-weight=\"bold\"", c->groups[i]);
+			row++;
+		}
+		draw_bar(out, &x, &c->bars[i], 46 + 26 * (double)row, label_width);
+	}
 	fprintf(out, "<line class=\"axis\" stroke=\"#57606a\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		x.px0, 40.0, x.px0, height - 50);
 	if (!c->nr_bars)

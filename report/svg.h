@@ -62,6 +62,11 @@ struct svg_bar_chart {
 	bool log_x;
 	size_t nr_bars;
 	const struct svg_bar *bars;
+	/*
+	 * NULL, or one name per bar: a bar whose name differs from the bar
+	 * before's starts a group, headed by the name (e.g. a machine's).
+	 */
+	const char *const *groups;
 };
 
 struct svg_heatmap {

@@ -204,17 +204,42 @@ def check_seeds(families):
 
 
 def check_fleet(families):
+    """Each fleet table cell is its machine's pair table cell."""
     for f in families:
         if not f["name"].startswith("Fleet"):
             continue
         for header, rows in tables(f["lines"]):
             for row in rows:
-                m = re.match(r"(%s) at (\d+) threads?$" % RATIO, row[4])
-                s = find_setting(families, code(row[0]), int(row[2]), code(row[1]))
+                where = re.match(r"(\d+)(?: \([^)]*\))? in `([^`]*)`$", row[2])
+                m = re.match(r"(%s) at (\d+) threads?$" % RATIO, row[3])
+                fam = fleet_family(f["lines"], row)
+                s = find_setting(families, fam, int(where.group(1)), where.group(2)) if where else None
                 cell = s.pair_cell(m.group(2))[0] if s and m else None
                 if not m or cell != m.group(1):
                     problem("fleet: %s on %s says %s, pair table says %s" %
-                            (row[0], row[1], row[4], cell))
+                            (fam, row[0], row[3], cell))
+                    continue
+                for col, h in enumerate(header):
+                    t = re.match(r"at (\d+)$", h)
+                    if not t:
+                        continue
+                    full = s.pair_cell(t.group(1))[0]
+                    if not full or not full.startswith(row[col] + " "):
+                        problem("fleet: %s on %s at %s threads says %s, pair table says %s" %
+                                (fam, row[0], t.group(1), row[col], full))
+
+
+def fleet_family(lines, row):
+    """The family of the fleet table holding row: the ### heading above it."""
+    family = None
+    target = "| " + " | ".join(row) + " |"
+    for line in lines:
+        m = re.match(r"^### `([^`]*)`: ", line)
+        if m:
+            family = m.group(1)
+        if line.strip() == target:
+            return family
+    return family
 
 
 def check_files(directory, text):

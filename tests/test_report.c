@@ -328,23 +328,51 @@ static void test_bad_second_file(void **state)
 	assert_int_equal(stat("half", &st), -1);
 }
 
+/* results.json with its host renamed: another machine. */
+static void write_other_host(const char *to)
+{
+	json_t *doc = json_load_file("results.json", 0, NULL);
+
+	assert_non_null(doc);
+	json_object_set_new(json_object_get(doc, "context"), "host_name",
+			    json_string("otherhost"));
+	assert_int_equal(json_dump_file(doc, to, JSON_INDENT(1)), 0);
+	json_decref(doc);
+}
+
+/*
+ * Three files, two machines: a copy of results.json (same host and
+ * build) is pooled into its machine, and has no tables or plots of its
+ * own; a file from another host is a machine, with its own tables and a
+ * row in each fleet table.
+ */
 static void test_fleet(void **state)
 {
-	const char *files[] = { "results.json", "other.json" };
+	const char *files[] = { "results.json", "same.json", "other.json" };
 	char err[1024];
 	size_t len;
 	char *md;
 	struct stat st;
 
 	(void)state;
-	copy_file("results.json", "other.json");
-	assert_int_equal(generate(files, 2, NULL, "fleet", err, sizeof(err)), 0);
+	copy_file("results.json", "same.json");
+	write_other_host("other.json");
+	assert_int_equal(generate(files, 3, NULL, "fleet", err, sizeof(err)), 0);
 	md = read_file("fleet/report.md", &len);
 	assert_non_null(md);
 	assert_non_null(strstr(md, "## Fleet: the fix on each machine"));
-	assert_non_null(strstr(md, "| `results.json` | `other.json` |"));
+	assert_non_null(strstr(md, "| `results.json` | `same.json` | `other.json` |"));
+	assert_non_null(strstr(md, "- `testhost`: `results.json`, `same.json`: same host and build: pooled"));
+	assert_null(strstr(md, "`same.json`\n"));
 	assert_non_null(strstr(md, "### Setting 2: pin_work=1, flag_line=shared, placement compact (defaults), `other.json`"));
-	assert_int_equal(stat("fleet/plots/m2-has_pinned-2-throughput.svg", &st), 0);
+	assert_null(strstr(md, "(defaults), `same.json`"));
+	assert_non_null(strstr(md, "### `has_pinned`: `read_then_set` over `store_always` on each machine"));
+	assert_non_null(strstr(md, "| `testhost` | Test CPU; 4 CPUs; 1 package, 1 NUMA node, 1 L3 (32 MiB), 4 cores, 4 PUs | 2 (compact) in `results.json` |"));
+	assert_non_null(strstr(md, "| `otherhost` | Test CPU; 4 CPUs; 1 package, 1 NUMA node, 1 L3 (32 MiB), 4 cores, 4 PUs | 2 (compact) in `other.json` |"));
+	assert_int_equal(stat("fleet/plots/fleet-has_pinned.svg", &st), 0);
+	assert_int_equal(stat("fleet/plots/m3-has_pinned-2-throughput.svg", &st), 0);
+	assert_int_equal(stat("fleet/plots/m1-has_pinned-2-throughput.svg", &st), 0);
+	assert_int_equal(stat("fleet/plots/m2-has_pinned-2-throughput.svg", &st), -1);
 	assert_int_equal(stat("fleet/will-it-scale/m1-has_pinned-1-store_always.csv", &st), 0);
 	free(md);
 }

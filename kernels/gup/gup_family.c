@@ -344,8 +344,9 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
  * Access profile (model/): one page pinned and unpinned. Per call (one
  * call per pages_per_call pages): the flag update and two reads of
  * write_protect_seq on the mm's line (mm->flags has a line of its own).
- * Per page: the grab's cmpxchg, the referenced bit and the unpin, all on
- * the page's line: the thread's own in private mode; in shared mode the
+ * Per page: the grab's three locked RMWs (the add-unless-zero cmpxchg,
+ * the pin bias add, the referenced bit) and the unpin's, all on the
+ * page's line: the thread's own in private mode; in shared mode the
  * line the previous pinner of that page left in its cache, one transfer
  * for the grab and one for the unpin (the pass pins every page before it
  * unpins any). A THP is one grab and one put for up to 512 pages.
@@ -372,7 +373,7 @@ static void gup_access(const struct kernel_config *cfg, struct access_profile *p
 		access_add_line(p, "mm->flags line", LINE_SHARED_BY_ALL, 0)->reads = calls;
 		break;
 	}
-	p->private_locked = 3 * per_page;
+	p->private_locked = 4 * per_page;
 	/* shared mode: the previous pinner of the page was another thread */
 	if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
 		p->cold_transfers = 2 * per_page * (n - 1) / n;

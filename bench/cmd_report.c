@@ -12,6 +12,7 @@ int cmd_report(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "latency", required_argument, NULL, 'l' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "full", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -31,8 +32,11 @@ int cmd_report(int argc, char **argv)
 		case 'F':
 			opts.force = true;
 			break;
+		case 'f':
+			opts.full = true;
+			break;
 		case 'h':
-			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE] [--force]\n\n"
+			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE] [--force] [--full]\n\n"
 			       "Writes DIR/report.md, its plots in DIR/plots/ and will-it-scale-style\n"
 			       "CSV files in DIR/will-it-scale/ from one or more results files (several\n"
 			       "machines' files give one report comparing them).\n\n"
@@ -40,6 +44,8 @@ int cmd_report(int argc, char **argv)
 			       "  --latency FILE       a latency matrix from 'bouncelab topo --latency',\n"
 			       "                       drawn as a heatmap\n"
 			       "  --force              replace a report already in DIR\n"
+			       "  --full               every setting of a family in full (default: the\n"
+			       "                       defaults' table in full, other settings a row each)\n"
 			       "  -h, --help           this help\n");
 			return 0;
 		default:

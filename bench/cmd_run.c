@@ -395,6 +395,29 @@ static void print_summary(const struct run_progress *pr)
 	}
 }
 
+/*
+ * More threads than CPUs is allowed (families that do not spin), but the
+ * threads then take turns on a CPU and their ns/op measures the scheduler
+ * as much as the cache line; the report flags those rows too.
+ */
+static void warn_shared_cpus(const struct suite *suite)
+{
+	unsigned int shared = 0, most = 0;
+
+	for (unsigned int i = 0; i < suite->nr_cases; i++) {
+		if (!placement_shares_cpu(&suite->cases[i].placement))
+			continue;
+		shared++;
+		if (suite->cases[i].cfg.nr_threads > most)
+			most = suite->cases[i].cfg.nr_threads;
+	}
+	if (shared)
+		fprintf(stderr, "bouncelab: warning: %u case%s put%s up to %u threads on %u allowed CPUs: "
+			"threads share CPUs and take turns, so their ns/op includes time slices "
+			"(the report flags them)\n", shared, shared == 1 ? "" : "s",
+			shared == 1 ? "s" : "", most, topo_nr_allowed_cpus(suite->cases[0].topo));
+}
+
 /* The cases, one a line, and what a run would do: nothing is written. */
 static int print_plan(const struct suite *suite, const struct suite_options *opts,
 		      const char *out, double watchdog)
@@ -637,6 +660,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	}
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds; each finished one goes to %s\n",
 		suite->nr_cases, opts->repetitions, pr.journal.path);
+	warn_shared_cpus(suite);
 	run_rounds(suite, opts, &pr);
 	if (pr.tty && !pr.quiet)
 		fputc('\n', stderr);

@@ -14,8 +14,10 @@
 #include "markdown.h"
 #include "prediction.h"
 #include "plots.h"
+#include "run_checks.h"
 #include "seeds.h"
 #include "summary.h"
+#include "sweeps.h"
 #include "verdict.h"
 
 static const char *plural(long n)
@@ -102,7 +104,7 @@ static void write_image(FILE *out, const struct analysis *a,
 	char name[PATH_MAX];
 
 	plot_name(name, sizeof(name), a, g, kind);
-	fprintf(out, "![%s](%s)\n", alt, name);
+	fprintf(out, "%s![%s](%s)", strcmp(kind, "ns") ? " " : "", alt, name);
 }
 
 /* ---- the physical baseline ---- */
@@ -310,32 +312,26 @@ static void write_lesson(FILE *out, const struct family_view *f)
 	fputs("\n\n*Source:* ", out);
 	md_escape(out, kf->source);
 	fputs(".\n\n", out);
+	/* One block: a fence is three lines, and the pair reads as a diff. */
 	if (kf->before && kf->after) {
-		fputs("Before", out);
-		if (kf->before_variant) {
-			fputs(" (", out);
-			md_code(out, kf->before_variant);
-			fputc(')', out);
-		}
-		fprintf(out, ":\n\n```c\n%s\n```\n\nAfter", kf->before);
-		if (kf->after_variant) {
-			fputs(" (", out);
-			md_code(out, kf->after_variant);
-			fputc(')', out);
-		}
-		fprintf(out, ":\n\n```c\n%s\n```\n\n", kf->after);
+		fputs("```c\n/* before", out);
+		if (kf->before_variant)
+			fprintf(out, ": %s", kf->before_variant);
+		fprintf(out, " */\n%s\n\n/* after", kf->before);
+		if (kf->after_variant)
+			fprintf(out, ": %s", kf->after_variant);
+		fprintf(out, " */\n%s\n```\n\n", kf->after);
 	}
-	fputs("Variants:\n\n", out);
+	fputs("*Variants:* ", out);
 	for (unsigned int v = 0; v < kf->nr_variants; v++) {
-		fputs("- ", out);
 		md_code(out, kf->variants[v].name);
 		fputs(": ", out);
 		md_escape(out, kf->variants[v].models);
-		fputs(kf->variants[v].baseline ? " (baseline)\n" :
+		fputs(kf->variants[v].baseline ? " (baseline)" :
 		      kf->variants[v].deliberately_racy ?
-		      " (racy on purpose: never the best, whatever its speed)\n" : "\n", out);
+		      " (racy on purpose: never the best, whatever its speed)" : "", out);
+		fputs(v + 1 < kf->nr_variants ? "; " : ".\n\n", out);
 	}
-	fputc('\n', out);
 }
 
 /* The measured pair the seed's figure is set beside: at its thread count or below. */
@@ -587,12 +583,17 @@ static void write_verdict(FILE *out, const struct group_view *g)
 	fputs("\n\n", out);
 }
 
-static void write_flags(FILE *out, const struct result_case *c)
+static void write_flags(FILE *out, const struct report_input *in,
+			const struct result_case *c)
 {
 	const char *sep = "";
 
+	if (case_shares_cpus(in->set, c)) {
+		fputs("shared CPUs", out);
+		sep = ", ";
+	}
 	if (c->ns_stats.noisy) {
-		fputs("noisy", out);
+		fprintf(out, "%snoisy", sep);
 		sep = ", ";
 	}
 	if (c->ns_stats.bimodal) {
@@ -603,7 +604,8 @@ static void write_flags(FILE *out, const struct result_case *c)
 		fprintf(out, "%s†", sep);
 }
 
-static void write_main_table(FILE *out, const struct group_view *g)
+static void write_main_table(FILE *out, const struct report_input *in,
+			     const struct group_view *g)
 {
 	char ns[FORMAT_LEN], tput[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN], cv[FORMAT_LEN];
 	double low_coverage = 1;
@@ -623,7 +625,7 @@ static void write_main_table(FILE *out, const struct group_view *g)
 			format_median_ci(tput, &c->tput_stats, 1e-6),
 			v->best == c ? "best" : format_ratio_ci(r, &v->vs_best),
 			format_p(p, v->p_vs_best), format_percent(cv, c->ns_stats.cv), c->n);
-		write_flags(out, c);
+		write_flags(out, in, c);
 		fputs(" |\n", out);
 		if (c->n > 1 && c->ns_stats.ci_coverage < low_coverage)
 			low_coverage = c->ns_stats.ci_coverage;
@@ -718,6 +720,13 @@ static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
 		fputs(".\n\n", out);
 }
 
+static bool counter_nonzero(const struct result_case *c, const char *name)
+{
+	const struct case_counter *cc = result_case_counter(c, name);
+
+	return cc && cc->median != 0;
+}
+
 /*
  * Counters measured for some case, one column each. A counter the run
  * could not count at all (no PMU, no permission) would be a column of
@@ -728,23 +737,41 @@ static void write_counters_table(FILE *out, const struct report_input *in,
 				 const struct group_view *g)
 {
 	const struct analysis *a = in->a;
+	bool *shown = calloc(g->nr_counter_names + 1, sizeof(*shown));
+	size_t nr_shown = 0;
 	char v[FORMAT_LEN];
 
-	if (g->nr_counter_names) {
-		fputs("Counters (medians over repetitions; n/a: not counted for that case):\n\n"
+	if (!shown)
+		return;
+	/* A column of zeros and n/a teaches nothing: only non-zero counters. */
+	for (size_t k = 0; k < g->nr_counter_names; k++) {
+		for (size_t i = 0; i < g->group->nr && !shown[k]; i++)
+			shown[k] = counter_nonzero(&a->cases->cases[g->group->first + i],
+						   g->counter_names[k]);
+		nr_shown += shown[k];
+	}
+	if (nr_shown) {
+		fputs("Counters (medians over repetitions; rows and columns all zero or not counted left out):\n\n"
 		      "| threads | variant |", out);
 		for (size_t k = 0; k < g->nr_counter_names; k++) {
+			if (!shown[k])
+				continue;
 			fputc(' ', out);
 			md_name(out, g->counter_names[k]);
 			fputs(" |", out);
 		}
 		fputs("\n|---:|---|", out);
-		for (size_t k = 0; k < g->nr_counter_names; k++)
+		for (size_t k = 0; k < nr_shown; k++)
 			fputs("---:|", out);
 		fputc('\n', out);
 		for (size_t i = 0; i < g->group->nr; i++) {
 			const struct result_case *c = &a->cases->cases[g->group->first + i];
+			bool any = false;
 
+			for (size_t k = 0; k < g->nr_counter_names; k++)
+				any |= shown[k] && counter_nonzero(c, g->counter_names[k]);
+			if (!any)
+				continue;
 			fprintf(out, "| %ld | ", c->threads);
 			md_name(out, c->variant);
 			fputs(" |", out);
@@ -752,12 +779,14 @@ static void write_counters_table(FILE *out, const struct report_input *in,
 				const struct case_counter *cc =
 					result_case_counter(c, g->counter_names[k]);
 
-				fprintf(out, " %s |", cc ? format_sig(v, cc->median) : "n/a");
+				if (shown[k])
+					fprintf(out, " %s |", cc ? format_sig(v, cc->median) : "n/a");
 			}
 			fputc('\n', out);
 		}
 		fputc('\n', out);
 	}
+	free(shown);
 	write_na_note(out, g, counters_na(in, g));
 }
 
@@ -787,24 +816,15 @@ static void write_scaling_table(FILE *out, const struct analysis *a,
 	fputc('\n', out);
 }
 
-static void write_usl(FILE *out, const struct report_input *in,
-		      const struct group_view *g)
+static void write_usl(FILE *out, const struct group_view *g)
 {
-	json_t *cpus = json_object_get(file_of(in, g)->context, "num_cpus");
 	char r40[FORMAT_LEN], r256[FORMAT_LEN];
 	bool any = false;
 
 	for (size_t k = 0; k < g->nr_variants; k++)
 		any |= g->variants[k].fitted;
-	if (!any) {
-		fputs("**Scalability model:** none. A Universal Scalability Law fit needs 3 or more thread "
-		      "counts, one of them 1; this table has ", out);
-		write_threads_list(out, g);
-		if (json_is_integer(cpus))
-			fprintf(out, " (the machine has %" JSON_INTEGER_FORMAT " CPUs)", json_integer_value(cpus));
-		fputs(". On a larger machine, `bouncelab run --threads 1,2,4,8,...` gives it the points it needs.\n\n", out);
-		return;
-	}
+	if (!any)
+		return;		/* said once for the whole report: write_model_note() */
 	fprintf(out, "**Scalability model** (Universal Scalability Law, X(N) = X(1)·N / (1 + σ(N−1) + κN(N−1))), "
 		"fitted to %ld–%ld threads. A **model, not a measurement**: its values at 40 and 256 CPUs "
 		"extrapolate far beyond the data.\n\n"
@@ -837,33 +857,17 @@ static void write_plots(FILE *out, const struct analysis *a,
 	long t = g->threads[g->nr_threads - 1];
 	char alt[96];
 
-	snprintf(alt, sizeof(alt), "ns per operation at %ld thread%s", t, plural(t));
+	snprintf(alt, sizeof(alt), "%s, setting %u: ns per operation at %ld thread%s",
+		 g->group->family, g->number, t, plural(t));
+	/* One paragraph: a renderer sets the plots side by side. */
 	write_image(out, a, g, "ns", alt);
-	if (plot_has_scaling(g)) {
-		fputc('\n', out);
+	if (plot_has_scaling(g))
 		write_image(out, a, g, "throughput", "throughput against threads");
+	if (plot_has_speedup(g)) {
 		write_image(out, a, g, "speedup", "speedup over 1 thread");
 		write_image(out, a, g, "efficiency", "parallel efficiency");
 	}
-	fputc('\n', out);
-}
-
-static void write_csv_links(FILE *out, const struct analysis *a,
-			    const struct group_view *g)
-{
-	char name[PATH_MAX];
-	bool first = true;
-
-	for (size_t k = 0; k < g->nr_variants; k++) {
-		if (g->variants[k].baseline)
-			continue;
-		csv_name(name, sizeof(name), a, g, g->variants[k].name);
-		fprintf(out, "%s[`%s`](%s)", first ? "will-it-scale CSV: " : ", ",
-			g->variants[k].name, name);
-		first = false;
-	}
-	if (!first)
-		fputs(".\n\n", out);
+	fputs("\n\n", out);
 }
 
 /* Why a table with roles has no scaling section. */
@@ -884,20 +888,115 @@ static void write_group(FILE *out, const struct report_input *in,
 
 	write_setting_heading(out, in, g, "###");
 	write_verdict(out, g);
-	write_main_table(out, g);
+	write_main_table(out, in, g);
 	write_pair_table(out, g);
 	write_counters_table(out, in, g);
-	if (plot_has_scaling(g))
+	/* With two thread counts the main table's Mops/s column is the scaling. */
+	if (plot_has_speedup(g))
 		write_scaling_table(out, a, g);
 	if (g->mix_param)
 		write_mix_note(out, g);
 	else if (g->nr_threads >= 2)
-		write_usl(out, in, g);
+		write_usl(out, g);
 	else
 		fprintf(out, "Only %ld thread%s measured: no scaling plots or model.\n\n",
 			g->threads[0], plural(g->threads[0]));
 	write_plots(out, a, g);
-	write_csv_links(out, a, g);
+}
+
+/*
+ * A compact report shows the default table in full and the family's
+ * other settings one row each: each variant's ns/op, the fix's gain and
+ * the fastest variant, at 1 thread and at the most. `report --full`
+ * gives every setting a section of its own.
+ */
+static void write_other_settings(FILE *out, const struct report_input *in,
+				 const struct family_view *f)
+{
+	const struct analysis *a = in->a;
+	const struct group_view *def = &a->groups[f->default_group];
+	char changes[SWEEP_TEXT_LEN], v[FORMAT_LEN];
+	bool any = false;
+
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &a->groups[k];
+
+		if (group_detailed(a, g, false))
+			continue;
+		if (!any) {
+			fputs("### Other settings\n\nEach row is one setting's medians in ns/op at its most threads, "
+			      "named by what it changes from the defaults; `bouncelab report --full` shows each "
+			      "in full.\n\n| setting | changes | threads |", out);
+			for (size_t i = 0; i < def->nr_variants; i++) {
+				if (def->variants[i].baseline)
+					continue;
+				fputc(' ', out);
+				md_code(out, def->variants[i].name);
+				fputs(" |", out);
+			}
+			if (def->before)
+				fputs(" the fix faster by | p |", out);
+			fputs(" lowest median |\n|---:|---|---:|", out);
+			for (size_t i = 0; i < def->nr_variants; i++)
+				if (!def->variants[i].baseline)
+					fputs("---:|", out);
+			fputs(def->before ? "---:|---:|---|\n" : "---|\n", out);
+		}
+		any = true;
+		setting_changes(changes, sizeof(changes), a, g);
+		for (size_t t = 0; t < g->nr_threads; t++) {
+			const struct pair_view *p = group_view_pair(g, g->threads[t]);
+			const struct case_view *best = NULL;
+
+			/* The most threads: where the settings differ most, as in the sweep plots. */
+			if (t + 1 < g->nr_threads)
+				continue;
+			fprintf(out, "| %u | ", g->number);
+			md_escape(out, changes);
+			fprintf(out, " | %ld |", g->threads[t]);
+			for (size_t i = 0; i < def->nr_variants; i++) {
+				const struct case_view *cv;
+
+				if (def->variants[i].baseline)
+					continue;
+				cv = group_view_find(a, g, def->variants[i].name, g->threads[t]);
+				fprintf(out, " %s |", cv ? format_sig(v, cv->c->ns_stats.median) : "n/a");
+				if (cv && cv->best == cv->c)
+					best = cv;
+			}
+			if (def->before) {
+				char r[FORMAT_LEN], pv[FORMAT_LEN];
+
+				fprintf(out, " %s | %s |", p ? format_ratio_ci(r, &p->gain) : "n/a",
+					p ? format_p(pv, p->p) : "n/a");
+			}
+			fputc(' ', out);
+			if (best)
+				md_code(out, best->c->variant);
+			else
+				fputs("n/a", out);
+			fputs(" |\n", out);
+		}
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+/* ns/op against each parameter the family's tables sweep. */
+static void write_sweeps(FILE *out, const struct report_input *in,
+			 const struct family_view *f)
+{
+	struct sweep sweeps[8];
+	size_t nr = family_sweeps(in->a, f, sweeps, 8);
+	char name[PATH_MAX];
+
+	for (size_t i = 0; i < nr; i++) {
+		plot_sweep_name(name, sizeof(name), in->a, f, sweeps[i].param);
+		fprintf(out, "%s![%s: ns per operation against %s](%s)", i ? " " : "",
+			f->name, sweeps[i].param, name);
+	}
+	if (nr)
+		fputs("\n\n", out);
 }
 
 static void write_families(FILE *out, const struct report_input *in)
@@ -915,8 +1014,35 @@ static void write_families(FILE *out, const struct report_input *in)
 		markdown_family_claims(out, in, f);
 		write_seeds(out, in, f);
 		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
-			write_group(out, in, &a->groups[k]);
+			if (group_detailed(a, &a->groups[k], in->full))
+				write_group(out, in, &a->groups[k]);
+		if (!in->full)
+			write_other_settings(out, in, f);
+		write_sweeps(out, in, f);
 	}
+}
+
+/*
+ * Said once, not under every table: no table had the thread counts a
+ * Universal Scalability Law fit needs.
+ */
+static void write_model_note(FILE *out, const struct report_input *in)
+{
+	const struct analysis *a = in->a;
+	long most = 0;
+
+	for (size_t i = 0; i < a->nr_groups; i++) {
+		const struct group_view *g = &a->groups[i];
+
+		for (size_t k = 0; k < g->nr_variants; k++)
+			if (g->variants[k].fitted)
+				return;
+		if (g->nr_threads && g->threads[g->nr_threads - 1] > most)
+			most = g->threads[g->nr_threads - 1];
+	}
+	fprintf(out, "No scalability model: a Universal Scalability Law fit needs 3 or more thread counts, "
+		"one of them 1, and these results go up to %ld thread%s. On a larger machine, "
+		"`bouncelab run --threads 1,2,4,8,...` gives it the points it needs.\n\n", most, plural(most));
 }
 
 static void write_outputs_note(FILE *out, const struct report_input *in)
@@ -927,7 +1053,8 @@ static void write_outputs_note(FILE *out, const struct report_input *in)
 	}
 	fputs("Plots are in `" PLOT_DIR "/`; a will-it-scale-style CSV per variant and setting "
 	      "(`tasks,processes,processes_idle,threads,threads_idle,linear`, threads only, idle computed "
-	      "from the CPUs left unused) is in `" CSV_DIR "/`.\n\n", out);
+	      "from the CPUs left unused) is in `" CSV_DIR "/`, named FAMILY-SETTING-VARIANT.csv.\n\n", out);
+	write_model_note(out, in);
 }
 
 char *markdown_report(const struct report_input *in, size_t *len)
@@ -939,6 +1066,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 		return NULL;
 	fputs("# bouncelab report\n\n", out);
 	write_banner(out, in);
+	markdown_run_warnings(out, in);
 	markdown_summary(out, in);
 	write_intro(out);
 	markdown_environment(out, in);
@@ -946,6 +1074,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	write_outputs_note(out, in);
 	write_baseline(out, in);
 	fleet_write(out, in);
+	markdown_run_distance(out, in);
 	write_families(out, in);
 	markdown_prediction(out, in);
 	markdown_reproduce(out, in);

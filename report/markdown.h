@@ -3,6 +3,7 @@
 #ifndef BOUNCELAB_MARKDOWN_H
 #define BOUNCELAB_MARKDOWN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analysis.h"
@@ -17,6 +18,7 @@ struct report_input {
 	const struct results *set;
 	const struct analysis *a;
 	const struct latency_map *latency;	/* or NULL */
+	bool full;		/* every setting in full, not the defaults' only */
 };
 
 /* The whole report.md (free() it), or NULL without memory. */

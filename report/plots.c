@@ -8,6 +8,7 @@
 #include "format.h"
 #include "plots.h"
 #include "svg.h"
+#include "sweeps.h"
 
 /* File-name-safe: letters, digits, '_' and '-'; anything else becomes '_'. */
 static void safe_name(char *buf, size_t len, const char *s)
@@ -69,6 +70,25 @@ bool plot_has_scaling(const struct group_view *g)
 }
 
 /*
+ * Speedup and efficiency are throughput over a reference: with two
+ * thread counts they add no point the throughput plot lacks.
+ */
+bool plot_has_speedup(const struct group_view *g)
+{
+	return plot_has_scaling(g) && g->nr_threads >= 3;
+}
+
+void plot_sweep_name(char *buf, size_t len, const struct analysis *a,
+		     const struct family_view *f, const char *param)
+{
+	char kind[96], name[64];
+
+	safe_name(name, sizeof(name), param);
+	snprintf(kind, sizeof(kind), "sweep-%s", name);
+	plot_family_name(buf, len, a, f, kind);
+}
+
+/*
  * What the bar around a median is. Below 6 repetitions no interval of
  * the median reaches 95% and stats_median_ci_ranks() gives the whole
  * range (75% for 3): the table marks those rows with a dagger, and the
@@ -107,7 +127,7 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 	char (*labels)[FORMAT_LEN] = calloc(g->nr_variants + 1, sizeof(*labels));
 	struct svg_bar_chart chart = { .bars = bars };
 	double lo = INFINITY, hi = 0, coverage = 1;
-	char title[160], x_label[96];
+	char title[SWEEP_TEXT_LEN + 96], x_label[96], changes[SWEEP_TEXT_LEN];
 	char *svg = NULL;
 
 	if (!bars || !labels)
@@ -130,8 +150,9 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 		hi = fmax(hi, c->ns_stats.median);
 		coverage = lowest_coverage(coverage, &c->ns_stats);
 	}
-	snprintf(title, sizeof(title), "%s: time per operation, %ld thread%s",
-		 g->group->family, t, t == 1 ? "" : "s");
+	setting_changes(changes, sizeof(changes), a, g);
+	snprintf(title, sizeof(title), "%s, setting %u (%s): ns/op at %ld thread%s",
+		 g->group->family, g->number, changes, t, t == 1 ? "" : "s");
 	chart.title = title;
 	snprintf(x_label, sizeof(x_label), "ns per operation per thread (median, %s)",
 		 median_bar(coverage));
@@ -311,7 +332,8 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 	struct scaling_data d = { .coverage = 1 };
 	double ref_x[2], ref_y[2], ticks[64];
 	struct svg_line_chart chart = { 0 };
-	char title[192], throughput_label[96], *svg = NULL;
+	char title[SWEEP_TEXT_LEN + 96], throughput_label[96], *svg = NULL;
+	char changes[SWEEP_TEXT_LEN];
 
 	if (scaling_series(a, g, kind, &d))
 		return NULL;
@@ -321,8 +343,10 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 		reference_line(g, kind, &d, ref_x, ref_y);
 	for (size_t t = 0; t < g->nr_threads && t < 64; t++)
 		ticks[t] = (double)g->threads[t];
-	snprintf(title, sizeof(title), "%s, setting %u: %s", g->group->family,
-		 g->number, titles[kind]);
+	setting_changes(changes, sizeof(changes), a, g);
+	snprintf(title, sizeof(title), "%s, setting %u (%s): %s, %ld to %ld threads",
+		 g->group->family, g->number, changes, titles[kind], g->threads[0],
+		 g->threads[g->nr_threads - 1]);
 	chart = (struct svg_line_chart){
 		.title = title, .x_label = "threads",
 		.y_label = kind == THROUGHPUT ? throughput_label : labels[kind],
@@ -374,7 +398,8 @@ static char *wis_csv(const struct analysis *a, const struct group_view *g,
 }
 
 int plots_add_group(struct output_batch *batch, const char *outdir,
-		    const struct analysis *a, const struct group_view *g)
+		    const struct analysis *a, const struct group_view *g,
+		    bool with_plots)
 {
 	static const char *const kinds[] = { "throughput", "speedup", "efficiency" };
 	char name[PATH_MAX];
@@ -382,9 +407,11 @@ int plots_add_group(struct output_batch *batch, const char *outdir,
 	if (g->pingpong)
 		return 0;	/* drawn per family: plots_add_one_way() */
 	plot_name(name, sizeof(name), a, g, "ns");
-	if (add(batch, outdir, name, ns_bars(a, g)))
+	if (with_plots && add(batch, outdir, name, ns_bars(a, g)))
 		return -1;
-	for (int k = THROUGHPUT; plot_has_scaling(g) && k <= EFFICIENCY; k++) {
+	for (int k = THROUGHPUT; with_plots && plot_has_scaling(g) && k <= EFFICIENCY; k++) {
+		if (k != THROUGHPUT && !plot_has_speedup(g))
+			break;
 		plot_name(name, sizeof(name), a, g, kinds[k]);
 		if (add(batch, outdir, name, scaling_chart(a, g, (enum scaling_kind)k)))
 			return -1;
@@ -419,4 +446,80 @@ int plots_add_heatmap(struct output_batch *batch, const char *outdir,
 	free(labels);
 	free(names);
 	return ret;
+}
+
+/*
+ * ns/op at the largest thread count against the swept parameter, one
+ * line per variant (the harness baseline left out), the parameter's
+ * values evenly spaced in table order.
+ */
+static char *sweep_chart(const struct analysis *a, const struct family_view *f,
+			 const struct sweep *sw)
+{
+	const struct group_view *first = sw->groups[0];
+	long t = first->threads[first->nr_threads - 1];
+	struct svg_series series[SVG_PALETTE_SIZE];
+	double values[SVG_PALETTE_SIZE][4][SWEEP_MAX_POINTS], ticks[SWEEP_MAX_POINTS];
+	const char *labels[SWEEP_MAX_POINTS];
+	char title[SWEEP_TEXT_LEN + 160], y_label[96];
+	double coverage = 1;
+	size_t nr_series = 0;
+
+	for (size_t i = 0; i < sw->nr; i++) {
+		ticks[i] = (double)i;
+		labels[i] = sw->values[i];
+		if (sw->groups[i]->threads[sw->groups[i]->nr_threads - 1] < t)
+			t = sw->groups[i]->threads[sw->groups[i]->nr_threads - 1];
+	}
+	for (size_t k = 0; k < first->nr_variants && nr_series < SVG_PALETTE_SIZE; k++) {
+		const struct variant_view *var = &first->variants[k];
+		struct svg_series *s = &series[nr_series];
+		double (*v)[SWEEP_MAX_POINTS] = values[nr_series];
+
+		if (var->baseline)
+			continue;
+		*s = (struct svg_series){
+			.name = var->name, .x = v[0], .y = v[1], .y_lo = v[2], .y_hi = v[3],
+			.style = (int)k, .markers = true,
+		};
+		for (size_t i = 0; i < sw->nr; i++) {
+			const struct result_case *c = result_group_find(a->cases, sw->groups[i]->group,
+									 var->name, t);
+
+			if (!c)
+				continue;
+			v[0][s->n] = (double)i;
+			v[1][s->n] = c->ns_stats.median;
+			v[2][s->n] = c->n > 1 ? c->ns_stats.ci_lo : NAN;
+			v[3][s->n] = c->n > 1 ? c->ns_stats.ci_hi : NAN;
+			coverage = lowest_coverage(coverage, &c->ns_stats);
+			s->n++;
+		}
+		if (s->n)
+			nr_series++;
+	}
+	snprintf(title, sizeof(title), "%.64s: ns/op against %.64s, %ld thread%s (%.200s)",
+		 f->name, sw->param, t, t == 1 ? "" : "s", sw->fixed);
+	snprintf(y_label, sizeof(y_label), "ns per operation per thread (median, %s)",
+		 median_bar(coverage));
+	return svg_line_chart(&(struct svg_line_chart){
+		.title = title, .x_label = sw->param, .y_label = y_label,
+		.y_from_zero = true, .x_ticks = ticks, .nr_x_ticks = sw->nr,
+		.x_tick_labels = labels, .nr_series = nr_series, .series = series,
+	});
+}
+
+int plots_add_sweeps(struct output_batch *batch, const char *outdir,
+		     const struct analysis *a, const struct family_view *f)
+{
+	struct sweep sweeps[8];
+	size_t nr = family_sweeps(a, f, sweeps, 8);
+	char name[PATH_MAX];
+
+	for (size_t i = 0; i < nr; i++) {
+		plot_sweep_name(name, sizeof(name), a, f, sweeps[i].param);
+		if (add(batch, outdir, name, sweep_chart(a, f, &sweeps[i])))
+			return -1;
+	}
+	return 0;
 }

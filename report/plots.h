@@ -36,9 +36,24 @@ void csv_name(char *buf, size_t len, const struct analysis *a,
 /* The throughput, speedup and efficiency plots exist for this table. */
 bool plot_has_scaling(const struct group_view *g);
 
-/* Adds the table's plots and CSVs (none for the physical baseline's). */
+/* The speedup and efficiency plots exist too: three or more thread counts. */
+bool plot_has_speedup(const struct group_view *g);
+
+/*
+ * Adds the table's CSVs, and its plots with_plots (a table the report
+ * shows in full); none for the physical baseline's.
+ */
 int plots_add_group(struct output_batch *batch, const char *outdir,
-		    const struct analysis *a, const struct group_view *g);
+		    const struct analysis *a, const struct group_view *g,
+		    bool with_plots);
+
+/* Relative to the report: "plots/has_pinned-sweep-pin_work.svg". */
+void plot_sweep_name(char *buf, size_t len, const struct analysis *a,
+		     const struct family_view *f, const char *param);
+
+/* Adds ns/op against each parameter the family's tables sweep (sweeps.h). */
+int plots_add_sweeps(struct output_batch *batch, const char *outdir,
+		     const struct analysis *a, const struct family_view *f);
 
 /* Adds plots/latency-heatmap.svg. */
 int plots_add_heatmap(struct output_batch *batch, const char *outdir,

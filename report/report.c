@@ -25,6 +25,7 @@
 #include "report.h"
 #include "results_read.h"
 #include "summary.h"
+#include "sweeps.h"
 
 struct report_state {
 	struct results set;
@@ -62,18 +63,23 @@ static int render(const struct report_options *opts, struct report_state *st,
 	struct report_input in = {
 		opts->files, opts->nr_files, opts->outdir, opts->latency,
 		&st->set, &st->a, st->have_latency ? &st->latency : NULL,
+		opts->full,
 	};
 	char path[PATH_MAX + 16];
 	size_t len = 0;
 	char *md;
 
 	for (size_t i = 0; i < st->a.nr_groups; i++)
-		if (plots_add_group(&st->batch, dir, &st->a, &st->a.groups[i]))
+		if (plots_add_group(&st->batch, dir, &st->a, &st->a.groups[i],
+				    group_detailed(&st->a, &st->a.groups[i], opts->full)))
 			goto oom;
-	for (size_t i = 0; i < st->a.nr_families; i++)
-		if (st->a.families[i].pingpong &&
-		    plots_add_one_way(&st->batch, dir, &st->a, &st->a.families[i]))
+	for (size_t i = 0; i < st->a.nr_families; i++) {
+		const struct family_view *f = &st->a.families[i];
+
+		if (f->pingpong ? plots_add_one_way(&st->batch, dir, &st->a, f) :
+				  plots_add_sweeps(&st->batch, dir, &st->a, f))
 			goto oom;
+	}
 	if (fleet_add_plots(&st->batch, dir, &st->a))
 		goto oom;
 	if (summary_add_figure(&st->batch, dir, &st->a))
@@ -232,7 +238,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 int report_generate(const char *const *files, unsigned int nr_files,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr_files, outdir, NULL, false };
+	struct report_options opts = { files, nr_files, outdir, NULL, false, false };
 
 	return report_write(&opts, err, errlen);
 }

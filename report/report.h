@@ -14,6 +14,8 @@ struct report_options {
 	const char *latency;
 	/* replace a report already in outdir */
 	bool force;
+	/* every setting of a family in full, not only the defaults' table */
+	bool full;
 };
 
 /*

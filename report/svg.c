@@ -328,7 +328,8 @@ static void line_style(FILE *out, const struct svg_series *s)
 
 /* Frame, grid lines, ticks and labels of both axes. */
 static void draw_axes(FILE *out, const struct axis *x, const struct axis *y,
-		      const char *x_label, const char *y_label)
+		      const char *x_label, const char *y_label,
+		      const char *const *x_tick_labels)
 {
 	char label[64];
 
@@ -347,7 +348,10 @@ static void draw_axes(FILE *out, const struct axis *x, const struct axis *y,
 			continue;
 		fprintf(out, "<line class=\"axis\" stroke=\"#57606a\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 			px, y->px0, px, y->px0 + 5);
-		format_tick(label, sizeof(label), x->ticks[i], x->step, x->log);
+		if (x_tick_labels)
+			snprintf(label, sizeof(label), "%s", x_tick_labels[i]);
+		else
+			format_tick(label, sizeof(label), x->ticks[i], x->step, x->log);
 		text(out, px, y->px0 + 18, "middle", NULL, label);
 	}
 	fprintf(out, "<path class=\"axis\" stroke=\"#57606a\" fill=\"none\" d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1f\"/>\n",
@@ -474,7 +478,8 @@ char *svg_line_chart(const struct svg_line_chart *c)
 	axis_setup(&y, lo, hi, c->log_y, c->y_from_zero, NULL, 0);
 	begin(out, width, height, c->title);
 	text(out, 70, 24, "start", "font-size=\"14\" font-weight=\"bold\"", c->title);
-	draw_axes(out, &x, &y, c->x_label, c->y_label);
+	draw_axes(out, &x, &y, c->x_label, c->y_label,
+		  c->x_ticks ? c->x_tick_labels : NULL);
 	for (size_t s = 0; s < c->nr_series; s++)
 		draw_series(out, &x, &y, &c->series[s]);
 	if (!c->nr_series)

@@ -42,6 +42,8 @@ struct svg_line_chart {
 	bool y_from_zero;	/* linear y axis starts at 0 */
 	const double *x_ticks;	/* ticks at these values, or NULL: automatic */
 	size_t nr_x_ticks;
+	/* with x_ticks: the label of each tick (a parameter's values), or NULL */
+	const char *const *x_tick_labels;
 	size_t nr_series;
 	const struct svg_series *series;
 	/* legend entry for the unnamed dashed series, e.g. "USL model" */

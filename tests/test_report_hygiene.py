@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The report a teacher hands out: each check below fails on a real wrong line.
+
+  test_report_hygiene.py BOUNCELAB TESTS_DIR
+
+From tests/data/results-fixed.json and copies of it changed in one way:
+- the "no scalability model" note is said at most once;
+- every plot's title names its family, and its setting or sweep, and the
+  thread count; no two plots share a title;
+- has_pinned's sweep plot has pin_work on its x-axis, ticks 0 and 1, and its
+  points are the medians of the "Other settings" row and the default table;
+- a counter that is zero on every row has no column, one that is not has;
+- a calm run has no warning; a noisy copy and a busy copy have one at the
+  top, with the counts, and say what to do;
+- threads above the allowed CPUs are flagged "shared CPUs" row by row;
+- two results files get "how far apart" with the farthest case's ratio.
+"""
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+bouncelab, tests = sys.argv[1], sys.argv[2]
+fixed = json.load(open(os.path.join(tests, "data", "results-fixed.json")))
+tmp = tempfile.mkdtemp(prefix="bouncelab-hygiene.")
+problems = []
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def problem(msg):
+    problems.append(msg)
+
+
+def report(name, docs, *extra):
+    paths = []
+    for i, doc in enumerate(docs):
+        path = os.path.join(tmp, "%s-%d.json" % (name, i))
+        with open(path, "w") as fp:
+            json.dump(doc, fp)
+        paths.append(path)
+    out = os.path.join(tmp, name)
+    subprocess.run([bouncelab, "report", *paths, "-o", out, *extra], check=True,
+                   stdout=subprocess.DEVNULL)
+    return out, open(os.path.join(out, "report.md")).read()
+
+
+def rows_of(doc, prefix):
+    return [r for r in doc["benchmarks"] if r["name"].startswith(prefix)]
+
+
+# ---- the fixed file as it is ----
+out, text = report("fixed", [fixed])
+if text.count("No scalability model") + text.count("Scalability model:** none") > 1:
+    problem("the no-model note is repeated")
+if "Warning" in text:
+    problem("a calm run (CV about 3%, load 0.5 on 4 CPUs) got a warning")
+titles = {}
+families = set(re.findall(r"^## ([a-z_]+)(?: — .*)?$", text, re.M))
+for name in sorted(os.listdir(os.path.join(out, "plots"))):
+    # a table's plots and a family's sweeps; not the report-wide ones
+    # (heatmap, floor, summary, model)
+    m = re.match(r"^([a-z_]+)-(\d+|sweep)-", name)
+    if not m or m.group(1) not in families:
+        continue
+    root = ET.parse(os.path.join(out, "plots", name)).getroot()
+    title = root.find(SVG + "title").text
+    family = name.split("-")[0]
+    if not title.startswith(family) or "thread" not in title or \
+            not re.search(r"setting \d+ \(|against ", title):
+        problem("%s: title %r does not name family, setting and threads" % (name, title))
+    if title in titles:
+        problem("%s and %s share the title %r" % (titles[title], name, title))
+    titles[title] = name
+
+sweep = ET.parse(os.path.join(out, "plots", "has_pinned-sweep-pin_work.svg")).getroot()
+texts = [t.text for t in sweep.iter(SVG + "text")]
+if "pin_work" not in texts:
+    problem("the has_pinned sweep's x-axis is not pin_work: %s" % texts)
+if "0" not in texts or "1" not in texts or "threads" in texts:
+    problem("the has_pinned sweep's ticks are not pin_work's values 0 and 1: %s" % texts)
+# The sweep's points at 4 threads are the tables' medians (the default
+# table for pin_work=1, the "Other settings" row for pin_work=0).
+row = re.search(r"^\| 1 \| pin_work=0 \| 4 \| ([^|]+) \| ([^|]+) \|", text, re.M)
+default = re.search(r"^\| 4 \| store_always \| l3 \| ([\d.]+) ", text, re.M)
+if not row or row.group(1).strip() != "8.75" or not default:
+    problem("the Other settings row of pin_work=0 at 4 threads is not store_always 8.75: %s" %
+            (row.group(0) if row else None))
+
+# ---- a counter all zero, and one that is not ----
+doc = copy.deepcopy(fixed)
+for r in rows_of(doc, "counter/"):
+    r["zero_events_per_op"] = 0.0
+    r["some_events_per_op"] = 0.0 if r["threads"] == 1 else 0.5
+_, text = report("counters", [doc])
+if "zero_events_per_op" in text:
+    problem("a counter zero on every row has a column")
+if "| some_events_per_op |" not in text:
+    problem("a counter non-zero at 2 threads has no column")
+elif re.search(r"^\| 1 \| shared_atomic \| 0 \|", text, re.M):
+    problem("a row whose shown counters are all zero is in the counter table")
+
+# ---- noisy and busy ----
+doc = copy.deepcopy(fixed)
+for r in doc["benchmarks"]:
+    if r.get("repetition_index", 0) % 2 and "ns_per_op" in r:
+        for key in ("ns_per_op", "wall_ns", "real_time"):
+            r[key] *= 1.6
+_, text = report("noisy", [doc])
+m = re.search(r"^> \*\*Warning: a noisy run\.\*\* (\d+) of (\d+) results are flagged \*noisy\*", text, re.M)
+if not m or int(m.group(1)) < int(m.group(2)) // 2:
+    problem("a run with every other repetition 1.6x slower has no noisy warning with counts")
+if not re.search(r"Rerun on an idle machine.*--repetitions", text):
+    problem("the noisy warning does not say what to do")
+doc = copy.deepcopy(fixed)
+doc["context"]["load_avg"] = [6.0, 3.0, 1.0]
+_, text = report("busy", [doc])
+if "busy when the run started: load average 6 on 4 CPUs" not in text:
+    problem("a load average of 6 on 4 CPUs is not called busy")
+
+# ---- more threads than CPUs ----
+doc = copy.deepcopy(fixed)
+doc["context"].setdefault("topology", {})["nr_allowed_cpus"] = 2
+_, text = report("shared", [doc])
+flagged = re.findall(r"^\| (\d+) \| [^|]+ \| [^|]+ \|.*shared CPUs[^|]*\|$", text, re.M)
+if not flagged or set(flagged) != {"4"}:
+    problem("with 2 allowed CPUs, the rows flagged 'shared CPUs' are at %s threads, expected 4 only" %
+            sorted(set(flagged)))
+if "Warning: threads shared CPUs" not in text:
+    problem("no warning at the top for threads sharing CPUs")
+
+# ---- two runs ----
+doc = copy.deepcopy(fixed)
+for r in rows_of(doc, "has_pinned/store_always/"):
+    for key in ("ns_per_op", "wall_ns", "real_time"):
+        if key in r:
+            r[key] *= 2
+_, text = report("two", [fixed, doc])
+m = re.search(r"^\| `[^`]*two-1\.json` \| (\d+) \| ([^|]+) \| [^|]+ \| (\d+) \| `([^`/]+)/([^`/]+)/[^`]*`: .*\(([\d.]+x)\) \|$",
+              text, re.M)
+if not m:
+    problem("two results files: no 'same cases' row")
+else:
+    n, median, apart, family, variant, far = m.groups()
+    if median.strip() != "1.00x" or variant != "store_always" or far != "2.00x":
+        problem("two results files: median %s, farthest %s %s; expected 1.00x, store_always 2.00x" %
+                (median, variant, far))
+    if int(apart) < 1:
+        problem("a case twice as slow is not counted apart")
+
+for p in problems:
+    print("FAIL: " + p)
+print("report hygiene: %d problems" % len(problems))
+subprocess.run(["rm", "-rf", tmp])
+sys.exit(1 if problems else 0)

@@ -3,12 +3,22 @@
 
 #include "seeds.h"
 
-/* gup_test -j: every thread pins the same buffer, one page per call. */
-static const char *const gup_test_setting[] = { "pages_per_call=1", "mode=shared", NULL };
+/*
+ * gup_test -a -m 512 -j: every thread pins the same 512 MiB buffer of 4K
+ * pages (no -t), one page per call.
+ */
+static const char *const gup_test_setting[] = {
+	"pages_per_call=1", "page_size=4k", "mode=shared", "buffer_mib=512", NULL
+};
 /* gup_benchmark -n 64 with no CMA memory on the machine. */
 static const char *const gup_benchmark_setting[] = { "nr_pages=64", "cma_percent=0", NULL };
-/* pin_fast: each task pins its own buffer, one page per call. */
-static const char *const pin_fast_setting[] = { "pages_per_call=1", "mode=private", NULL };
+/*
+ * pin_fast: each task pins its own 1024-page MADV_HUGEPAGE buffer (two
+ * THPs), one page per call.
+ */
+static const char *const pin_fast_setting[] = {
+	"pages_per_call=1", "page_size=2m", "mode=private", "buffer_mib=4", NULL
+};
 
 /*
  * seeds/000 and 003, the v2 cover letter: gup_test -a -m 512 -j 40. Set
@@ -19,6 +29,7 @@ static const char *const pin_fast_setting[] = { "pages_per_call=1", "mode=privat
 	.after_variant = "read_then_set",				\
 	.source = "seeds/000 and 003: Peter Xu, \"[PATCH 0/3] mm/gup: Fix pin page write cache bouncing on has_pinned\", May 2021", \
 	.benchmark = "gup_test -a -m 512 -j 40 (mean get time)",	\
+	.quantity = "get_ns_per_page",					\
 	.machine = "40-CPU Intel Xeon E5-2630 v4 @ 2.20GHz",		\
 	.threads = 40,							\
 	.before = 477729.97,						\
@@ -55,6 +66,7 @@ const struct seed_figure seed_figures[] = {
 		.after_variant = "check_in_walk",
 		.source = "seeds/002: Pingfan Liu, FOLL_LONGTERM check in get_user_pages_fast(), June 2019",
 		.benchmark = "gup_benchmark -r 100 -n 64 -l, no CMA memory",
+		.quantity = "get_ns_per_page",
 		.machine = "AMD EPYC 7601",
 		.threads = 1,
 		.before = 640.41,

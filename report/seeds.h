@@ -22,6 +22,13 @@ struct seed_figure {
 	bool higher_is_better;		/* ops/s: true; time: false */
 	const char *published;		/* the thread's own words, or the spread */
 	/*
+	 * The counter our figure must be, when the seed timed a part of the
+	 * operation (gup_test's get time: "get_ns_per_page"); NULL: the
+	 * whole operation, ns_per_op (pin_fast's ioctls pin and unpin). A
+	 * family without that counter (has_pinned has no put) uses ns_per_op.
+	 */
+	const char *quantity;
+	/*
 	 * Parameter values that make our setting match the seed's benchmark,
 	 * as they appear in a setting ("mode=private"); NULL-terminated. The
 	 * report compares with the first table whose setting has them all,

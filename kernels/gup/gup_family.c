@@ -69,12 +69,13 @@ static const struct kernel_param gup_params[] = {
 	[PARAM_PAGES_PER_CALL] = {
 		.name = "pages_per_call",
 		.help = "pages per pin_user_pages_fast() call: 1 like pin_fast and gup_test's default, 64 like gup_benchmark -n 64, 0 for the whole buffer",
-		.def = 1, .min = 0, .max = 1 << 20, .suite = "1,64",
+		.def = 1, .min = 0, .max = 1 << 20,
 	},
 	[PARAM_PAGE_SIZE] = {
 		.name = "page_size",
-		.help = "4k pages, or 2m THP leaves (one grab and one recheck per THP)",
+		.help = "4k pages, or 2m THP leaves (one grab and one recheck per THP; pin_fast's MADV_HUGEPAGE buffers)",
 		.def = GUP_PAGES_4K, .min = 0, .max = 1, .choices = gup_page_size_names,
+		.suite = "4k,2m",
 	},
 	[PARAM_MODE] = {
 		.name = "mode",
@@ -85,7 +86,7 @@ static const struct kernel_param gup_params[] = {
 	[PARAM_BUFFER_MIB] = {
 		.name = "buffer_mib",
 		.help = "MiB per buffer (pin_fast used 1024 pages, 4 MiB; gup_test -m 512 in seed 000)",
-		.def = 4, .min = 1, .max = 16384,
+		.def = 4, .min = 1, .max = 16384, .suite = "4,512",
 	},
 	[PARAM_WRITER] = {
 		.name = "writer",

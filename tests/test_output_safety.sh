@@ -20,7 +20,9 @@ set -u
 bouncelab=$(realpath "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/bouncelab-output-safety.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+tiny=""
+# The small tmpfs of the full-disk check is always unmounted.
+trap '[ -n "$tiny" ] && umount "$tiny" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 n=0
@@ -156,6 +158,22 @@ fi
 fences=$(grep -c '^```' hf/report.md)
 [ $((fences % 2)) = 0 ] && ok "code fences are balanced ($fences)" || not_ok "unbalanced code fences ($fences)"
 expect 0 "a results file with a UTF-8 BOM" -- "$bouncelab" report bom.json -o bom_report
+
+# --- a full disk fails at the start, not after the run: a 128 KB tmpfs
+# (root only: mount), and a suite whose results need more than that
+mkdir tiny_mount
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs tiny_mount 2>/dev/null; then
+	tiny=$PWD/tiny_mount
+	expect 1 "run --out on a full disk" -- "$bouncelab" run --filter 'has_pinned' --threads 1 \
+		--repetitions 50 --counters none --out tiny_mount/results.json
+	grep -q "cannot reserve" err.txt && ok "the full disk is named before any benchmark runs" ||
+		not_ok "no word of the disk"
+	grep -q '^\[' err.txt && not_ok "benchmarks ran before the check" || ok "no benchmark ran"
+	[ -z "$(ls -A tiny_mount)" ] && ok "nothing left on the full disk" || not_ok "left: $(ls -A tiny_mount)"
+	umount tiny_mount && tiny=""
+else
+	n=$((n + 1)); echo "ok $n # SKIP full-disk check needs root to mount a tmpfs"
+fi
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -634,14 +634,50 @@ static void write_flags(FILE *out, const struct report_input *in,
 		fprintf(out, "%s†", sep);
 }
 
+static bool counter_nonzero(const struct result_case *c, const char *name)
+{
+	const struct case_counter *cc = result_case_counter(c, name);
+
+	return cc && cc->median != 0;
+}
+
+/*
+ * Counters measured for some case and non-zero somewhere: a column of
+ * zeros and n/a teaches nothing. They are the main table's last columns.
+ */
+static bool *shown_counters(const struct analysis *a, const struct group_view *g)
+{
+	bool *shown = calloc(g->nr_counter_names + 1, sizeof(*shown));
+
+	for (size_t k = 0; shown && k < g->nr_counter_names; k++)
+		for (size_t i = 0; i < g->group->nr && !shown[k]; i++)
+			shown[k] = counter_nonzero(&a->cases->cases[g->group->first + i],
+						   g->counter_names[k]);
+	return shown;
+}
+
 static void write_main_table(FILE *out, const struct report_input *in,
 			     const struct group_view *g)
 {
 	char ns[FORMAT_LEN], tput[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN], cv[FORMAT_LEN];
+	bool *shown = shown_counters(in->a, g);
 	double low_coverage = 1;
 
-	fputs("| threads | variant | distance | ns/op (95% CI) | Mops/s (95% CI) | × best | p vs best | CV | n | flags |\n"
-	      "|---:|---|---|---:|---:|---:|---:|---:|---:|---|\n", out);
+	if (!shown)
+		return;
+	fputs("| threads | variant | distance | ns/op (95% CI) | Mops/s (95% CI) | × best | p vs best | CV | n | flags |", out);
+	for (size_t k = 0; k < g->nr_counter_names; k++) {
+		if (!shown[k])
+			continue;
+		fputc(' ', out);
+		md_name(out, g->counter_names[k]);
+		fputs(" |", out);
+	}
+	fputs("\n|---:|---|---|---:|---:|---:|---:|---:|---:|---|", out);
+	for (size_t k = 0; k < g->nr_counter_names; k++)
+		if (shown[k])
+			fputs("---:|", out);
+	fputc('\n', out);
 	for (size_t i = 0; i < g->group->nr; i++) {
 		const struct case_view *v = &g->cases[i];
 		const struct result_case *c = v->c;
@@ -656,11 +692,19 @@ static void write_main_table(FILE *out, const struct report_input *in,
 			v->best == c ? "best" : format_ratio_ci(r, &v->vs_best),
 			format_p(p, v->p_vs_best), format_percent(cv, c->ns_stats.cv), c->n);
 		write_flags(out, in, c);
-		fputs(" |\n", out);
+		fputs(" |", out);
+		for (size_t k = 0; k < g->nr_counter_names; k++) {
+			const struct case_counter *cc = result_case_counter(c, g->counter_names[k]);
+
+			if (shown[k])
+				fprintf(out, " %s |", cc ? format_sig(r, cc->median) : "n/a");
+		}
+		fputc('\n', out);
 		if (c->n > 1 && c->ns_stats.ci_coverage < low_coverage)
 			low_coverage = c->ns_stats.ci_coverage;
 	}
 	fputc('\n', out);
+	free(shown);
 	if (low_coverage < STATS_CONFIDENCE)
 		fprintf(out, "† Fewer than 6 repetitions: no interval of the median reaches 95%%, so the range of the "
 			"repetitions is shown, which covers the median with only %.0f%% confidence, and the "
@@ -750,73 +794,11 @@ static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
 		fputs(".\n\n", out);
 }
 
-static bool counter_nonzero(const struct result_case *c, const char *name)
+
+/* The counters themselves are the main table's last columns (shown_counters). */
+static void write_counters_note(FILE *out, const struct report_input *in,
+				const struct group_view *g)
 {
-	const struct case_counter *cc = result_case_counter(c, name);
-
-	return cc && cc->median != 0;
-}
-
-/*
- * Counters measured for some case, one column each. A counter the run
- * could not count at all (no PMU, no permission) would be a column of
- * n/a on every row: it is named once in the note below instead, with its
- * reason, which is where a reader looks for why.
- */
-static void write_counters_table(FILE *out, const struct report_input *in,
-				 const struct group_view *g)
-{
-	const struct analysis *a = in->a;
-	bool *shown = calloc(g->nr_counter_names + 1, sizeof(*shown));
-	size_t nr_shown = 0;
-	char v[FORMAT_LEN];
-
-	if (!shown)
-		return;
-	/* A column of zeros and n/a teaches nothing: only non-zero counters. */
-	for (size_t k = 0; k < g->nr_counter_names; k++) {
-		for (size_t i = 0; i < g->group->nr && !shown[k]; i++)
-			shown[k] = counter_nonzero(&a->cases->cases[g->group->first + i],
-						   g->counter_names[k]);
-		nr_shown += shown[k];
-	}
-	if (nr_shown) {
-		fputs("Counters (medians over repetitions; rows and columns all zero or not counted left out):\n\n"
-		      "| threads | variant |", out);
-		for (size_t k = 0; k < g->nr_counter_names; k++) {
-			if (!shown[k])
-				continue;
-			fputc(' ', out);
-			md_name(out, g->counter_names[k]);
-			fputs(" |", out);
-		}
-		fputs("\n|---:|---|", out);
-		for (size_t k = 0; k < nr_shown; k++)
-			fputs("---:|", out);
-		fputc('\n', out);
-		for (size_t i = 0; i < g->group->nr; i++) {
-			const struct result_case *c = &a->cases->cases[g->group->first + i];
-			bool any = false;
-
-			for (size_t k = 0; k < g->nr_counter_names; k++)
-				any |= shown[k] && counter_nonzero(c, g->counter_names[k]);
-			if (!any)
-				continue;
-			fprintf(out, "| %ld | ", c->threads);
-			md_name(out, c->variant);
-			fputs(" |", out);
-			for (size_t k = 0; k < g->nr_counter_names; k++) {
-				const struct case_counter *cc =
-					result_case_counter(c, g->counter_names[k]);
-
-				if (shown[k])
-					fprintf(out, " %s |", cc ? format_sig(v, cc->median) : "n/a");
-			}
-			fputc('\n', out);
-		}
-		fputc('\n', out);
-	}
-	free(shown);
 	write_na_note(out, g, counters_na(in, g));
 }
 
@@ -920,7 +902,7 @@ static void write_group(FILE *out, const struct report_input *in,
 	write_verdict(out, g);
 	write_main_table(out, in, g);
 	write_pair_table(out, g);
-	write_counters_table(out, in, g);
+	write_counters_note(out, in, g);
 	/* With two thread counts the main table's Mops/s column is the scaling. */
 	if (plot_has_speedup(g))
 		write_scaling_table(out, a, g);
@@ -954,9 +936,8 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 		if (group_detailed(a, g, false))
 			continue;
 		if (!any) {
-			fputs("### Other settings\n\nEach row is one setting's medians in ns/op at its most threads, "
-			      "named by what it changes from the defaults; `bouncelab report --full` shows each "
-			      "in full.\n\n| setting | changes | threads |", out);
+			fputs("### Other settings\n\nMedians in ns/op at the most threads (`report --full`: each in "
+			      "full).\n\n| setting | changes | threads |", out);
 			for (size_t i = 0; i < def->nr_variants; i++) {
 				if (def->variants[i].baseline)
 					continue;

@@ -23,6 +23,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_gup(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_lesson(int argc, char **argv);
 
 /* Prints "bouncelab: <message>" on one line and returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "compare two results files, benchmark by benchmark" },
 	{ "gup", cmd_gup, "the mini GUP walker, with gup_test's options and output" },
 	{ "topo", cmd_topo, "topology, distance classes, placements, core-to-core latency" },
+	{ "lesson", cmd_lesson, "a family's lesson, the claims the report checks, an exercise" },
 	{ "model", cmd_model, "predicted ns/op and bottleneck at N threads, here or on a machine profile" },
 };
 

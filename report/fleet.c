@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "fleet.h"
 #include "format.h"
+#include "model.h"
 #include "plots.h"
 #include "svg.h"
 
@@ -281,6 +283,137 @@ static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file
 		fputs("not measured", out);
 }
 
+/*
+ * The machine of a results file, for the contention model: a synthetic
+ * topology from what the context records (CPUs, NUMA nodes, the distance
+ * classes present), and the one-way latency of each class from that
+ * machine's own ping-pong floor. Returns 0, or -1 with why: a shape the
+ * context does not pin down (several L3s per package: how many?) or no
+ * ping-pong in the results.
+ */
+static int fleet_machine(const struct analysis *a, unsigned int file,
+			 const struct result_case **cases, struct machine_profile *m,
+			 char *why, size_t len)
+{
+	json_t *topo = ctx(a->set, file, "topology");
+	json_t *classes = json_object_get(topo, "classes");
+	json_t *cpus = json_object_get(topo, "nr_allowed_cpus");
+	json_t *nodes = json_object_get(topo, "numa_nodes");
+	const char *cpu = json_string_value(ctx(a->set, file, "cpu_model"));
+	long nr_cpus = json_is_integer(cpus) ? (long)json_integer_value(cpus) : 0;
+	long packages = 1, threads = json_object_get(classes, "smt") ? 2 : 1;
+	bool l3 = json_object_get(classes, "l3") != NULL;
+	bool any = false;
+	char spec[128];
+
+	*m = (struct machine_profile){ 0 };
+	if (!json_is_object(classes) || nr_cpus < 1) {
+		snprintf(why, len, "no topology recorded");
+		return -1;
+	}
+	if (json_object_get(classes, "numa")) {
+		snprintf(why, len, "NUMA nodes within a package: not recorded how many");
+		return -1;
+	}
+	if (l3 && json_object_get(classes, "package")) {
+		snprintf(why, len, "several L3s per package: not recorded how many");
+		return -1;
+	}
+	if (json_object_get(classes, "cross_package"))
+		packages = json_is_integer(nodes) && json_integer_value(nodes) > 1 ?
+			   (long)json_integer_value(nodes) : 2;
+	if (nr_cpus % (packages * threads)) {
+		snprintf(why, len, "%ld CPUs do not split into %ld packages", nr_cpus, packages);
+		return -1;
+	}
+	snprintf(spec, sizeof(spec), "pack:%ld %score:%ld pu:%ld", packages, l3 ? "l3:1 " : "",
+		 nr_cpus / packages / threads, threads);
+	snprintf(m->name, sizeof(m->name), "m%u", file + 1);
+	m->nr_cpus = (unsigned int)nr_cpus;
+	/* As the prediction section: Intel's 56-entry store buffer (Skylake
+	 * on), AMD family 19h's 64-entry store queue; other CPUs none. */
+	if (cpu && strstr(cpu, "Intel"))
+		m->store_buffer = 56;
+	else if (cpu && (strstr(cpu, "AMD") || strstr(cpu, "EPYC")))
+		m->store_buffer = 64;
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+		size_t nr;
+
+		if (!f->pingpong || f->file != file)
+			continue;
+		nr = analysis_one_way_cases(a, f, cases);
+		for (size_t k = 0; k < nr; k++) {
+			int c = distance_class_parse(cases[k]->widest_class ?
+						     cases[k]->widest_class : "");
+			double ns = result_case_counter(cases[k], "one_way_ns")->median;
+
+			if (c < 0)
+				continue;
+			if (m->one_way_ns[c] <= 0 || ns < m->one_way_ns[c])
+				m->one_way_ns[c] = ns;
+			any = true;
+		}
+	}
+	if (!any) {
+		snprintf(why, len, "no ping-pong in the results");
+		return -1;
+	}
+	m->topo = topo_open(spec, why, len);
+	return m->topo ? 0 : -1;
+}
+
+/* The model's ns/op of a variant at the pair's threads, from its 1-thread median. */
+static int predict_variant(struct machine_profile *m, const struct analysis *a,
+			   const struct fleet_row *r, const char *variant, long threads,
+			   double *ns, char *why, size_t len)
+{
+	const struct kernel_family *kf = r->f->kf;
+	const struct result_case *one = result_group_find(a->cases, r->g->group, variant, 1);
+	struct model_prediction pred;
+	struct kernel_config cfg;
+	int v = kf ? catalog_variant_index(kf, variant) : -1;
+
+	if (v < 0 || !kf->access) {
+		snprintf(why, len, "no access profile");
+		return -1;
+	}
+	if (!one) {
+		snprintf(why, len, "no 1-thread measurement");
+		return -1;
+	}
+	/* The rows are at the catalogue's defaults. */
+	kernel_config_defaults(kf, &cfg);
+	cfg.variant = (unsigned int)v;
+	cfg.nr_threads = (unsigned int)threads;
+	if (model_predict(m, kf, &cfg, one->ns_stats.median, 0, r->g->group->policy,
+			  &pred, why, len))
+		return -1;
+	*ns = pred.ns_per_op;
+	return 0;
+}
+
+/* "4.12x", or "n/a (why)": the model's gain at the row's most threads. */
+static void write_predicted_gain(FILE *out, const struct analysis *a,
+				 const struct fleet_row *r, const struct result_case **cases)
+{
+	const struct pair_view *p = group_view_widest_pair(r->g);
+	struct machine_profile m;
+	double before, after;
+	char why[256], buf[FORMAT_LEN];
+
+	if (!fleet_machine(a, r->f->file, cases, &m, why, sizeof(why)) &&
+	    !predict_variant(&m, a, r, r->g->before, p->threads, &before, why, sizeof(why)) &&
+	    !predict_variant(&m, a, r, r->g->after, p->threads, &after, why, sizeof(why)))
+		fputs(format_ratio(buf, before / after), out);
+	else {
+		fputs("n/a (", out);
+		md_escape(out, why);
+		fputc(')', out);
+	}
+	machine_profile_close(&m);
+}
+
 static void write_pooled(FILE *out, const struct report_input *in,
 			 const struct machine_names *names)
 {
@@ -332,10 +465,10 @@ static void write_family_table(FILE *out, const struct report_input *in,
 	fputs(" over ", out);
 	md_code(out, g0->before);
 	fputs(" on each machine\n\n", out);
-	fputs("| machine | CPU and topology | setting | fix at the most threads |", out);
+	fputs("| machine | CPU and topology | setting | fix at the most threads | the model's |", out);
 	for (size_t t = 0; t < nr_shared; t++)
 		fprintf(out, " at %ld |", shared[t]);
-	fputs(" one-way floor by distance, ns |\n|---|---|---|---:|", out);
+	fputs(" one-way floor by distance, ns |\n|---|---|---|---:|---:|", out);
 	for (size_t t = 0; t < nr_shared; t++)
 		fputs("---:|", out);
 	fputs("---|\n", out);
@@ -356,8 +489,10 @@ static void write_family_table(FILE *out, const struct report_input *in,
 		}
 		fputs(" in ", out);
 		md_code(out, in->files[file]);
-		fprintf(out, " | %s at %ld thread%s |", format_ratio_ci(r, &p->gain),
+		fprintf(out, " | %s at %ld thread%s | ", format_ratio_ci(r, &p->gain),
 			p->threads, plural(p->threads));
+		write_predicted_gain(out, in->a, &rows[i], cases);
+		fputs(" |", out);
 		for (size_t t = 0; t < nr_shared; t++)
 			fprintf(out, " %s |", format_ratio(r, group_view_pair(g, shared[t])->gain.ratio));
 		fputc(' ', out);
@@ -391,8 +526,12 @@ void fleet_write(FILE *out, const struct report_input *in)
 	      "policy): the fix's gain (the before variant's ns/op over the after variant's) at the "
 	      "machine's most threads, and at the thread counts every machine measured; then the "
 	      "cost of moving one line between two CPUs at each distance (the `pingpong` family's "
-	      "lowest median), which bounds what contention can cost there. A machine's own tables "
-	      "below give the same numbers with their intervals.\n\n", out);
+	      "lowest median), which bounds what contention can cost there. *The model's* is the "
+	      "contention model's gain at the same threads (as `bouncelab model` predicts), from the "
+	      "machine's own 1-thread times and one-way floors, on a topology rebuilt from its recorded "
+	      "CPUs, NUMA nodes and distance classes: a prediction beside the measurement, or n/a with "
+	      "what it lacks. A machine's own tables below give the same numbers with their "
+	      "intervals.\n\n", out);
 	for (size_t i = 0, next; i < a->nr_families; i = next) {
 		size_t nr = family_rows(a, i, rows, &next);
 

@@ -310,7 +310,7 @@ static void write_lesson(FILE *out, const struct family_view *f)
 	fputs("\n\n", out);
 	md_escape(out, kf->lesson);
 	fputs("\n\n*Source:* ", out);
-	md_escape(out, kf->source);
+	md_source(out, kf->source);
 	fputs(".\n\n", out);
 	/* One block: a fence is three lines, and the pair reads as a diff. */
 	if (kf->before && kf->after) {

@@ -1,7 +1,90 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "format.h"
 #include "seeds.h"
+
+/* Message-IDs and commits as the threads and kernel.org quote them. */
+const struct seed_thread seed_threads[] = {
+	{ "000", "[PATCH 0/3] mm/gup: Fix pin page write cache bouncing on has_pinned",
+	  "Peter Xu, Andrea Arcangeli, May 2021",
+	  "https://lore.kernel.org/r/20210506232537.165788-1-peterx@redhat.com",
+	  "292648ac5cf1, a458b76a4171 (Linux 5.14)" },
+	{ "002", "[PATCHv3 1/2] mm/gup: fix omission of check on FOLL_LONGTERM in get_user_pages_fast()",
+	  "Pingfan Liu, John Hubbard, Andrew Morton, June 2019",
+	  "https://lore.kernel.org/r/20190611122935.GA9919@dhcp-128-55.nay.redhat.com",
+	  "df3a0a21b698 (Linux 5.7, from the thread's v8)" },
+	{ "003", "[PATCH v2 2/3] mm: gup: allow FOLL_PIN to scale in SMP",
+	  "Andrea Arcangeli, posted by Peter Xu, May 2021",
+	  "https://lore.kernel.org/r/20210507150553.208763-3-peterx@redhat.com",
+	  "292648ac5cf1 (Linux 5.14)" },
+	{ "004", "[PATCH 0/2] Simple concepts extracted from tip/numa/core",
+	  "Srikar Dronamraju, Mel Gorman, May 2013",
+	  "https://lore.kernel.org/all/?q=s%3A%22Simple+concepts+extracted+from+tip%2Fnuma%2Fcore%22",
+	  "not merged as posted (an archive search: the thread's Message-ID is not recorded here)" },
+};
+const unsigned int nr_seed_threads = sizeof(seed_threads) / sizeof(seed_threads[0]);
+
+static const struct seed_thread *find_thread(const char *id, size_t len)
+{
+	for (unsigned int i = 0; i < nr_seed_threads; i++)
+		if (strlen(seed_threads[i].id) == len && !strncmp(seed_threads[i].id, id, len))
+			return &seed_threads[i];
+	return NULL;
+}
+
+/* "[title](link)" of the thread whose id starts p, or false. */
+static bool write_thread_link(FILE *out, const char *p, size_t *used)
+{
+	size_t n = strspn(p, "0123456789");
+	const struct seed_thread *t = n ? find_thread(p, n) : NULL;
+
+	if (!t)
+		return false;
+	fputc('[', out);
+	md_escape(out, t->title);
+	fprintf(out, "](%s)", t->link);
+	*used = n;
+	return true;
+}
+
+/*
+ * "seeds/000 and 003: ..." becomes "[title](link) and [title](link): ...":
+ * each seed named where the text names it, by its thread and archive link.
+ */
+void md_source(FILE *out, const char *source)
+{
+	for (const char *p = source ? source : ""; *p;) {
+		const char *next = strstr(p + 1, "seeds/");
+		size_t used;
+
+		if (!strncmp(p, "seeds/", 6) && write_thread_link(out, p + 6, &used)) {
+			p += 6 + used;
+			/* "and 003", ", 004": further ids of the same mention */
+			for (;;) {
+				size_t sep = !strncmp(p, " and ", 5) ? 5 : !strncmp(p, ", ", 2) ? 2 : 0;
+
+				if (!sep || !find_thread(p + sep, strspn(p + sep, "0123456789")))
+					break;
+				fprintf(out, "%.*s", (int)sep, p);
+				write_thread_link(out, p + sep, &used);
+				p += sep + used;
+			}
+			continue;
+		}
+		/* The text up to the next mention, escaped as a whole. */
+		{
+			size_t n = next ? (size_t)(next - p) : strlen(p);
+			char *run = strndup(p, n);
+
+			md_escape(out, run ? run : "");
+			free(run);
+			p += n;
+		}
+	}
+}
 
 /*
  * gup_test -a -m 512 -j: every thread pins the same 512 MiB buffer of 4K
@@ -27,7 +110,7 @@ static const char *const pin_fast_setting[] = {
 #define GUP_TEST_ON_40_CPUS						\
 	.before_variant = "store_always",				\
 	.after_variant = "read_then_set",				\
-	.source = "seeds/000 and 003: Peter Xu, \"[PATCH 0/3] mm/gup: Fix pin page write cache bouncing on has_pinned\", May 2021", \
+	.source = "Peter Xu, \"[PATCH 0/3] mm/gup: Fix pin page write cache bouncing on has_pinned\", May 2021", \
 	.benchmark = "gup_test -a -m 512 -j 40 (mean get time)",	\
 	.quantity = "get_ns_per_page",					\
 	.machine = "40-CPU Intel Xeon E5-2630 v4 @ 2.20GHz",		\
@@ -45,7 +128,7 @@ static const char *const pin_fast_setting[] = {
 #define PIN_FAST_ON_256_CPUS						\
 	.before_variant = "store_always",				\
 	.after_variant = "read_then_set",				\
-	.source = "seeds/000: Andrea Arcangeli, \"mm: gup: allow FOLL_PIN to scale in SMP\" (292648ac5cf1), May 2021", \
+	.source = "Andrea Arcangeli, \"mm: gup: allow FOLL_PIN to scale in SMP\" (292648ac5cf1), May 2021", \
 	.benchmark = "will-it-scale pin_fast, 1 thread per CPU",	\
 	.machine = "256 CPUs, 2 NUMA nodes (distances 10/32)",		\
 	.threads = 256,							\
@@ -64,7 +147,7 @@ const struct seed_figure seed_figures[] = {
 		.family = "longterm_check",
 		.before_variant = "second_pass",
 		.after_variant = "check_in_walk",
-		.source = "seeds/002: Pingfan Liu, FOLL_LONGTERM check in get_user_pages_fast(), June 2019",
+		.source = "Pingfan Liu, FOLL_LONGTERM check in get_user_pages_fast(), June 2019",
 		.benchmark = "gup_benchmark -r 100 -n 64 -l, no CMA memory",
 		.quantity = "get_ns_per_page",
 		.machine = "AMD EPYC 7601",

@@ -8,6 +8,7 @@
 #define BOUNCELAB_SEEDS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct seed_figure {
 	const char *family;
@@ -39,6 +40,28 @@ struct seed_figure {
 
 extern const struct seed_figure seed_figures[];
 extern const unsigned int nr_seed_figures;
+
+/*
+ * The mailing-list threads the lab grew out of, cited by title, archive
+ * link and the mainline commits they became: a reader has no seeds/
+ * folder, so "seeds/000" in a source text is written as its citation.
+ */
+struct seed_thread {
+	const char *id;		/* "000": as a source text names it */
+	const char *title;
+	const char *who;	/* authors, date */
+	const char *link;	/* the mailing-list archive */
+	const char *commits;	/* mainline commits, or why none */
+};
+
+extern const struct seed_thread seed_threads[];
+extern const unsigned int nr_seed_threads;
+
+/*
+ * Writes a source text ("seeds/000 and 003: 292648ac5cf1 ...") as markdown
+ * with each seed named by its thread's title and archive link instead.
+ */
+void md_source(FILE *out, const char *source);
 
 /* How many times better "after" is: 5.36 for 477729.97 -> 89144.65 us. */
 double seed_gain(const struct seed_figure *s);

@@ -186,6 +186,13 @@ def check_summary(families):
             family = code(row[0])
             defaults = [s for f in families if f["name"] == family
                         for s in f["settings"] if s.heading.endswith("(defaults)")]
+            # Several files: "`has_pinned` (file 2)" is the second file's.
+            m = re.search(r"\(file (\d+)\)$", row[0])
+            if m and int(m.group(1)) <= len(result_files(families)):
+                name = result_files(families)[int(m.group(1)) - 1]
+                defaults = [s for f in families if f["name"] == family
+                            for s in f["settings"]
+                            if s.heading.endswith("(defaults), `%s`" % name)]
             for col, at in ((3, "1"), (4, None)):
                 m = re.match(r"(%s), [a-z ]+?(?: at (\d+) threads)?$" % RATIO, row[col])
                 if not m:
@@ -197,6 +204,15 @@ def check_summary(families):
                     problem("summary: %s gains %s at %s threads, pair table says %s" %
                             (family, m.group(1), threads, cell))
     return checked
+
+
+def result_files(families):
+    """The results files, in order, from the Environment table's header."""
+    for f in families:
+        if f["name"] == "Environment":
+            for header, rows in tables(f["lines"]):
+                return [code(h) for h in header[1:]]
+    return []
 
 
 def find_setting(families, family, number, file=None):
@@ -246,6 +262,14 @@ def check_fleet(families):
                 fam = fleet_family(f["lines"], row)
                 s = find_setting(families, fam, int(where.group(1)), where.group(2)) if where else None
                 cell = s.pair_cell(m.group(2))[0] if s and m else None
+                if not s and where and m:
+                    # A setting shown in one row of "Other settings".
+                    cell = other_setting_cell(families, fam, where.group(1), where.group(2),
+                                              m.group(2))
+                    if cell != m.group(1):
+                        problem("fleet: %s on %s says %s, other settings' row says %s" %
+                                (fam, row[0], row[3], cell))
+                    continue
                 if not m or cell != m.group(1):
                     problem("fleet: %s on %s says %s, pair table says %s" %
                             (fam, row[0], row[3], cell))
@@ -258,6 +282,27 @@ def check_fleet(families):
                     if not full or not full.startswith(row[col] + " "):
                         problem("fleet: %s on %s at %s threads says %s, pair table says %s" %
                                 (fam, row[0], t.group(1), row[col], full))
+
+
+def other_setting_cell(families, family, number, file, threads):
+    """The fix's cell of setting number in the file's "Other settings" table."""
+    for f in families:
+        if f["name"] != family:
+            continue
+        current = None
+        for st in f["settings"]:
+            # "### Other settings" follows its file's "### Setting N".
+            if st.number:
+                current = st.heading
+            if not current or not current.endswith("`%s`" % file):
+                continue
+            for header, rows in tables(st.lines):
+                if header[:2] != ["setting", "changes"] or "the fix faster by" not in header:
+                    continue
+                for row in rows:
+                    if row[0] == number and row[header.index("threads")] == threads:
+                        return row[header.index("the fix faster by")]
+    return None
 
 
 def fleet_family(lines, row):

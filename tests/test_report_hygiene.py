@@ -14,7 +14,8 @@ From tests/data/results-fixed.json and copies of it changed in one way:
 - a calm run has no warning; a noisy copy and a busy copy have one at the
   top, with the counts, and say what to do;
 - threads above the allowed CPUs are flagged "shared CPUs" row by row;
-- two results files get "how far apart" with the farthest case's ratio.
+- two results files get "how far apart" with the farthest case's ratio;
+- the seeds are cited by thread title and archive link, never "seeds/".
 """
 import copy
 import json
@@ -59,6 +60,12 @@ if text.count("No scalability model") + text.count("Scalability model:** none") 
     problem("the no-model note is repeated")
 if "Warning" in text:
     problem("a calm run (CV about 3%, load 0.5 on 4 CPUs) got a warning")
+# Self-contained: the seeds by title and archive link, not by a folder
+# the reader does not have.
+if "seeds/" in text:
+    problem("the report names a seeds/ folder: %s" % re.search(r".{0,40}seeds/.{0,20}", text).group(0))
+if "[\\[PATCH 0/3\\] mm/gup: Fix pin page write cache bouncing on has_pinned](https://lore.kernel.org/r/20210506232537.165788-1-peterx@redhat.com)" not in text:
+    problem("has_pinned's source does not link its thread on lore.kernel.org")
 titles = {}
 families = set(re.findall(r"^## ([a-z_]+)(?: — .*)?$", text, re.M))
 for name in sorted(os.listdir(os.path.join(out, "plots"))):

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bouncelab lesson: every family is listed with its lesson line; each
+# family's page has its claims and an exercise, and the exercise's run
+# command is one bouncelab accepts (checked with --dry-run, so nothing runs).
+#
+#   test_cli_lesson.sh BOUNCELAB
+set -u
+bouncelab=$(realpath "$1")
+tmp=$(mktemp -d /tmp/bouncelab-lesson.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+families=$("$bouncelab" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
+[ -n "$families" ] || fail "bouncelab list names no family"
+"$bouncelab" lesson >lessons.txt || fail "lesson exited $?"
+for f in $families; do
+	grep -qx "$f" lessons.txt || fail "lesson does not list $f"
+	"$bouncelab" lesson "$f" >page.txt || { fail "lesson $f exited $?"; continue; }
+	head -1 page.txt | grep -q "^$f: " || fail "lesson $f: no title line"
+	grep -q '^Claims the report checks on every run:' page.txt || fail "lesson $f: no claims"
+	grep -q '^Exercise\. Predict first, then measure\.' page.txt || continue
+	run=$(sed -n '/^  Run:$/{n;s/^    //p}' page.txt)
+	case $run in
+	"bouncelab run "*) ;;
+	*) fail "lesson $f: the exercise's command is not a run: $run"; continue ;;
+	esac
+	# The run part only, as this build's binary, without running anything.
+	cmd=${run%% && *}
+	cmd="\"$bouncelab\"${cmd#bouncelab} --dry-run"
+	eval "$cmd" >/dev/null 2>err.txt || fail "lesson $f: '$run' is refused: $(cat err.txt)"
+done
+[ "$failures" -eq 0 ] || exit 1
+echo "ok: $(echo $families | wc -w) families"

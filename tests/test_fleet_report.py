@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The fleet section on three machines, against numbers computed by hand.
+
+  test_fleet_report.py BOUNCELAB TESTS_DIR
+
+gen_fleet.py --three writes a 2-CPU laptop, a 40-CPU two-socket Xeon (two
+files of the same host and build) and a 256-CPU two-node EPYC, every case
+with repetitions 0.99 v, v, 1.01 v. From its docstring's design, by hand:
+the fix's gain at t threads is K t / 2 (K = 2, 3, 4; spread 1.5 times
+that), and a class's one-way floor is the smaller of its two variants.
+Those numbers are written out below, not recomputed by the report's
+formulas. Then check_report.py holds every fleet cell to its machine's
+pair table.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+bouncelab, tests = os.path.abspath(sys.argv[1]), sys.argv[2]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+# machine, CPU line, setting, fix at the most threads, at 1, at 2, floor
+EXPECTED = [
+    ("`laptop`", "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package",
+     "1 (compact) in `laptop.json`", "2.00x", 2, "1.00x", "2.00x", "package 50.0"),
+    ("`laptop`", "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package",
+     "2 (spread) in `laptop.json`", "3.00x", 2, "1.50x", "3.00x", "package 50.0"),
+    ("`xeon2s`", "Intel Xeon Gold 6138; 40 CPUs, 2 NUMA nodes; farthest pair: cross_package",
+     "1 (compact) in `xeon.json`", "60.0x", 40, "1.50x", "3.00x",
+     "smt 20.0, l3 40.0, cross_package 130"),
+    ("`xeon2s`", "Intel Xeon Gold 6138; 40 CPUs, 2 NUMA nodes; farthest pair: cross_package",
+     "2 (spread) in `xeon.json`", "90.0x", 40, "2.25x", "4.50x",
+     "smt 20.0, l3 40.0, cross_package 130"),
+    ("`epyc2n`", "AMD EPYC 7742 64-Core Processor; 256 CPUs, 2 NUMA nodes; farthest pair: cross_package",
+     "1 (compact) in `epyc.json`", "512x", 256, "2.00x", "4.00x",
+     "smt 18.0, l3 60.0, package 110, cross_package 250"),
+    ("`epyc2n`", "AMD EPYC 7742 64-Core Processor; 256 CPUs, 2 NUMA nodes; farthest pair: cross_package",
+     "2 (spread) in `epyc.json`", "768x", 256, "3.00x", "6.00x",
+     "smt 18.0, l3 60.0, package 110, cross_package 250"),
+]
+
+# Per machine group of the figure: (label, value) of each bar, by hand:
+# store_always K t (1.5 K t spread) and read_then_set 2 at the most threads.
+EXPECTED_BARS = {
+    "laptop": [("store_always, compact, 2 threads", "4.00"),
+               ("read_then_set, compact, 2 threads", "2.00"),
+               ("store_always, spread, 2 threads", "6.00"),
+               ("read_then_set, spread, 2 threads", "2.00")],
+    "xeon2s": [("store_always, compact, 40 threads", "120"),
+               ("read_then_set, compact, 40 threads", "2.00"),
+               ("store_always, spread, 40 threads", "180"),
+               ("read_then_set, spread, 40 threads", "2.00")],
+    "epyc2n": [("store_always, compact, 256 threads", "1024"),
+               ("read_then_set, compact, 256 threads", "2.00"),
+               ("store_always, spread, 256 threads", "1536"),
+               ("read_then_set, spread, 256 threads", "2.00")],
+}
+
+
+def cells(line):
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def fleet_table(md):
+    section = md.split("## Fleet: the fix on each machine", 1)
+    check(len(section) == 2, "no fleet section")
+    if len(section) < 2:
+        return None, [], ""
+    body = section[1].split("\n## ", 1)[0]
+    lines = [l for l in body.splitlines() if l.startswith("|")]
+    return cells(lines[0]), [cells(l) for l in lines[2:]], body
+
+
+def check_table(md):
+    header, rows, body = fleet_table(md)
+    if header is None:
+        return
+    check(header == ["machine", "CPU and topology", "setting", "fix at the most threads",
+                     "the model's", "at 1", "at 2", "one-way floor by distance, ns"],
+          "header: the shared thread counts are 1 and 2 only: %s" % header)
+    check(len(rows) == len(EXPECTED),
+          "%d rows, expected %d (3 machines x 2 placements; xeon-again.json pooled)" %
+          (len(rows), len(EXPECTED)))
+    for row, exp in zip(rows, EXPECTED):
+        machine, cpu, setting, most, threads, at1, at2, floor = exp
+        what = "%s %s" % (machine, setting)
+        check(row[0] == machine, "%s: machine %s" % (what, row[0]))
+        check(row[1] == cpu, "%s: CPU line %r" % (what, row[1]))
+        check(row[2] == setting, "%s: setting %r" % (what, row[2]))
+        m = re.match(r"^(\S+) \(95% CI [^)]*\) at (\d+) threads$", row[3])
+        check(m and m.group(1) == most and int(m.group(2)) == threads,
+              "%s: fix at the most threads %r, expected %s at %d" % (what, row[3], most, threads))
+        # The model's gain: the EPYC's topology is not recorded in full
+        # (several L3s per package, how many?), the others' is.
+        if machine == "`epyc2n`":
+            check(row[4] == "n/a (several L3s per package: not recorded how many)",
+                  "%s: the model's %r, expected n/a naming the L3s" % (what, row[4]))
+        else:
+            check(re.match(r"^[0-9.]+x$", row[4]), "%s: the model's %r" % (what, row[4]))
+        check(row[5] == at1 and row[6] == at2,
+              "%s: at 1 and 2: %s, %s, expected %s, %s" % (what, row[5], row[6], at1, at2))
+        check(row[7] == floor, "%s: floor %r, expected %r" % (what, row[7], floor))
+    check("- `xeon2s`: `xeon.json`, `xeon-again.json`: same host and build: pooled" in body,
+          "the two xeon files are not named as pooled")
+    check("`laptop`: " not in body.split("###")[0] and "`epyc2n`: " not in body.split("###")[0],
+          "a machine of one file is called pooled")
+
+
+def check_pooled_tables(md):
+    check("`xeon-again.json`\n" not in md and "(defaults), `xeon-again.json`" not in md,
+          "xeon-again.json has tables of its own")
+    # The xeon's tables count both files' repetitions: 3 + 3.
+    block = md.split("placement compact (defaults), `xeon.json`", 1)[-1]
+    row = [l for l in block.splitlines() if l.startswith("| 40 | store_always |")]
+    check(row and cells(row[0])[8] == "6", "xeon at 40 threads: n is not 6: %s" % row[:1])
+    block = md.split("placement compact (defaults), `laptop.json`", 1)[-1]
+    row = [l for l in block.splitlines() if l.startswith("| 2 | store_always |")]
+    check(row and cells(row[0])[8] == "3", "laptop at 2 threads: n is not 3: %s" % row[:1])
+
+
+def check_figure(path):
+    check(os.path.isfile(path), "no figure %s" % path)
+    if not os.path.isfile(path):
+        return
+    root = ET.parse(path).getroot()
+    texts = [(t.get("font-weight"), t.get("text-anchor"), t.text)
+             for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    groups, current = {}, None
+    for weight, anchor, text in texts[1:]:	# the first is the title
+        if weight == "bold":
+            current = text
+            groups[current] = []
+        elif current and anchor == "end":
+            groups[current].append([text, None])
+        elif current and anchor == "start" and groups[current]:
+            groups[current][-1][1] = text
+    check(list(groups) == list(EXPECTED_BARS),
+          "figure groups %s, expected one per machine %s" % (list(groups), list(EXPECTED_BARS)))
+    for name, bars in EXPECTED_BARS.items():
+        got = [tuple(b) for b in groups.get(name, [])]
+        check(got == bars, "figure, %s: %s, expected %s" % (name, got, bars))
+    rects = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("height") == "18"]
+    check(len(rects) == 12, "%d bars in the figure, expected 12" % len(rects))
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="bouncelab-fleet-report.") as tmp:
+        subprocess.run([sys.executable, os.path.join(tests, "gen_fleet.py"), "--three", tmp],
+                       check=True)
+        files = [os.path.join(tmp, n) for n in
+                 ("laptop.json", "xeon.json", "xeon-again.json", "epyc.json")]
+        out = os.path.join(tmp, "out")
+        # Run where the files are, so that the report names them as given.
+        r = subprocess.run([bouncelab, "report"] + [os.path.basename(f) for f in files] +
+                           ["-o", out], cwd=tmp, capture_output=True, text=True)
+        check(r.returncode == 0, "report exited %d: %s" % (r.returncode, r.stderr.strip()))
+        if r.returncode:
+            return 1
+        with open(os.path.join(out, "report.md")) as f:
+            md = f.read()
+        check_table(md)
+        check_pooled_tables(md)
+        check_figure(os.path.join(out, "plots", "fleet-has_pinned.svg"))
+        c = subprocess.run([sys.executable, os.path.join(tests, "check_report.py"), out],
+                           capture_output=True, text=True)
+        print(c.stdout.strip())
+        check(c.returncode == 0, "check_report.py: %s" % c.stdout.strip())
+    print("%d problems" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -13,6 +13,7 @@ int cmd_report(int argc, char **argv)
 		{ "latency", required_argument, NULL, 'l' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "full", no_argument, NULL, 'f' },
+		{ "brief", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -35,8 +36,11 @@ int cmd_report(int argc, char **argv)
 		case 'f':
 			opts.full = true;
 			break;
+		case 'b':
+			opts.brief = true;
+			break;
 		case 'h':
-			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE] [--force] [--full]\n\n"
+			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE] [--force] [--full | --brief]\n\n"
 			       "Writes DIR/report.md, its plots in DIR/plots/ and will-it-scale-style\n"
 			       "CSV files in DIR/will-it-scale/ from one or more results files (several\n"
 			       "machines' files give one report comparing them).\n\n"
@@ -46,12 +50,16 @@ int cmd_report(int argc, char **argv)
 			       "  --force              replace a report already in DIR\n"
 			       "  --full               every setting of a family in full (default: the\n"
 			       "                       defaults' table in full, other settings a row each)\n"
+			       "  --brief              only the summary, the claims and the key figure, in\n"
+			       "                       two printed pages; PNG copies with rsvg-convert\n"
 			       "  -h, --help           this help\n");
 			return 0;
 		default:
 			return bad_option(argv, "report");
 		}
 	}
+	if (opts.full && opts.brief)
+		return usage_error("report: --full and --brief: expected one of them");
 	if (optind == argc)
 		return usage_error("report: expected at least one results file");
 	if (!opts.outdir)

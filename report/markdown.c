@@ -31,7 +31,7 @@ static const struct result_file *file_of(const struct report_input *in,
 	return &in->set->files[g->group->file];
 }
 
-static void write_banner(FILE *out, const struct report_input *in)
+void markdown_banner(FILE *out, const struct report_input *in)
 {
 	for (unsigned int f = 0; f < in->nr_files; f++) {
 		json_t *why = json_object_get(in->set->files[f].context, "incomplete");
@@ -1076,7 +1076,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	if (!out)
 		return NULL;
 	fputs("# bouncelab report\n\n", out);
-	write_banner(out, in);
+	markdown_banner(out, in);
 	markdown_run_warnings(out, in);
 	markdown_summary(out, in);
 	write_intro(out);

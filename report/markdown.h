@@ -24,6 +24,9 @@ struct report_input {
 /* The whole report.md (free() it), or NULL without memory. */
 char *markdown_report(const struct report_input *in, size_t *len);
 
+/* "Incomplete run" at the top, for each file that stopped early. */
+void markdown_banner(FILE *out, const struct report_input *in);
+
 /* Sections written by environment.c. */
 void markdown_environment(FILE *out, const struct report_input *in);
 void markdown_reproduce(FILE *out, const struct report_input *in);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "brief.h"
 #include "cases.h"
 #include "fleet.h"
 #include "latency_map.h"
@@ -57,6 +58,28 @@ static int read_inputs(const struct report_options *opts,
 	return 0;
 }
 
+/* report --brief: the summary's figure (and its PNG), and the brief. */
+static int render_brief(const struct report_input *in, struct report_state *st,
+			const char *dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16], note[512];
+	size_t len = 0;
+	bool png;
+	char *md;
+
+	if (summary_add_figure(&st->batch, dir, &st->a) ||
+	    brief_add_pngs(&st->batch, &png, note, sizeof(note)))
+		goto oom;
+	md = markdown_brief(in, png, note, &len);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	if (!md || output_batch_add(&st->batch, path, md, len))
+		goto oom;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory writing the report");
+	return 1;
+}
+
 /* Renders every file in memory, under dir (the temporary directory). */
 static int render(const struct report_options *opts, struct report_state *st,
 		  const char *dir, char *err, size_t errlen)
@@ -70,6 +93,8 @@ static int render(const struct report_options *opts, struct report_state *st,
 	size_t len = 0;
 	char *md;
 
+	if (opts->brief)
+		return render_brief(&in, st, dir, err, errlen);
 	for (size_t i = 0; i < st->a.nr_groups; i++)
 		if (plots_add_group(&st->batch, dir, &st->a, &st->a.groups[i],
 				    group_detailed(&st->a, &st->a.groups[i], opts->full)))
@@ -260,7 +285,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 int report_generate(const char *const *files, unsigned int nr_files,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr_files, outdir, NULL, false, false };
+	struct report_options opts = { files, nr_files, outdir, NULL, false, false, false };
 
 	return report_write(&opts, err, errlen);
 }

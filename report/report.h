@@ -16,6 +16,8 @@ struct report_options {
 	bool force;
 	/* every setting of a family in full, not only the defaults' table */
 	bool full;
+	/* only the summary, the claims and the key figure (brief.h) */
+	bool brief;
 };
 
 /*

@@ -36,6 +36,7 @@ chmod 755 "$tmp"
 export SLURM_CONF=$tmp/slurm.conf
 failures=0
 started=()	# "name pid" of each daemon we started
+fleet_pid=
 
 fail() {
 	echo "FAIL: $*"
@@ -76,6 +77,11 @@ stop_pid() {
 cleanup() {
 	local status=$? i p left entry
 	trap - EXIT INT TERM
+	# The fleet command, if a signal cut the wait for it short.
+	if [ -n "${fleet_pid:-}" ]; then
+		kill "$fleet_pid" 2>/dev/null
+		wait "$fleet_pid" 2>/dev/null
+	fi
 	if alive slurmctld "$(cat "$tmp/slurmctld.pid" 2>/dev/null)"; then
 		scancel --quiet --user=root 2>/dev/null
 		for i in $(seq 50); do
@@ -195,9 +201,14 @@ echo "[${SECONDS}s] one-node cluster up: $host, $(sed 's/.*CPUs=\([0-9]*\).*/\1/
 
 # The fleet run, with a bound: two quick suites of about 10 s each here.
 start=$(date +%s)
+# In the background, waited for: a SIGTERM (meson's timeout) interrupts
+# `wait` at once and the cleanup runs now, not after the fleet ends.
 BOUNCELAB=$bouncelab timeout 150 "$top/scripts/lab" fleet --quick --nodes 2 \
-	--results "$tmp/results" --wait >"$tmp/fleet.out" 2>&1
+	--results "$tmp/results" --wait >"$tmp/fleet.out" 2>&1 &
+fleet_pid=$!
+wait $fleet_pid
 rc=$?
+fleet_pid=
 elapsed=$(($(date +%s) - start))
 cat "$tmp/fleet.out"
 echo "[${SECONDS}s] fleet run: exit $rc after $elapsed s"

@@ -5,8 +5,8 @@ markdown, opened in headless Chromium, checked in the browser's DOM.
 
   test_render.py BOUNCELAB TESTS_DIR SCREENSHOT_DIR
 
-Two reports: the fixed results file (with a latency matrix) and a short
-real run. Each is rendered with cmark-gfm and GitHub's extensions (table,
+Three reports: the fixed results file (with a latency matrix), its
+report --brief, and a short real run. Each is rendered with cmark-gfm and GitHub's extensions (table,
 autolink, strikethrough, tagfilter; raw HTML is left out, as GitHub does),
 and the fixed one with pandoc -f gfm too. In Chromium's DOM after the page
 loaded:
@@ -167,6 +167,10 @@ subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.
                 "--latency", os.path.join(tests, "data", "latency-fixed.json"), "-o", fixed],
                check=True, stdout=subprocess.DEVNULL)
 pages = [check("fixed results", fixed, r) for r in renderers]
+brief = os.path.join(tmp, "brief")
+subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.json"), "--brief", "-o", brief],
+               check=True, stdout=subprocess.DEVNULL)
+check("report --brief", brief, renderers[0])
 
 # A short real run on this machine.
 real = os.path.join(tmp, "real")

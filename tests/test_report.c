@@ -102,7 +102,7 @@ static int teardown(void **state)
 static int generate(const char *const *files, unsigned int nr, const char *latency,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr, outdir, latency, false, false };
+	struct report_options opts = { files, nr, outdir, latency, false, false, false };
 
 	return report_write(&opts, err, errlen);
 }

@@ -15,12 +15,16 @@ From tests/data/results-fixed.json and copies of it changed in one way:
   top, with the counts, and say what to do;
 - threads above the allowed CPUs are flagged "shared CPUs" row by row;
 - two results files get "how far apart" with the farthest case's ratio;
-- the seeds are cited by thread title and archive link, never "seeds/".
+- the seeds are cited by thread title and archive link, never "seeds/";
+- report --brief is the summary, the claims and the key figure in at most
+  120 lines, with a PNG copy when rsvg-convert is installed and a note
+  saying why not when it is not.
 """
 import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -156,6 +160,45 @@ else:
                 (median, variant, far))
     if int(apart) < 1:
         problem("a case twice as slow is not counted apart")
+
+# ---- report --brief: the summary, the claims, the key figure, 2 pages ----
+def brief(name, path_env):
+    out = os.path.join(tmp, name)
+    env = dict(os.environ, PATH=path_env)
+    subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.json"), "--brief",
+                    "-o", out], check=True, stdout=subprocess.DEVNULL, env=env)
+    return out, open(os.path.join(out, "report.md")).read()
+
+
+rsvg = shutil.which("rsvg-convert")
+no_tools = os.path.join(tmp, "no-tools")
+os.makedirs(no_tools)
+out, text = brief("brief-svg", no_tools)
+lines = text.count("\n")
+if lines > 120:
+    problem("report --brief is %d lines, more than 120" % lines)
+for want in ("# bouncelab report, brief", "## Summary", "### The lessons' claims, checked on this run",
+             "(plots/summary-gains.svg)", "rsvg-convert is not installed (Debian: apt-get install librsvg2-bin)"):
+    if want not in text:
+        problem("report --brief without rsvg-convert lacks %r" % want)
+for unwanted in ("## has_pinned", "## Environment", "### Setting"):
+    if unwanted in text:
+        problem("report --brief has %r: more than the summary" % unwanted)
+if os.path.exists(os.path.join(out, "plots", "summary-gains.png")):
+    problem("report --brief made a PNG without rsvg-convert")
+if rsvg:
+    out, text = brief("brief-png", os.environ.get("PATH", ""))
+    png = os.path.join(out, "plots", "summary-gains.png")
+    if "(plots/summary-gains.png)" not in text:
+        problem("report --brief with rsvg-convert does not link the PNG")
+    if not os.path.isfile(png) or open(png, "rb").read(8) != b"\x89PNG\r\n\x1a\n":
+        problem("report --brief with rsvg-convert: %s is not a PNG" % png)
+else:
+    print("rsvg-convert not installed: the PNG half of the --brief check is not run")
+r = subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.json"), "--brief", "--full",
+                    "-o", os.path.join(tmp, "both")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+if r.returncode != 2 or os.path.exists(os.path.join(tmp, "both")):
+    problem("report --brief --full: exit %d, expected 2 and nothing written" % r.returncode)
 
 for p in problems:
     print("FAIL: " + p)

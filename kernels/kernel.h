@@ -100,6 +100,11 @@ enum claim_relation {
 	CLAIM_BELOW,
 	/* a's metric itself is above x: the lower end of its median's CI */
 	CLAIM_ABOVE,
+	/*
+	 * a/b <= x: the median ratio is at most x (a gain that vanishes,
+	 * e.g. reading first when the flag is always clear)
+	 */
+	CLAIM_AT_MOST,
 };
 
 enum claim_threads {

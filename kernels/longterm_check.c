@@ -663,8 +663,9 @@ const struct kernel_family longterm_check_family = {
 	.access = longterm_access,
 	.claims = longterm_claims,
 	.nr_claims = sizeof(longterm_claims) / sizeof(longterm_claims[0]),
-	.lesson_line = "Checking each page inside the walk beats a second loop over pages[]: the same "
-		       "lookup, done while the page is at hand, and nothing pinned to give back.",
+	.lesson_line = "Checking each page inside the walk spares a second loop over pages[]: the same "
+		       "lookup, done while the page is at hand; a few per cent of a call, hard to see "
+		       "on a busy machine.",
 	.exercise_question =
 	"A call pins nr_pages pages with FOLL_LONGTERM. Predict how the cost of a second pass "
 	"over pages[] grows against the check inside the walk from 1 page to 512.",

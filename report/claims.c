@@ -63,6 +63,10 @@ void claim_expectation(char *buf, size_t len, const struct kernel_claim *c)
 		snprintf(buf, len, "%s / %s within %s either way (%s)", c->a, c->b,
 			 format_ratio(x, c->x), metric_name(c));
 		break;
+	case CLAIM_AT_MOST:
+		snprintf(buf, len, "%s / %s ≤ %s (%s)", c->a, c->b, format_ratio(x, c->x),
+			 metric_name(c));
+		break;
 	case CLAIM_BELOW:
 		snprintf(buf, len, "%s of %s < %s", metric_name(c), c->a, format_sig(x, c->x));
 		break;
@@ -281,6 +285,8 @@ static void compare_cases(const struct results *set, const struct family_view *f
 	if (c->relation == CLAIM_AT_LEAST)
 		r->mark = r->ratio.ratio >= c->x &&
 			  verdict_of(&r->ratio, r->p) == VERDICT_SLOWER ? CLAIM_SEEN : CLAIM_NOT_SEEN;
+	else if (c->relation == CLAIM_AT_MOST)
+		r->mark = r->ratio.ratio <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
 	else
 		r->mark = isfinite(r->ratio.lo) && r->ratio.lo >= 1 / c->x &&
 			  r->ratio.hi <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
@@ -293,7 +299,8 @@ oom:
  * Load average per CPU above which a run is too busy to test a claim:
  * with more than two other runnable tasks per CPU, each of our threads
  * ran less than half the time and rarely beside the others, so neither a
- * contention effect nor its absence can be read from the times.
+ * contention effect nor its absence can be read from the times. (The
+ * report warns of a busy machine from RUN_BUSY_LOAD, a quarter of this.)
  */
 #define CLAIM_MAX_LOAD_PER_CPU 2.0
 
@@ -302,7 +309,11 @@ static double load_per_cpu(const struct results *set, unsigned int file)
 {
 	json_t *ctx = set->files[file].context;
 	json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
-	json_t *cpus = json_object_get(ctx, "num_cpus");
+	json_t *cpus = json_object_get(json_object_get(ctx, "topology"), "nr_allowed_cpus");
+
+	/* the CPUs the run could use, as the run-level warning counts them */
+	if (!json_is_integer(cpus))
+		cpus = json_object_get(ctx, "num_cpus");
 
 	if (!json_is_number(load) || !json_is_integer(cpus) || json_integer_value(cpus) < 1)
 		return NAN;
@@ -373,12 +384,12 @@ void claim_check(const struct results *set, const struct analysis *a,
 	compare_cases(set, f, va->c, vb ? vb->c : NULL, r);
 	load = load_per_cpu(set, f->file);
 	if (r->mark != CLAIM_NOT_TESTABLE && load > CLAIM_MAX_LOAD_PER_CPU) {
-		char numbers[160];
+		char numbers[256];
 
 		claim_numbers(numbers, sizeof(numbers), r);
-		not_testable(r, "the machine was busy (load average %.1f per CPU when the run started): "
-			     "threads shared their CPUs with other tasks, so times include waiting; rerun "
-			     "on an idle machine (measured anyway: %s)", load, numbers);
+		not_testable(r, "busy machine (load average %.1f per CPU at the start): threads took "
+			     "turns with other work; rerun on an idle machine. Measured anyway: %s",
+			     load, numbers);
 	}
 }
 

@@ -26,7 +26,7 @@ struct claim_result {
 	double a_median, b_median;	/* of the metric */
 	struct stats_ratio ratio;	/* a over b; for CLAIM_BELOW a's median and CI */
 	double p;			/* U test of a vs b, NaN for CLAIM_BELOW */
-	char why[256];			/* not testable: the reason */
+	char why[512];			/* not testable: the reason */
 };
 
 struct claim_report {

@@ -936,8 +936,8 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 		if (group_detailed(a, g, false))
 			continue;
 		if (!any) {
-			fputs("### Other settings\n\nMedians in ns/op at the most threads (`report --full`: each in "
-			      "full).\n\n| setting | changes | threads |", out);
+			fputs("### Other settings: ns/op medians at the most threads\n\n"
+			      "| setting | changes | threads |", out);
 			for (size_t i = 0; i < def->nr_variants; i++) {
 				if (def->variants[i].baseline)
 					continue;

@@ -181,7 +181,8 @@ static void write_claims_table(FILE *out, const struct report_input *in,
 		return;
 	fprintf(out, "### The lessons' claims, checked on this run\n\n"
 		"%zu seen, %zu not seen, %zu not testable here. *at least x*: the median ratio is at least "
-		"x and the rule above calls the first variant slower; *within x*: the ratio's whole "
+		"x and the rule above calls the first variant slower; *at most x*: the median ratio is at "
+		"most x; *within x*: the ratio's whole "
 		"95%% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
 		"95%% CI is below (above) the bound.\n\n"
 		"| family | claim | expected | condition | mark | measured |\n"
@@ -221,6 +222,9 @@ void markdown_summary(FILE *out, const struct report_input *in)
 	}
 	fputs("## Summary\n\n", out);
 	write_not_seen(out, in, &cr);
+	if (cr.nr_not_testable && !cr.nr_seen && !cr.nr_not_seen)
+		fprintf(out, "> **None of the lessons' %zu claims could be tested on this run**: the claims "
+			"table below says why for each, with the numbers measured anyway.\n\n", cr.nr);
 	write_family_rows(out, in, &cr);
 	if (has_figure(in->a))
 		fputs("![The fix's gain in every family, at 1 thread and at the most threads](" SUMMARY_FIGURE ")\n\n",

@@ -103,7 +103,7 @@ def split_sections(text):
             setting = Setting(family["name"], int(m.group(1)), m.group(2))
             family["settings"].append(setting)
             continue
-        if line == "### Other settings" and family is not None:
+        if line.startswith("### Other settings") and family is not None:
             setting = Setting(family["name"], 0, "other settings")
             family["settings"].append(setting)
             continue

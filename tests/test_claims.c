@@ -136,6 +136,19 @@ static void test_within(void **state)
 			 CLAIM_NOT_SEEN);
 }
 
+static void test_at_most(void **state)
+{
+	struct fixture *fx = *state;
+
+	/* 23 / 5.3 = 4.34: at most 5, not at most 4; swapped, 0.23 is at most 1 */
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, 5)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, 4)).mark,
+			 CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 1)).mark,
+			 CLAIM_SEEN);
+}
+
 static void test_bounds(void **state)
 {
 	struct fixture *fx = *state;
@@ -215,7 +228,7 @@ static void test_not_testable(void **state)
 	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(10.0));
 	r = check(fx, c);
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
-	assert_non_null(strstr(r.why, "busy (load average 5.0 per CPU"));
+	assert_non_null(strstr(r.why, "busy machine (load average 5.0 per CPU"));
 	assert_non_null(strstr(r.why, "4.34x"));	/* the numbers, measured anyway */
 	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(0.5));
 	/* a counter the run did not record */
@@ -296,6 +309,7 @@ static void test_catalogue_claims(void **state)
 			assert_true(one || catalog_variant_index(kf, c->b) >= 0);
 			assert_true(c->relation != CLAIM_AT_LEAST || c->x >= 1);
 			assert_true(c->relation != CLAIM_WITHIN || c->x > 1);
+			assert_true(c->relation != CLAIM_AT_MOST || c->x > 0);
 			for (const char *s = c->setting; s && *s;) {
 				size_t len = strcspn(s, ",");
 				char item[64], err[256];
@@ -328,6 +342,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_at_least),
 		cmocka_unit_test(test_within),
+		cmocka_unit_test(test_at_most),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_one_thread),
 		cmocka_unit_test(test_not_testable),

@@ -707,6 +707,13 @@ static int resume(const char *arg)
 	if (lstat(journal_path, &st) || !S_ISREG(st.st_mode))
 		return usage_error("--resume '%s': no journal %s: expected the results file or directory of a run that stopped",
 				   arg, journal_path);
+	/* Killed before its header was written: nothing finished. */
+	if (st.st_size == 0) {
+		unlink(journal_path);
+		fprintf(stderr, "bouncelab: %s is empty: the run stopped before any repetition finished; removed it\n",
+			journal_path);
+		return 0;
+	}
 	/* Force: whatever is at out is looked at below, never just replaced. */
 	ret = output_claim(&claim, "--resume", out, OUTPUT_FILE, true,
 			   (uint64_t)st.st_size * 2, err, sizeof(err));

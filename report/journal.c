@@ -77,8 +77,25 @@ int journal_create(struct journal *j, const char *results_path,
 		snprintf(err, errlen, "%s: path too long for its journal", results_path);
 		return -1;
 	}
-	j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
-			      O_NOFOLLOW, 0644);
+	/*
+	 * Unnamed until its header is on disk, then linked in (O_TMPFILE):
+	 * a kill between the two never leaves a journal without a header.
+	 */
+	{
+		char dir[PATH_MAX];
+		const char *slash = strrchr(j->path, '/');
+
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			snprintf(dir, sizeof(dir), "%.*s",
+				 slash == j->path ? 1 : (int)(slash - j->path), j->path);
+		j->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+		j->unnamed = j->fd >= 0;
+	}
+	if (!j->unnamed)
+		j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
+				      O_NOFOLLOW, 0644);
 	if (j->fd < 0) {
 		snprintf(err, errlen, "cannot create the journal %s: %s", j->path,
 			 strerror(errno));
@@ -91,6 +108,18 @@ int journal_create(struct journal *j, const char *results_path,
 	/* The magic is the first key: json_dumps keeps insertion order. */
 	ret = append_line(j, header, err, errlen);
 	json_decref(header);
+	if (!ret && j->unnamed) {
+		char proc[64];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", j->fd);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, j->path, AT_SYMLINK_FOLLOW)) {
+			snprintf(err, errlen, "cannot create the journal %s: %s", j->path,
+				 strerror(errno));
+			close(j->fd);
+			j->fd = -1;
+			return -1;
+		}
+	}
 	if (ret || fsync(j->fd)) {
 		if (!ret)
 			snprintf(err, errlen, "cannot write the journal %s: %s", j->path,

@@ -29,6 +29,7 @@
 
 struct journal {
 	int fd;
+	bool unnamed;		/* created by O_TMPFILE, linked once it has its header */
 	char path[PATH_MAX];
 };
 

@@ -373,6 +373,39 @@ static void retries_are_the_failed_compare_exchanges(void **unused)
 		 "retries_per_success");
 }
 
+/*
+ * readers: "percentage of threads that only read the field, rounded down":
+ * of 3 threads at 50%, one reads (thread 2) and threads 0 and 1 write.
+ */
+static void readers_are_rounded_down(void **unused)
+{
+	const struct kernel_family *f = &last_nidpid_family;
+	struct kernel_metrics metrics = { 0 };
+	struct kernel_config cfg;
+	uint64_t ops[3] = { 10, 10, 10 };
+	char err[256], msg[256] = "";
+	void *state;
+
+	(void)unused;
+	kernel_config_defaults(f, &cfg);
+	cfg.variant = (unsigned int)variant_index(f, "cmpxchg_loop");
+	cfg.nr_threads = 3;
+	set_param(f, &cfg, "readers", 50);
+	hook_reset();
+	state = f->create(&cfg, err, sizeof(err));
+	assert_non_null(state);
+	for (unsigned int t = 0; t < 3; t++) {
+		hook.thread = t;
+		f->variants[cfg.variant].run(state, t, ops[t]);
+	}
+	hook.thread = 2;
+	if (hook.nr_addresses[0] == 0 || hook.nr_addresses[1] == 0)
+		fail_msg("3 threads, readers=50: threads 0 and 1 must write (one reader, rounded down)");
+	if (f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg)))
+		fail_msg("last_nidpid, 3 threads, readers=50: %s", msg);
+	f->destroy(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +414,7 @@ int main(void)
 		cmocka_unit_test(variables_are_as_far_apart_as_the_names_say),
 		cmocka_unit_test(lost_updates_are_the_erased_updates),
 		cmocka_unit_test(retries_are_the_failed_compare_exchanges),
+		cmocka_unit_test(readers_are_rounded_down),
 	};
 
 	hook_reset();

@@ -3,9 +3,11 @@
  * The report's first and last sections: the machine each results file
  * came from, and the commands that produce the same files again.
  */
+#include <ctype.h>
 #include <jansson.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "format.h"
 #include "markdown.h"
 
@@ -368,6 +370,22 @@ static void shell_word(FILE *out, const char *s)
 		fputs(s, out);
 		return;
 	}
+	/* A control byte (a newline could end the code block): $'...' form. */
+	for (const char *p = s; *p; p++) {
+		if ((unsigned char)*p >= 0x20 && *p != 0x7f)
+			continue;
+		fputs("$'", out);
+		for (; *s; s++) {
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				fprintf(out, "\\x%02x", (unsigned char)*s);
+			else if (*s == '\'' || *s == '\\')
+				fprintf(out, "\\%c", *s);
+			else
+				fputc(*s, out);
+		}
+		fputc('\'', out);
+		return;
+	}
 	fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '\'')
@@ -376,6 +394,95 @@ static void shell_word(FILE *out, const char *s)
 			fputc(*s, out);
 	}
 	fputc('\'', out);
+}
+
+/* A parameter of a family and the values its rows took. */
+struct swept_param {
+	const char *family, *name;
+	unsigned int nr;
+	char values[16][64];
+};
+
+static bool is_default(const char *family, const char *name, const char *value)
+{
+	const struct kernel_family *kf = catalog_find(family);
+	int p = kf ? kernel_param_index(kf, name) : -1;
+	const char *choice;
+	char def[32];
+
+	if (p < 0)
+		return true;	/* a family this catalogue lacks: leave it be */
+	choice = kernel_param_choice(&kf->params[p], kf->params[p].def);
+	snprintf(def, sizeof(def), "%ld", kf->params[p].def);
+	return !strcmp(value, choice ? choice : def);
+}
+
+/*
+ * " --repetitions N --param F.P=V,V": from the rows of file f, whose
+ * names and values the reader checked against the catalogue's characters.
+ */
+static void reconstruct_options(FILE *out, const struct report_input *in,
+				unsigned int f)
+{
+	static struct swept_param params[64];
+	json_t *rows = json_object_get(in->set->files[f].doc, "benchmarks"), *row;
+	const struct results *set = in->set;
+	json_int_t repetitions = 0;
+	unsigned int nr = 0;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		json_t *r = json_object_get(row, "repetitions");
+
+		if (json_is_integer(r) && json_integer_value(r) > repetitions)
+			repetitions = json_integer_value(r);
+	}
+	for (i = 0; i < set->nr_rows; i++) {
+		const struct result_row *rr = &set->rows[i];
+		const char *key;
+		json_t *v;
+
+		if (rr->file != f || !rr->family || !json_is_object(rr->params))
+			continue;
+		json_object_foreach(rr->params, key, v) {
+			struct swept_param *sp = NULL;
+			char text[64];
+
+			if (json_is_string(v))
+				snprintf(text, sizeof(text), "%s", json_string_value(v));
+			else if (json_is_integer(v))
+				snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT,
+					 json_integer_value(v));
+			else
+				continue;
+			for (unsigned int k = 0; k < nr && !sp; k++)
+				if (!strcmp(params[k].family, rr->family) &&
+				    !strcmp(params[k].name, key))
+					sp = &params[k];
+			if (!sp) {
+				if (nr == 64)
+					continue;
+				sp = &params[nr++];
+				*sp = (struct swept_param){ rr->family, key, 0, { "" } };
+			}
+			unsigned int k;
+
+			for (k = 0; k < sp->nr && strcmp(sp->values[k], text); k++)
+				;
+			if (k == sp->nr && sp->nr < 16)
+				snprintf(sp->values[sp->nr++], 64, "%s", text);
+		}
+	}
+	if (repetitions > 0)
+		fprintf(out, " --repetitions %" JSON_INTEGER_FORMAT, repetitions);
+	for (unsigned int k = 0; k < nr; k++) {
+		if (params[k].nr == 1 &&
+		    is_default(params[k].family, params[k].name, params[k].values[0]))
+			continue;
+		fprintf(out, " --param %s.%s=", params[k].family, params[k].name);
+		for (unsigned int v = 0; v < params[k].nr; v++)
+			fprintf(out, "%s%s", v ? "," : "", params[k].values[v]);
+	}
 }
 
 /* Lists each family's parameter values and the placements seen. */
@@ -412,6 +519,7 @@ static void reconstruct_run(FILE *out, const struct report_input *in, unsigned i
 	fputs(")/' --threads ", out);
 	for (size_t k = 0; k < nr_threads; k++)
 		fprintf(out, "%s%ld", k ? "," : "", threads[k]);
+	reconstruct_options(out, in, f);
 	fputs(" --out results.json\n", out);
 }
 
@@ -424,19 +532,22 @@ void markdown_reproduce(FILE *out, const struct report_input *in)
 		fprintf(out, " %s", json_string_value(version));
 	fputs(" (`meson setup build && ninja -C build`; the program is then `build/bouncelab`), "
 	      "then run:\n\n```sh\n", out);
+	/*
+	 * Built from the rows' families and thread counts, never printed
+	 * from the file's context.command: a results file is input, and a
+	 * line in a shell block must not be the file's to write.
+	 */
 	for (unsigned int f = 0; f < in->nr_files; f++) {
-		json_t *command = ctx(in, f, "command");
+		if (in->nr_files > 1) {
+			const char *host = json_string_value(ctx(in, f, "host_name"));
 
-		if (in->nr_files > 1)
-			fprintf(out, "# on %s\n", json_string_value(ctx(in, f, "host_name")) ?
-				json_string_value(ctx(in, f, "host_name")) : "the machine");
-		if (json_is_string(command)) {
-			for (const char *c = json_string_value(command); *c; c++)
-				fputc(*c == '\n' ? ' ' : *c, out);
-			fputc('\n', out);
+			fputs("# on ", out);
+			for (; host && *host; host++)
+				fputc(isalnum((unsigned char)*host) || strchr("._-", *host) ?
+				      *host : '_', out);
+			fputs(host ? "\n" : "the machine\n", out);
 		}
-		else
-			reconstruct_run(out, in, f);
+		reconstruct_run(out, in, f);
 	}
 	fputs("bouncelab report", out);
 	for (unsigned int f = 0; f < in->nr_files; f++) {
@@ -450,10 +561,5 @@ void markdown_reproduce(FILE *out, const struct report_input *in)
 	fputs(" -o ", out);
 	shell_word(out, in->outdir);
 	fputs("\n```\n\n", out);
-	for (unsigned int f = 0; f < in->nr_files; f++) {
-		if (!json_is_string(ctx(in, f, "command"))) {
-			fputs("The results do not record the command that made them: the run command above is rebuilt from their families and thread counts; repetitions and time per repetition are the defaults.\n\n", out);
-			break;
-		}
-	}
+	fputs("The run command is rebuilt from the results' rows (families, thread counts, repetitions, parameter values); the time per repetition is the default.\n\n", out);
 }

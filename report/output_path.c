@@ -226,7 +226,18 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 		snprintf(tmp, sizeof(tmp), "%s" OUTPUT_TEMP_SUFFIX, c->path);
 	else
 		snprintf(tmp, sizeof(tmp), "%s/.bouncelab-probe.XXXXXX", c->path);
-	fd = mkstemp(tmp);
+	/*
+	 * Unnamed (O_TMPFILE), as the final write's file: even SIGKILL
+	 * leaves no probe behind. Where the file system cannot, a file of
+	 * the temporary name, removed at once.
+	 */
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		tmp[0] = '\0';
+	else if (errno == EACCES || errno == EROFS || errno == ENOSPC || errno == EDQUOT)
+		fd = -1;
+	else
+		fd = mkstemp(tmp);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s '%s': cannot create a file in %s: %s", what,
 			 c->path, dir, strerror(errno));
@@ -242,7 +253,8 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 			ret = ENOSPC;
 	}
 	close(fd);
-	unlink(tmp);
+	if (*tmp)
+		unlink(tmp);
 	if (ret) {
 		snprintf(err, errlen, "%s '%s': cannot reserve %.1f MB for the output in %s: %s",
 			 what, c->path, (double)estimate / 1e6, dir, strerror(ret));

@@ -143,6 +143,29 @@ static int check_string(struct reader *r, json_t *obj, const char *key,
 	return 0;
 }
 
+/*
+ * The catalogue's character sets. A name from a file reaches markdown,
+ * SVG, CSV file names and shell lines: one outside them (a backtick, a
+ * tag, a newline) is refused when read, not escaped in every place.
+ */
+static const char NAME_CHARS[] =
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+static const char VALUE_CHARS[] =
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-";
+static const char POLICY_CHARS[] =
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:,-";
+
+static int check_charset(struct reader *r, const char *field, const json_t *v,
+			 const char *text, const char *allowed)
+{
+	if (!text || strspn(text, allowed) == strlen(text))
+		return 0;
+	return bad(r, field, v, "expected %s", allowed == NAME_CHARS ?
+		   "a name of letters, digits and _ (as in the catalogue)" :
+		   allowed == VALUE_CHARS ? "a value of letters, digits, _, ., + and -" :
+		   "a policy of letters, digits, _, :, comma and -");
+}
+
 static int check_bool(struct reader *r, json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
@@ -246,6 +269,10 @@ static int describe_setting(struct reader *r, json_t *facts,
 	json_object_foreach(params, key, value) {
 		char text[128];
 
+		if (check_charset(r, "params", value, key, NAME_CHARS) ||
+		    (json_is_string(value) &&
+		     check_charset(r, key, value, json_string_value(value), VALUE_CHARS)))
+			return -1;
 		if (json_is_string(value))
 			snprintf(text, sizeof(text), "%s", json_string_value(value));
 		else if (json_is_integer(value))
@@ -287,7 +314,11 @@ static int check_placement(struct reader *r, json_t *facts,
 		return bad(r, "placement", pl, "expected an object");
 	r->prefix = "bouncelab.placement.";
 	if (check_string(r, pl, "policy", false, &row->policy) ||
-	    check_string(r, pl, "widest_class", false, &row->widest_class))
+	    check_string(r, pl, "widest_class", false, &row->widest_class) ||
+	    check_charset(r, "policy", json_object_get(pl, "policy"), row->policy,
+			  POLICY_CHARS) ||
+	    check_charset(r, "widest_class", json_object_get(pl, "widest_class"),
+			  row->widest_class, NAME_CHARS))
 		return -1;
 	cpus = json_object_get(pl, "cpus");
 	if (cpus && !json_is_array(cpus))
@@ -364,7 +395,11 @@ static int read_ours(struct reader *r, json_t *row, json_t *facts,
 		return bad(r, "bouncelab", facts, "expected an object");
 	r->prefix = "bouncelab.";
 	if (check_string(r, facts, "family", true, &out->family) ||
-	    check_string(r, facts, "variant", true, &out->variant))
+	    check_string(r, facts, "variant", true, &out->variant) ||
+	    check_charset(r, "family", json_object_get(facts, "family"), out->family,
+			  NAME_CHARS) ||
+	    check_charset(r, "variant", json_object_get(facts, "variant"),
+			  out->variant, NAME_CHARS))
 		return -1;
 	if (json_object_get(facts, "params") &&
 	    !json_is_object(json_object_get(facts, "params")))

@@ -37,26 +37,30 @@ double stats_median(const double *values, size_t n)
 	return median;
 }
 
-/* P(B <= j) for B ~ binomial(n, 1/2), summed in log space for large n. */
-static double binomial_half_cdf(size_t n, size_t j)
+/* P(B = i) for B ~ binomial(n, 1/2), in log space for large n. */
+static double binomial_half_pmf(size_t n, size_t i)
 {
-	double sum = 0;
-
-	for (size_t i = 0; i <= j && i <= n; i++)
-		sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
-			   lgamma((double)(n - i) + 1) - (double)n * M_LN2);
-	return sum;
+	return exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+		   lgamma((double)(n - i) + 1) - (double)n * M_LN2);
 }
 
+/*
+ * The CDF is summed as k moves inward, one term per step: O(n), where
+ * summing it afresh for every k took 60,000 repetitions of one case
+ * tens of seconds. The terms are added in the same order as before.
+ */
 void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi, double *coverage)
 {
 	size_t k = 1;	/* 1-based rank of the lower end */
-	double cover = n ? 1 - 2 * binomial_half_cdf(n, 0) : 0;
+	double cdf = n ? binomial_half_pmf(n, 0) : 0;	/* P(B <= k - 1) */
+	double cover = n ? 1 - 2 * cdf : 0;
 
 	/* Move inward while the next interval still covers 95%. */
 	while (k + 1 <= (n + 1) / 2) {
-		double next = 1 - 2 * binomial_half_cdf(n, k);
+		double next;
 
+		cdf += binomial_half_pmf(n, k);
+		next = 1 - 2 * cdf;
 		if (next < STATS_CONFIDENCE)
 			break;
 		cover = next;

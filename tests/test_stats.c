@@ -60,6 +60,15 @@ static void test_median_ci_ranks(void **state)
 	assert_int_equal(lo, 0);
 	assert_int_equal(hi, 5);
 	assert_float_equal(cover, 1 - 2.0 / 64, 1e-12);
+	/*
+	 * A large sample, where the CDF is summed term by term: the ranks
+	 * and coverage from exact integer binomials (Python's math.comb and
+	 * fractions, 2^10000 in the denominator).
+	 */
+	stats_median_ci_ranks(10000, &lo, &hi, &cover);
+	assert_int_equal(lo, 4901);
+	assert_int_equal(hi, 5098);
+	assert_float_equal(cover, 0.9511670501036181, 1e-9);
 }
 
 static void test_summary(void **state)

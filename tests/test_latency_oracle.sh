@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# topo --latency and the pingpong family against pingpong_check, an
+# independent ping-pong that shares no code with bouncelab, on the same two
+# CPUs. Noise on a shared VM only ever adds time (a descheduled partner, a
+# stolen vCPU), so each side's minimum over many short samples is its
+# clean figure; the two minima must agree within a factor of 2, which
+# separates a right one-way time from one off by the round trip's 2 or a
+# stray 4. A disagreement is measured again (up to 3 times) before it
+# fails: a whole measurement can fall in a bad minute; a wrong formula is
+# wrong every time. Skipped (77) with fewer than two CPUs.
+#
+# usage: test_latency_oracle.sh BOUNCELAB PINGPONG_CHECK PYTHON3
+set -uo pipefail
+bouncelab=$(realpath "$1")
+check=$(realpath "$2")
+py=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+failures=0
+SAMPLES=15
+ROUND_TRIPS=500
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# The minimum one-way ns of pingpong_check on CPUs $1 and $2, samples of
+# $3 round trips: as long as the other side's, so equally exposed to noise.
+check_min() {
+	"$check" "$1" "$2" "$SAMPLES" "$3" |
+		sed -n 's/.* min \([0-9.]*\) ns.*/\1/p'
+}
+
+# ratio_ok OURS THEIRS: 0 if OURS / THEIRS is within [1/2, 2].
+ratio_ok() {
+	"$py" -c "import sys; r = $1 / $2; print(f'ratio {r:.2f}'); sys.exit(0 if 0.5 <= r <= 2 else 1)"
+}
+
+# topo --latency: its pair's minimum, then pingpong_check on that pair.
+latency_attempt() {
+	local cpus ours theirs
+	"$bouncelab" topo --latency --samples "$SAMPLES" --round-trips "$ROUND_TRIPS" \
+		--latency-out lat.json >out 2>err || { echo "topo --latency failed: $(cat err)"; return 1; }
+	read -r cpus ours < <("$py" - lat.json <<'EOF'
+import json, sys
+pair = json.load(open(sys.argv[1]))["latency"]["pairs"][0]
+print(f"{pair['cpus'][0]},{pair['cpus'][1]}", pair["min_ns"])
+EOF
+)
+	theirs=$(check_min "${cpus%,*}" "${cpus#*,}" "$ROUND_TRIPS")
+	echo "topo --latency CPUs $cpus: min $ours ns; pingpong_check: min $theirs ns"
+	ratio_ok "$ours" "$theirs"
+}
+
+# The pingpong family through run: one_way_ns of short repetitions.
+run_attempt() {
+	local cpus ours trips theirs
+	rm -f pp.json
+	"$bouncelab" run --quick --filter '^pingpong/store_load' --threads 2 \
+		--repetitions "$SAMPLES" --min-time 0.0005 --out pp.json >out 2>err ||
+		{ echo "run pingpong failed: $(cat err)"; return 1; }
+	read -r cpus ours trips < <("$py" - pp.json <<'EOF'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["benchmarks"] if "one_way_ns" in r]
+cpus = rows[0]["bouncelab"]["placement"]["cpus"]
+# Google Benchmark's first probes run a handful of round trips: not a sample.
+rows = [r for r in rows if r["iterations"] >= 100]
+best = min(rows, key=lambda r: r["one_way_ns"])
+print(f"{cpus[0]},{cpus[1]}", best["one_way_ns"], best["iterations"])
+EOF
+)
+	theirs=$(check_min "${cpus%,*}" "${cpus#*,}" "$trips")
+	echo "run pingpong/store_load CPUs $cpus: min one_way_ns $ours ($trips round trips); pingpong_check: min $theirs ns"
+	ratio_ok "$ours" "$theirs"
+}
+
+[ "$(nproc)" -ge 2 ] || { echo "one CPU: no pair to measure"; exit 77; }
+for what in latency_attempt run_attempt; do
+	ok=0
+	for attempt in 1 2 3; do
+		if $what; then
+			ok=1
+			break
+		fi
+		echo "($what: attempt $attempt disagreed)"
+	done
+	[ $ok = 1 ] || fail "$what: bouncelab and pingpong_check disagree by more than 2x, 3 times"
+done
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]

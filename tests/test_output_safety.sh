@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The output rule (report/output_path.h) for every option that writes, the
+# exit-code table of the README, stdout write checks, and inert inputs:
+#
+#   - /dev/full, /dev/null, a FIFO, a symbolic link and an existing file are
+#     refused by run --out, topo --latency-out and report -o (exit 2, the
+#     device still a device), the file replaced only with --force, the
+#     others refused even with it;
+#   - a second command on an output another one holds is refused at start;
+#   - every command exits non-zero, with a message, when stdout is /dev/full;
+#   - every command's exit status is one of the README's table;
+#   - a hostile results file (a tag and a code fence in names) is refused
+#     or reaches report.md escaped; a UTF-8 BOM is accepted;
+#   - a run whose every repetition fails exits 1.
+#
+# usage: test_output_safety.sh BOUNCELAB     (TAP output)
+set -u
+bouncelab=$(realpath "$1")
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/bouncelab-output-safety.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+
+# expect STATUS WHAT -- COMMAND...: the exit status, and one message line.
+expect() {
+	local want=$1 what=$2 status
+	shift 3
+	timeout 120 "$@" >out.txt 2>err.txt </dev/null
+	status=$?
+	if [ "$status" = "$want" ]; then
+		ok "$what: exit $status"
+	else
+		not_ok "$what: exit $status, expected $want"
+		sed 's/^/#   /' err.txt | head -5
+	fi
+}
+
+quick=(--quick --filter 'has_pinned/nop$' --threads 1 --repetitions 1 --counters none)
+"$bouncelab" run "${quick[@]}" --out results.json >/dev/null 2>&1 ||
+	{ echo "Bail out! cannot make a results file"; exit 1; }
+latency=(topo --latency --samples 1 --round-trips 1 --pairs-per-class 1)
+
+# --- devices, a FIFO, a link and an existing file, for every output option
+mkfifo fifo
+ln -s results.json link
+echo keep >existing.json
+mkdir report_dir
+for force in "" --force; do
+	for path in /dev/full /dev/null fifo link; do
+		expect 2 "run --out $path $force" -- "$bouncelab" run "${quick[@]}" --out "$path" $force
+		expect 2 "topo --latency-out $path $force" -- "$bouncelab" "${latency[@]}" --latency-out "$path" $force
+		expect 2 "report -o $path $force" -- "$bouncelab" report results.json -o "$path" $force
+	done
+done
+for dev in /dev/full /dev/null; do
+	[ -c "$dev" ] && ok "$dev is still a device" || not_ok "$dev is no longer a device"
+done
+[ -p fifo ] && [ -L link ] && ok "the FIFO and the link are untouched" || not_ok "the FIFO or the link changed"
+expect 2 "run --out an existing file" -- "$bouncelab" run "${quick[@]}" --out existing.json
+expect 2 "topo --latency-out an existing file" -- "$bouncelab" "${latency[@]}" --latency-out existing.json
+grep -qx keep existing.json && ok "the existing file is untouched" || not_ok "the existing file changed"
+expect 0 "run --out an existing file --force" -- "$bouncelab" run "${quick[@]}" --out existing.json --force
+grep -q '"benchmarks"' existing.json && ok "--force replaced it with a complete run" || not_ok "--force did not replace it"
+expect 0 "report -o a new directory" -- "$bouncelab" report results.json -o report_dir
+expect 2 "report -o a directory holding a report" -- "$bouncelab" report results.json -o report_dir
+expect 0 "report -o a directory holding a report --force" -- "$bouncelab" report results.json -o report_dir --force
+expect 2 "report -o a regular file" -- "$bouncelab" report results.json -o existing.json
+left=$(find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' | head -3)
+[ -z "$left" ] && ok "no temporary file, probe or lock is left" || not_ok "left behind: $left"
+
+# --- a directory made for the output goes again when the command fails
+expect 2 "run --out new/dir/results.json with a bad option" -- "$bouncelab" run "${quick[@]}" --out new/dir/results.json --threads 0
+[ ! -e new ] && ok "no directory made for a refused command" || not_ok "new/ was left behind"
+
+# --- a second command on an output another one holds
+"$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 200 --min-time 0.01 \
+	--counters none --out held/results.json 2>held.err &
+holder=$!
+for _ in $(seq 100); do [ -e held/results.json.journal ] && break; sleep 0.1; done
+expect 2 "a second run on a held --out" -- "$bouncelab" run "${quick[@]}" --out held/results.json --force
+grep -q "another bouncelab" err.txt && ok "the refusal names the other writer" || not_ok "the refusal does not say why"
+kill -INT "$holder"
+wait "$holder"
+holder_status=$?
+[ "$holder_status" = 130 ] && [ -f held/results.json ] && [ ! -e held/results.json.journal ] &&
+	ok "the holder, interrupted, wrote its rows (exit 130)" ||
+	not_ok "the holder exited $holder_status"
+
+# --- stdout on /dev/full: every command says so and fails
+full() {
+	local what=$1 status
+	shift
+	timeout 120 "$@" >/dev/full 2>err.txt </dev/null
+	status=$?
+	if [ "$status" != 0 ] && grep -q "standard output\|No space" err.txt; then
+		ok "$what >/dev/full: exit $status"
+	else
+		not_ok "$what >/dev/full: exit $status"
+		sed 's/^/#   /' err.txt | head -3
+	fi
+}
+full "--help" "$bouncelab" --help
+full "--version" "$bouncelab" --version
+full "run --help" "$bouncelab" run --help
+full "list" "$bouncelab" list
+full "compare" "$bouncelab" compare results.json results.json
+full "topo" "$bouncelab" topo
+full "gup" "$bouncelab" gup
+full "run --dry-run" "$bouncelab" run "${quick[@]}" --dry-run
+full "run (its summary)" "$bouncelab" run "${quick[@]}" --out full_run/results.json
+full "report" "$bouncelab" report results.json -o full_report
+
+# --- the README's exit-code table holds every status a command gave here
+table=$(sed -n '/^## Exit status/,/^## /p' "$top/README.md" | grep -o '^| `[0-9+ N]*`' | tr -d '|` ')
+for s in 0 1 2 3 128+N; do
+	echo "$table" | grep -qx "$s" && ok "README lists exit status $s" || not_ok "README lacks exit status $s"
+done
+
+# --- a run whose every repetition fails
+expect 1 "a run whose every repetition fails (--watchdog 1e-9)" -- \
+	"$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 2 --counters none \
+	--watchdog 1e-9 --out all_failed/results.json
+
+# --- hostile results files
+python3 - results.json <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+row = doc["benchmarks"][0]
+bad = json.loads(json.dumps(doc))
+bad["benchmarks"][0]["bouncelab"]["variant"] = "x`<img src=x onerror=alert(1)>`\n```"
+json.dump(bad, open("hostile_variant.json", "w"))
+foreign = json.loads(json.dumps(doc))
+other = {k: v for k, v in row.items() if k != "bouncelab"}
+other["name"] = other["run_name"] = "evil`<img src=x onerror=alert(1)>`\n```\n# owned"
+foreign["benchmarks"].append(other)
+foreign["context"]["command"] = "rm -rf ~ #\n```\n<script>alert(1)</script>"
+foreign["context"]["host_name"] = "h\n```\n<b>x</b>"
+json.dump(foreign, open("hostile_foreign.json", "w"))
+open("bom.json", "wb").write(b"\xef\xbb\xbf" + open(sys.argv[1], "rb").read())
+PY
+expect 2 "a variant name outside the catalogue's characters" -- "$bouncelab" report hostile_variant.json -o hv
+grep -q "letters, digits" err.txt && ok "the refusal says what names may hold" || not_ok "the refusal does not say why"
+expect 0 "another tool's row with a tag in its name" -- "$bouncelab" report hostile_foreign.json results.json -o hf
+if grep -q '<img\|<script\|<b>\|rm -rf' hf/report.md; then
+	not_ok "raw HTML or the file's command reached report.md"
+else
+	ok "no raw HTML, and not the file's command, in report.md"
+fi
+fences=$(grep -c '^```' hf/report.md)
+[ $((fences % 2)) = 0 ] && ok "code fences are balanced ($fences)" || not_ok "unbalanced code fences ($fences)"
+expect 0 "a results file with a UTF-8 BOM" -- "$bouncelab" report bom.json -o bom_report
+
+echo "1..$n"
+[ "$failed" = 0 ]

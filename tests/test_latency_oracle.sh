@@ -41,6 +41,8 @@ ratio_ok() {
 # topo --latency: its pair's minimum, then pingpong_check on that pair.
 latency_attempt() {
 	local cpus ours theirs
+	# A retry writes a fresh file: topo refuses to replace one without --force.
+	rm -f lat.json
 	"$bouncelab" topo --latency --samples "$SAMPLES" --round-trips "$ROUND_TRIPS" \
 		--latency-out lat.json >out 2>err || { echo "topo --latency failed: $(cat err)"; return 1; }
 	read -r cpus ours < <("$py" - lat.json <<'EOF'

@@ -9,6 +9,7 @@
 
 #include "brief.h"
 #include "format.h"
+#include "output.h"
 #include "run_checks.h"
 #include "summary.h"
 
@@ -26,19 +27,6 @@ static bool find_tool(const char *name, char *buf, size_t len)
 		path += n + (path[n] == ':');
 	}
 	return false;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n <= 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -74,7 +62,7 @@ static char *svg_to_png(const char *tool, const char *svg, size_t svg_len, size_
 	if (fd < 0)
 		return NULL;
 	snprintf(out, sizeof(out), "%.*s.png", (int)(strlen(in) - 4), in);
-	if (write_all(fd, svg, svg_len) | close(fd))
+	if (output_write_all(fd, svg, svg_len) | close(fd))
 		goto out;
 	pid = fork();
 	if (pid == 0) {

@@ -8,22 +8,7 @@
 #include <unistd.h>
 
 #include "journal.h"
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+#include "output.h"
 
 /* One compact line (jansson escapes newlines in strings), flushed. */
 static int append_line(struct journal *j, json_t *obj, char *err, size_t errlen)
@@ -38,7 +23,7 @@ static int append_line(struct journal *j, json_t *obj, char *err, size_t errlen)
 	}
 	len = strlen(text);
 	text[len] = '\n';	/* json_dumps() left room for its NUL */
-	if (write_all(j->fd, text, len + 1) || fdatasync(j->fd)) {
+	if (output_write_all(j->fd, text, len + 1) || fdatasync(j->fd)) {
 		snprintf(err, errlen, "cannot write the journal %s: %s", j->path,
 			 strerror(errno));
 		ret = -1;

@@ -10,7 +10,7 @@
 
 #include "output.h"
 
-static int write_all(int fd, const char *data, size_t len)
+int output_write_all(int fd, const char *data, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, data, len);
@@ -86,7 +86,7 @@ static int write_durable(const char *path, const char *data, size_t len,
 		if (fd < 0)
 			return fail(path, err, errlen);
 	}
-	if (write_all(fd, data, len) || fchmod(fd, 0644) || fsync(fd)) {
+	if (output_write_all(fd, data, len) || fchmod(fd, 0644) || fsync(fd)) {
 		fail(path, err, errlen);
 		close(fd);
 		if (named)
@@ -281,7 +281,7 @@ static int write_temporary(const struct output_file *f, bool durable, char *tmp,
 		snprintf(err, errlen, "cannot write %s: %s", f->path, strerror(errno));
 		return -1;
 	}
-	if (write_all(fd, f->data, f->len) || fchmod(fd, 0644) ||
+	if (output_write_all(fd, f->data, f->len) || fchmod(fd, 0644) ||
 	    (durable && fsync(fd))) {
 		snprintf(err, errlen, "cannot write %s: %s", f->path, strerror(errno));
 		close(fd);

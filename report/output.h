@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Writes all len bytes to fd, retrying after EINTR. Returns 0 or -1 (errno). */
+int output_write_all(int fd, const char *data, size_t len);
+
 /* Writes len bytes to path atomically. Returns 0, or -1 with err filled. */
 int output_write_file(const char *path, const char *data, size_t len,
 		      char *err, size_t errlen);

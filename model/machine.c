@@ -221,6 +221,20 @@ double model_this_clock_ghz(void)
  * 2: 48-entry store queue) and 19h (Zen 3: 64). Other CPUs: not x86, or
  * unknown, so plain stores are not assumed hidden.
  */
+/*
+ * The same entries from a recorded CPU name ("Intel(R) Xeon(R) ...",
+ * "AMD EPYC ..."), for results of machines we cannot ask: the name gives
+ * no family, so AMD is taken as family 19h.
+ */
+unsigned int machine_store_buffer_of_name(const char *cpu)
+{
+	if (cpu && strstr(cpu, "Intel"))
+		return 56;
+	if (cpu && (strstr(cpu, "AMD") || strstr(cpu, "EPYC")))
+		return 64;
+	return 0;
+}
+
 static unsigned int this_store_buffer(char *source, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");

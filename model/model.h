@@ -70,6 +70,9 @@ struct machine_profile {
 	unsigned int nr_cached;
 };
 
+/* Store-buffer entries for a recorded CPU name (Intel 56, AMD 64), else 0. */
+unsigned int machine_store_buffer_of_name(const char *cpu);
+
 /*
  * Reads a machine profile (JSON, see model/profiles/). Returns 0, or -1
  * with err naming the file, the field and what was expected; nothing is

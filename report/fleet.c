@@ -330,12 +330,7 @@ static int fleet_machine(const struct analysis *a, unsigned int file,
 		 nr_cpus / packages / threads, threads);
 	snprintf(m->name, sizeof(m->name), "m%u", file + 1);
 	m->nr_cpus = (unsigned int)nr_cpus;
-	/* As the prediction section: Intel's 56-entry store buffer (Skylake
-	 * on), AMD family 19h's 64-entry store queue; other CPUs none. */
-	if (cpu && strstr(cpu, "Intel"))
-		m->store_buffer = 56;
-	else if (cpu && (strstr(cpu, "AMD") || strstr(cpu, "EPYC")))
-		m->store_buffer = 64;
+	m->store_buffer = machine_store_buffer_of_name(cpu);
 	for (size_t i = 0; i < a->nr_families; i++) {
 		const struct family_view *f = &a->families[i];
 		size_t nr;

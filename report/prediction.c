@@ -126,10 +126,7 @@ static int run_machine(const struct report_input *in, unsigned int file,
 	if (!m->topo)
 		return -1;
 	m->nr_cpus = 2;
-	if (cpu && strstr(cpu, "Intel"))
-		m->store_buffer = 56;
-	else if (cpu && (strstr(cpu, "AMD") || strstr(cpu, "EPYC")))
-		m->store_buffer = 64;
+	m->store_buffer = machine_store_buffer_of_name(cpu);
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++)
 		m->one_way_ns[c] = one_way;
 	return 0;

@@ -141,8 +141,8 @@ static inline unsigned long pfn_of(const struct longterm_thread *th,
 
 /*
  * get_pfnblock_flags_mask() of 5.2 (mm/page_alloc.c), out of line as
- * there: __pfn_to_section() (the global mem_section, the root, checked
- * for NULL as SPARSEMEM_EXTREME does, then the section), its
+ * there: __pfn_to_section() (the global mem_section and the root, each
+ * checked for NULL as SPARSEMEM_EXTREME does, then the section), its
  * pageblock_flags bitmap, and the pageblock's bits in it: four dependent
  * loads per page.
  *
@@ -161,6 +161,8 @@ static unsigned long get_pfnblock_flags_mask(const struct longterm_state *s,
 	unsigned long nr, bitidx, word;
 
 	__asm__ __volatile__("" ::: "memory");
+	if (!s->mem_section)
+		return 0;
 	nr = pfn >> PFN_SECTION_SHIFT;
 	root = s->mem_section[nr / SECTIONS_PER_ROOT];
 	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> PAGEBLOCK_ORDER) * NR_PAGEBLOCK_BITS;

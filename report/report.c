@@ -67,8 +67,10 @@ static int render_brief(const struct report_input *in, struct report_state *st,
 	bool png;
 	char *md;
 
+	/* PREDICTION_FILE too (after the PNGs: the brief needs none of its plots) */
 	if (summary_add_figure(&st->batch, dir, &st->a) ||
-	    brief_add_pngs(&st->batch, &png, note, sizeof(note)))
+	    brief_add_pngs(&st->batch, &png, note, sizeof(note)) ||
+	    prediction_add_files(&st->batch, dir, in))
 		goto oom;
 	md = markdown_brief(in, png, note, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
@@ -112,7 +114,7 @@ static int render(const struct report_options *opts, struct report_state *st,
 		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))
 		goto oom;
-	if (prediction_add_plots(&st->batch, dir, &in))
+	if (prediction_add_files(&st->batch, dir, &in))
 		goto oom;
 	md = markdown_report(&in, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
@@ -170,8 +172,16 @@ static void remove_tree(const char *dir)
 }
 
 /* The parts of a report, report.md last: it is what a reader opens. */
-static const char *const report_parts[] = { PLOT_DIR, CSV_DIR, "report.md" };
+static const char *const report_parts[] = { PLOT_DIR, CSV_DIR, PREDICTION_FILE, "report.md" };
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
+
+/* The parts that are directories (plots, CSVs); the pages are files. */
+static bool part_is_dir(size_t i)
+{
+	size_t n = strlen(report_parts[i]);
+
+	return n < 3 || strcmp(report_parts[i] + n - 3, ".md");
+}
 
 /*
  * Moves the finished report from tmp into outdir. A part already there
@@ -222,8 +232,7 @@ static int check_old_report(const struct report_options *opts, char *err,
 		snprintf(path, sizeof(path), "%s/%s", opts->outdir, report_parts[i]);
 		if (lstat(path, &st))
 			continue;
-		if ((i == NR_PARTS - 1 && !S_ISREG(st.st_mode)) ||
-		    (i < NR_PARTS - 1 && !S_ISDIR(st.st_mode))) {
+		if (part_is_dir(i) ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
 			snprintf(err, errlen, "-o '%s': %s is not what a report puts there: expected a directory without it",
 				 opts->outdir, path);
 			return 2;

@@ -209,6 +209,60 @@ static void test_bottleneck(void **state)
 	machine_profile_close(&m);
 }
 
+/*
+ * What a profile file says reaches the model: its NUMA distances
+ * ("10,32": local 10, remote 32, whatever the number of nodes), its
+ * store buffer and its clock.
+ */
+static void test_profile_reaches_the_model(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+	const char *names[1] = { "mode" };
+	long shared = 1;
+	char err[512];
+	unsigned int nodes;
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	nodes = topo_nr_numa_nodes(m.topo);
+	assert_true(nodes >= 2);
+	assert_int_equal(topo_numa_node_distance(m.topo, 0, 0), 10);
+	assert_int_equal(topo_numa_node_distance(m.topo, 0, nodes - 1), 32);
+	/*
+	 * The private cost was measured at private_ghz: a machine clocked at
+	 * half that takes twice as long (read_then_set: no shared line once
+	 * set, so the prediction is the private cost alone).
+	 */
+	assert_int_equal(model_predict_case(&m, "gup", "read_then_set", 1, names, &shared, 64,
+					    30, 2 * m.clock_ghz, &p, err, sizeof(err)), 0);
+	assert_null(p.bottleneck);
+	assert_float_equal(p.ns_per_op, 60, 1e-9);
+	/* Mops/s is all threads' throughput: threads over the time of one op. */
+	predict(&m, "counter", "shared_atomic", NULL, 0, 64, &p);
+	assert_float_equal(p.ops_per_s, 64 * 1e9 / p.ns_per_op, 1e-6 * p.ops_per_s);
+	machine_profile_close(&m);
+
+	/*
+	 * Plain stores to packed slots retire into the store buffer, one
+	 * transfer per drain of store_buffer entries: far less than a
+	 * transfer per update (the counter lesson's claim on x86).
+	 */
+	assert_int_equal(open_profile("xeon-e5-2630v4-2s", &m), 0);
+	assert_true(m.store_buffer > 1);
+	predict(&m, "counter", "percpu_packed", NULL, 0, 4, &p);
+	if (!(p.ns_per_op < 30 + m.one_way_ns[DISTANCE_SMT]))
+		fail_msg("percpu_packed at 4 threads: %.1f ns/op, expected below the private 30 ns "
+			 "plus one %.1f ns transfer", p.ns_per_op, m.one_way_ns[DISTANCE_SMT]);
+	/* A ping-pong is a round trip: two one-way transfers of the pair's class. */
+	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 2 * p.transfer_ns, 1e-9);
+	assert_true(p.transfer_ns == m.one_way_ns[DISTANCE_SMT] ||
+		    p.transfer_ns == m.one_way_ns[DISTANCE_L3] ||
+		    p.transfer_ns == m.one_way_ns[DISTANCE_CROSS_PACKAGE]);
+	machine_profile_close(&m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +272,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_networks),
 		cmocka_unit_test(test_profile_bad_input),
 		cmocka_unit_test(test_bottleneck),
+		cmocka_unit_test(test_profile_reaches_the_model),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

@@ -263,6 +263,56 @@ static void test_profile_reaches_the_model(void **state)
 	machine_profile_close(&m);
 }
 
+/*
+ * A family of this test with two contended lines, one with four times
+ * the other's locked traffic: the bottleneck the model names is the
+ * busier one, whatever order the profile lists them in.
+ */
+static void two_lines_access(const struct kernel_config *cfg, struct access_profile *p)
+{
+	struct line_access *quiet = access_add_line(p, "quiet line", LINE_SHARED_BY_ALL, 0);
+	struct line_access *busy = access_add_line(p, "busy line", LINE_SHARED_BY_ALL, 0);
+
+	quiet->locked = cfg->variant ? 1 : 0.25;
+	busy->locked = cfg->variant ? 0.25 : 1;
+	if (cfg->variant) {
+		quiet->line = "busy line";
+		busy->line = "quiet line";
+	}
+}
+
+static const struct kernel_variant two_lines_variants[] = {
+	{ .name = "quiet_first" }, { .name = "busy_first" },
+};
+
+static const struct kernel_family two_lines_family = {
+	.name = "two_lines",
+	.variants = two_lines_variants,
+	.nr_variants = 2,
+	.access = two_lines_access,
+};
+
+static void test_busiest_line_is_the_bottleneck(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+	struct kernel_config cfg = { .nr_threads = 16 };
+	char err[512];
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	for (cfg.variant = 0; cfg.variant < 2; cfg.variant++) {
+		memset(&p, 0, sizeof(p));
+		if (model_predict(&m, &two_lines_family, &cfg, 30, 0, NULL, &p, err, sizeof(err)))
+			fail_msg("%s", err);
+		assert_non_null(p.bottleneck);
+		if (strcmp(p.bottleneck, "busy line"))
+			fail_msg("%s: the bottleneck is the %s (%.0f%% busy), not the busy line",
+				 two_lines_variants[cfg.variant].name, p.bottleneck, 100 * p.busy);
+	}
+	machine_profile_close(&m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +323,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_profile_bad_input),
 		cmocka_unit_test(test_bottleneck),
 		cmocka_unit_test(test_profile_reaches_the_model),
+		cmocka_unit_test(test_busiest_line_is_the_bottleneck),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

@@ -16,14 +16,7 @@ bouncelab=$1
 profiles=$2
 py=$3
 profile="$profiles/xeon-e5-2630v4-2s.json"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/test_lib.sh"
 
 "$bouncelab" model --profile "$profile" --family pingpong --threads 2 --placement spread \
 	>"$tmp/pp" 2>&1 || fail "model --family pingpong failed: $(cat "$tmp/pp")"

@@ -150,6 +150,8 @@ static const char *missing_mechanism(const struct kernel_family *f,
 		locked |= p.lines[i].locked > 0;
 		stores |= p.lines[i].stores > 0;
 	}
+	if (p.mixed_kinds)
+		return "threads of two kinds (readers, writers): one class of customer in the model, and a private cost measured for the writers alone";
 	if (cas)
 		return "cmpxchg retries: the model's retry share is a mean-value guess, not the handoff order";
 	if (ratio > 1)

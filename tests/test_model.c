@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "catalog.h"
 #include "model.h"
@@ -173,6 +174,89 @@ static void predict(struct machine_profile *m, const char *family,
 		fail_msg("%s", err);
 }
 
+/*
+ * Tenure by visit rate, by hand: percpu_batched folds into the shared
+ * line once in 32 operations (one locked add), so the owner comes back
+ * to it every 32 Z ns and a handoff serves 1 + L / (32 Z) visits:
+ * D = (L / 32) / (1 + L / (32 Z)). Two threads on one server with think
+ * time Z: X(1) = 1 / (Z + D), Q(1) = D X(1), R(2) = D (1 + Q(1)).
+ */
+static void test_tenure_by_visit_rate(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+	const double z = 30;
+	double l, d, q;
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	predict(&m, "counter", "percpu_batched", NULL, 0, 2, &p);
+	l = p.transfer_ns;
+	assert_true(l > 0);
+	d = l / 32 / (1 + l / (32 * z));
+	q = d / (z + d);
+	assert_float_equal(p.ns_per_op, z + d * (1 + q), 1e-9);
+	machine_profile_close(&m);
+}
+
+/*
+ * Every profile shipped: it loads, its name is its file's, its topology
+ * has the CPUs its title claims, every latency cites a source, and a line
+ * travels no faster to a farther CPU.
+ */
+static void check_shipped_profile(const char *file)
+{
+	struct machine_profile m;
+	char name[256], claimed[32];
+	const char *cpus;
+	double last = 0;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(strlen(file) - 5), file);
+	assert_int_equal(open_profile(name, &m), 0);
+	assert_string_equal(m.name, name);
+	cpus = strstr(m.title, " CPUs");
+	assert_non_null(cpus);
+	while (cpus > m.title && cpus[-1] >= '0' && cpus[-1] <= '9')
+		cpus--;
+	snprintf(claimed, sizeof(claimed), "%u CPUs", m.nr_cpus);
+	assert_int_equal(strncmp(cpus, claimed, strlen(claimed)), 0);
+	assert_true(m.clock_ghz > 0 && strlen(m.clock_source) > 10);
+	assert_true(strlen(m.store_buffer_source) > 10);
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		if (m.one_way_ns[c] <= 0)
+			continue;
+		assert_true(strlen(m.source[c]) > 10);
+		assert_true(m.one_way_ns[c] >= last);
+		last = m.one_way_ns[c];
+	}
+	assert_true(last > 0);
+	machine_profile_close(&m);
+}
+
+static void test_shipped_profiles(void **state)
+{
+	char dir[1024];
+	struct dirent *e;
+	unsigned int nr = 0;
+	DIR *d;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/../model/profiles", source_dir);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		if (n > 5 && !strcmp(e->d_name + n - 5, ".json")) {
+			check_shipped_profile(e->d_name);
+			nr++;
+		}
+	}
+	closedir(d);
+	/* the seeds' two machines, and the current ones the model is asked about */
+	assert_true(nr >= 7);
+}
+
 /* The line the seed's fix is about is the one the model names. */
 static void test_bottleneck(void **state)
 {
@@ -324,6 +408,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bottleneck),
 		cmocka_unit_test(test_profile_reaches_the_model),
 		cmocka_unit_test(test_busiest_line_is_the_bottleneck),
+		cmocka_unit_test(test_shipped_profiles),
+		cmocka_unit_test(test_tenure_by_visit_rate),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

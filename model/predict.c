@@ -15,6 +15,10 @@
  *   (v visits per operation), 1 + L v / Z visits per handoff, so a tight
  *   loop pays a fraction of a transfer per operation, and a line visited
  *   once in 32 operations nearly a whole transfer per visit.
+ * - A locked RMW or cmpxchg holds its line while it executes (the cost of
+ *   one on a private line, measured): that part of the private work is the
+ *   line's service, not think time, since no other CPU can have the line
+ *   meanwhile.
  * - Plain stores that no locked op or fence drains in the same operation
  *   retire into the store buffer (x86); each drain needs the line once,
  *   for a buffer's worth of stores: L / entries per store, as latency.
@@ -129,7 +133,7 @@ static int add_line(struct network *net, const struct line_access *a,
 {
 	unsigned int k = a->shared_by == LINE_SHARED_BY_ALL ? n :
 			 (a->group_size < n ? a->group_size : n);
-	double must, visits, rate;
+	double must, visits, rate, hold;
 
 	if (k < 2 || a->stores + a->locked + a->cas <= 0 || transfer <= 0)
 		return 0;	/* private, or read-only: every copy stays valid */
@@ -148,10 +152,13 @@ static int add_line(struct network *net, const struct line_access *a,
 	 */
 	rate = fmin(1, must);
 	visits = rate / (1 + (z > 0 ? transfer * rate / z : 0));
+	/* the locked ops' own time on the line moves from think to service */
+	hold = fmin((a->locked + a->cas) * m->locked_ns, net->think);
+	net->think -= hold;
 	if (net->nr == MVA_MAX_CENTRES)
 		return -1;
 	net->name[net->nr] = a->line;
-	net->base[net->nr] = net->demand[net->nr] = visits * transfer;
+	net->base[net->nr] = net->demand[net->nr] = visits * transfer + hold;
 	net->copies[net->nr] = a->shared_by == LINE_SHARED_BY_ALL || net->one_group ?
 			       1 : (double)n / k;
 	net->sharers[net->nr] = k;

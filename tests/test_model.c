@@ -200,6 +200,36 @@ static void test_tenure_by_visit_rate(void **state)
 }
 
 /*
+ * A locked RMW holds its line for its own time h: that much of the
+ * private work moves from think time to the line's demand. shared_atomic,
+ * two threads, by hand: Z' = Z - h, D = L / (1 + L / Z) + h,
+ * X(1) = 1 / (Z' + D), Q(1) = D X(1), cycle = Z' + D (1 + Q(1)).
+ */
+static void test_locked_hold(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+	const double z = 30, h = 6;
+	double l, d, q, without;
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	predict(&m, "counter", "shared_atomic", NULL, 0, 2, &p);
+	without = p.ns_per_op;
+	m.locked_ns = h;
+	predict(&m, "counter", "shared_atomic", NULL, 0, 2, &p);
+	l = p.transfer_ns;
+	d = l / (1 + l / z) + h;
+	q = d / (z - h + d);
+	assert_float_equal(p.ns_per_op, z - h + d * (1 + q), 1e-9);
+	assert_true(p.ns_per_op > without);
+	/* one thread: no other CPU wants the line, nothing changes */
+	predict(&m, "counter", "shared_atomic", NULL, 0, 1, &p);
+	assert_float_equal(p.ns_per_op, z, 1e-9);
+	machine_profile_close(&m);
+}
+
+/*
  * Every profile shipped: it loads, its name is its file's, its topology
  * has the CPUs its title claims, every latency cites a source, and a line
  * travels no faster to a farther CPU.
@@ -410,6 +440,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_busiest_line_is_the_bottleneck),
 		cmocka_unit_test(test_shipped_profiles),
 		cmocka_unit_test(test_tenure_by_visit_rate),
+		cmocka_unit_test(test_locked_hold),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

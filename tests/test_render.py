@@ -5,8 +5,8 @@ markdown, opened in headless Chromium, checked in the browser's DOM.
 
   test_render.py BOUNCELAB TESTS_DIR SCREENSHOT_DIR
 
-Three reports: the fixed results file (with a latency matrix), its
-report --brief, and a short real run. Each is rendered with cmark-gfm and GitHub's extensions (table,
+Three reports: the fixed results file (with a latency matrix) and its
+appendix details.md, its report --brief, and a short real run. Each is rendered with cmark-gfm and GitHub's extensions (table,
 autolink, strikethrough, tagfilter; raw HTML is left out, as GitHub does),
 and the fixed one with pandoc -f gfm too. In Chromium's DOM after the page
 loaded:
@@ -113,11 +113,11 @@ class Dom(html.parser.HTMLParser):
             self.texts.append((tuple(self.stack), data))
 
 
-def check(label, outdir, renderer):
+def check(label, outdir, renderer, file="report.md"):
     name, cmd = renderer
-    md = open(os.path.join(outdir, "report.md"), encoding="utf-8").read()
+    md = open(os.path.join(outdir, file), encoding="utf-8").read()
     body = subprocess.run(cmd, input=md.encode(), stdout=subprocess.PIPE, check=True).stdout.decode()
-    page = os.path.join(outdir, "view-%s.html" % name)
+    page = os.path.join(outdir, "view-%s-%s.html" % (file.split(".")[0], name))
     with open(page, "w", encoding="utf-8") as fp:
         fp.write(PAGE % body)
     # A long virtual-time budget: the dump waits for the page's load event.
@@ -167,6 +167,8 @@ subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.
                 "--latency", os.path.join(tests, "data", "latency-fixed.json"), "-o", fixed],
                check=True, stdout=subprocess.DEVNULL)
 pages = [check("fixed results", fixed, r) for r in renderers]
+for r in renderers:
+    check("fixed results' appendix", fixed, r, "details.md")
 brief = os.path.join(tmp, "brief")
 subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.json"), "--brief", "-o", brief],
                check=True, stdout=subprocess.DEVNULL)

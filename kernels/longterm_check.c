@@ -141,20 +141,31 @@ static inline unsigned long pfn_of(const struct longterm_thread *th,
 
 /*
  * get_pfnblock_flags_mask() of 5.2 (mm/page_alloc.c), out of line as
- * there: __pfn_to_section() (the root, checked for NULL as
- * SPARSEMEM_EXTREME does, then the section), its pageblock_flags
- * bitmap, and the pageblock's bits in it.
+ * there: __pfn_to_section() (the global mem_section and the root, each
+ * checked for NULL as SPARSEMEM_EXTREME does, then the section), its
+ * pageblock_flags bitmap, and the pageblock's bits in it: four dependent
+ * loads per page.
+ *
+ * In the kernel this function lives in another file, so its callers know
+ * nothing of it. The empty asm with a memory clobber keeps that so here:
+ * without it the compiler sees the whole function, clones it with
+ * s->mem_section passed in a register (loaded once per pass, not once
+ * per page), and lets the callers keep th->memmap in a register across
+ * the call, where the kernel reloads vmemmap_base for each page_to_pfn().
  */
 __attribute__((noinline))
 static unsigned long get_pfnblock_flags_mask(const struct longterm_state *s,
 					     unsigned long pfn, unsigned long mask)
 {
-	unsigned long nr = pfn >> PFN_SECTION_SHIFT;
-	const struct mem_section_model *root = s->mem_section[nr / SECTIONS_PER_ROOT];
-	unsigned long bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> PAGEBLOCK_ORDER) *
-			       NR_PAGEBLOCK_BITS;
-	unsigned long word;
+	const struct mem_section_model *root;
+	unsigned long nr, bitidx, word;
 
+	__asm__ __volatile__("" ::: "memory");
+	if (!s->mem_section)
+		return 0;
+	nr = pfn >> PFN_SECTION_SHIFT;
+	root = s->mem_section[nr / SECTIONS_PER_ROOT];
+	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> PAGEBLOCK_ORDER) * NR_PAGEBLOCK_BITS;
 	if (!root)
 		return 0;
 	word = root[nr % SECTIONS_PER_ROOT].pageblock_flags[bitidx / 64];
@@ -162,14 +173,20 @@ static unsigned long get_pfnblock_flags_mask(const struct longterm_state *s,
 }
 
 /*
- * !is_migrate_cma_page(page): page_to_pfn() (vmemmap: a subtraction),
- * then the lookup. Counted, so that verify can tell the check ran.
+ * !is_migrate_cma_page(page): page_to_pfn() (vmemmap: a subtraction from
+ * vmemmap_base, here th->memmap, reloaded after every call as the
+ * kernel's is), then the lookup. 5.2's test reads neither struct page
+ * nor compound_head(): the pageblock is found from the pfn alone.
+ * *checks counts the lookups so that verify can tell the check ran; it
+ * is the caller's local, kept in a register, and goes to th->cma_checks
+ * once per call: no store per page that the kernel does not make.
  */
 static inline bool page_is_longterm_pinnable(const struct longterm_state *s,
-					     struct longterm_thread *th,
-					     const struct page_model *page)
+					     const struct longterm_thread *th,
+					     const struct page_model *page,
+					     uint64_t *checks)
 {
-	th->cma_checks++;
+	++*checks;
 	return get_pfnblock_flags_mask(s, pfn_of(th, page), MIGRATETYPE_MASK) !=
 	       MIGRATE_CMA;
 }
@@ -210,17 +227,18 @@ static inline unsigned int walk_ptes(struct longterm_state *s,
 				     struct page_model **pages,
 				     unsigned long first, bool check_longterm)
 {
-	unsigned int nr = 0;
+	atomic_ulong *ptep = &th->ptes[first];
+	unsigned int nr = 0, nr_pages = s->nr_pages;
+	uint64_t checks = 0;
 
-	for (unsigned int i = 0; i < s->nr_pages; i++) {
-		atomic_ulong *ptep = &th->ptes[first + i];
+	for (unsigned int i = 0; i < nr_pages; i++, ptep++) {
 		unsigned long pte = atomic_load_explicit(ptep, memory_order_relaxed);
 		struct page_model *page;
 
 		if (!(pte & PTE_PRESENT))
 			break;
 		page = &th->memmap[pte >> PTE_PFN_SHIFT];
-		if (check_longterm && !page_is_longterm_pinnable(s, th, page))
+		if (check_longterm && !page_is_longterm_pinnable(s, th, page, &checks))
 			break;
 		if (!try_get_page(page))
 			break;
@@ -232,6 +250,7 @@ static inline unsigned int walk_ptes(struct longterm_state *s,
 					 memory_order_relaxed);
 		pages[nr++] = page;
 	}
+	th->cma_checks += checks;
 	return nr;
 }
 
@@ -244,13 +263,17 @@ static inline unsigned int reject_cma_pages(struct longterm_state *s,
 					    struct page_model **pages,
 					    unsigned int nr_pinned)
 {
+	uint64_t checks = 0;
+
 	for (unsigned int i = 0; i < nr_pinned; i++) {
-		if (!page_is_longterm_pinnable(s, th, pages[i])) {
+		if (!page_is_longterm_pinnable(s, th, pages[i], &checks)) {
+			th->cma_checks += checks;
 			for (unsigned int k = i; k < nr_pinned; k++)
 				put_page(pages[k]);
 			return i;
 		}
 	}
+	th->cma_checks += checks;
 	return nr_pinned;
 }
 

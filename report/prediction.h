@@ -9,11 +9,16 @@ struct report_input;
 struct output_batch;
 
 #define PREDICTION_SCATTER "plots/prediction-2-threads.svg"
+/* The whole check, the seeds' curves and the derivation, beside report.md. */
+#define PREDICTION_FILE "prediction.md"
 
-/* The section of report.md. */
+/* The section of report.md: short, it links PREDICTION_FILE. */
 void markdown_prediction(FILE *out, const struct report_input *in);
-/* Its plots, into the batch under dir. Returns 0, or -1 without memory. */
-int prediction_add_plots(struct output_batch *batch, const char *dir,
+/*
+ * PREDICTION_FILE and the plots, into the batch under dir. Returns 0, or
+ * -1 without memory.
+ */
+int prediction_add_files(struct output_batch *batch, const char *dir,
 			 const struct report_input *in);
 
 #endif

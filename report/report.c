@@ -67,8 +67,10 @@ static int render_brief(const struct report_input *in, struct report_state *st,
 	bool png;
 	char *md;
 
+	/* PREDICTION_FILE too (after the PNGs: the brief needs none of its plots) */
 	if (summary_add_figure(&st->batch, dir, &st->a) ||
-	    brief_add_pngs(&st->batch, &png, note, sizeof(note)))
+	    brief_add_pngs(&st->batch, &png, note, sizeof(note)) ||
+	    prediction_add_files(&st->batch, dir, in))
 		goto oom;
 	md = markdown_brief(in, png, note, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
@@ -112,7 +114,7 @@ static int render(const struct report_options *opts, struct report_state *st,
 		goto oom;
 	if (st->have_latency && plots_add_heatmap(&st->batch, dir, &st->latency))
 		goto oom;
-	if (prediction_add_plots(&st->batch, dir, &in))
+	if (prediction_add_files(&st->batch, dir, &in))
 		goto oom;
 	md = markdown_details(&in, &len);
 	snprintf(path, sizeof(path), "%s/" DETAILS_NAME, dir);
@@ -175,9 +177,11 @@ static void remove_tree(const char *dir)
 
 /*
  * The parts of a report, report.md last: it is what a reader opens. The
- * files end in ".md"; report --brief writes no appendix.
+ * files end in ".md"; report --brief writes no appendix (DETAILS_NAME).
  */
-static const char *const report_parts[] = { PLOT_DIR, CSV_DIR, DETAILS_NAME, "report.md" };
+static const char *const report_parts[] = {
+	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, "report.md"
+};
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
 
 /*

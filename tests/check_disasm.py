@@ -32,6 +32,10 @@ CMPXCHG = r"^lock\s+cmpxchg[bwlq]?\s"          # add-unless-zero, cmpxchg()
 XCHG = r"^xchg[bwlq]?\s"                       # xchg(): implicitly locked
 PFNBLOCK_CALL = r"^call\s.*get_pfnblock_flags_mask"
 SEQ_PAIR = "seq_pair"       # two 32-bit loads of one memory operand
+# In one loop: the plain store of 1, then a 32-bit load, a locked add (the
+# pin work) and a 32-bit load of the same operand: atomic_set(), then
+# raw_read_seqcount(), the pins, read_seqcount_retry(), in that order.
+STORE_SEQ_PIN_SEQ = "store_seq_pin_seq"
 PLAIN_INC = "plain_inc"     # a load and an unlocked store of one operand
 
 # object -> function -> [(kind, pattern, must be in a loop, why)]
@@ -42,6 +46,12 @@ RULES = {
             ("has", STORE_ONE, True, "atomic_set(&mm->has_pinned, 1) on every call"),
             ("has", SEQ_PAIR, True, "raw_read_seqcount() and read_seqcount_retry()"),
             ("has", LOCK_ADD, True, "the pin work's locked increments"),
+            ("has", STORE_SEQ_PIN_SEQ, True,
+             "each call stores the flag, reads the seqcount, pins, reads it again"),
+            ("lacks", XCHG, True, "atomic_set() is a plain store, not an xchg"),
+            ("lacks", LOCK_OR, True, "no locked or: the flag is stored, not set_bit()"),
+            ("lacks", LOCK_BTS, True, "no lock bts in the loop"),
+            ("lacks", CMPXCHG, True, "no cmpxchg in the loop"),
         ],
         "read_then_set": [
             ("has", STORE_ONE, True, "the store, taken only when the flag is clear"),
@@ -190,6 +200,12 @@ def matches(kind, insns, ranges, need_loop, loop_context):
             if m and ok(addr):
                 seen.setdefault(m.group(1), []).append(addr)
         return [a[0] for a in seen.values() if len(a) >= 2]
+    if kind == STORE_SEQ_PIN_SEQ:
+        hits = []
+        for lo, hi in ranges if not loop_context else [(0, float("inf"))]:
+            body = [(a, t) for a, t in insns if lo <= a <= hi]
+            hits += store_seq_pin_seq(body)
+        return hits
     if kind == PLAIN_INC:
         loads = {}
         hits = []
@@ -202,6 +218,26 @@ def matches(kind, insns, ranges, need_loop, loop_context):
                 hits.append(addr)
         return hits
     return [addr for addr, text in insns if re.search(kind, text) and ok(addr)]
+
+
+def store_seq_pin_seq(body):
+    """Addresses of flag stores followed, in body's order, by load X, lock add, load X."""
+    hits = []
+    for i, (addr, text) in enumerate(body):
+        if not re.search(STORE_ONE, text):
+            continue
+        first = {}
+        pinned = set()
+        for _, later in body[i + 1:]:
+            m = LOAD32.match(later)
+            if m:
+                if m.group(1) in pinned:
+                    hits.append(addr)
+                    break
+                first.setdefault(m.group(1), True)
+            elif re.search(LOCK_ADD, later):
+                pinned |= set(first)
+    return hits
 
 
 def check(objects):

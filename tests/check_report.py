@@ -322,7 +322,8 @@ def fleet_family(lines, row):
     return family
 
 
-def check_files(directory, text):
+def check_files(directory, text, seen=None):
+    seen = set() if seen is None else seen
     for link in re.findall(r"\]\(([^)\s]+)\)", text):
         if "://" in link:
             continue
@@ -330,6 +331,11 @@ def check_files(directory, text):
         if not os.path.isfile(path):
             problem("linked file missing: %s" % link)
             continue
+        # a page beside report.md (prediction.md): its links are checked too
+        if link.endswith(".md") and link not in seen:
+            seen.add(link)
+            with open(path) as fp:
+                check_files(directory, fp.read(), seen)
         if link.endswith(".svg"):
             try:
                 root = ET.parse(path).getroot()
@@ -380,9 +386,7 @@ def main():
     check_seeds(families)
     check_fleet(families)
     gains = check_summary(families)
-    check_files(directory, text)
-    if details_text:
-        check_files(directory, details_text)
+    check_files(directory, text, {"report.md"})
     for p in problems:
         print("check_report: " + p)
     print("check_report: %d verdicts and %d summary gains checked, %d problems" %

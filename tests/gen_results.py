@@ -177,12 +177,16 @@ class Writer:
                                   ("percpu_padded", 0.9, 0.02)):
                 mean = base * (1 + grow * (threads - 1))
                 counters = {}
+                # One slow repetition (a host that took the vCPU for a
+                # moment) puts shared_plain's CV at 1 thread between 10%
+                # and 30%: the case that tells where the noisy flag starts.
+                slow = 1.45 if v == "shared_plain" and threads == 1 else 1.0
                 if v == "shared_plain":
                     counters["lost_updates"] = lambda r, t=threads: float(0 if t == 1 else 52000 + 100 * r)
                 self.case("counter", v, {"batch": 32, "read_every": 0},
                           placement(threads), threads,
-                          lambda r, m=mean: round(m * self.noise(), 4), counters,
-                          aggregates=False)
+                          lambda r, m=mean, s=slow: round(m * self.noise() * (s if r == 5 else 1), 4),
+                          counters, aggregates=False)
 
     def failed_and_foreign(self):
         name = "has_pinned/store_always/real_time/threads:4"

@@ -60,17 +60,35 @@ MUTANTS = [
        "again = SEQ_AT_REST;"),
       ("enum { PARAM_PIN_WORK,", "#define SEQ_AT_REST 2\nenum { PARAM_PIN_WORK,")],
      "disasm"),
+    ("store_always's seqcount reads replaced by the value they read", "has_pinned.c",
+     "store_always", [],
+     [("seq = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
+       "seq = SEQ_AT_REST;"),
+      ("again = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
+       "again = SEQ_AT_REST;"),
+      ("enum { PARAM_PIN_WORK,", "#define SEQ_AT_REST 2\nenum { PARAM_PIN_WORK,")],
+     "disasm"),
+    ("store_always's atomic_set() made an xchg", "has_pinned.c", "store_always", [],
+     [("""		struct mm_model *mm = mm_of_call(s, &cur, i);
+
+		atomic_store_explicit(has_pinned_of(s, mm), 1, memory_order_relaxed);
+		pin_call_work(s, mm, slot);""",
+       """		struct mm_model *mm = mm_of_call(s, &cur, i);
+
+		atomic_store_explicit(has_pinned_of(s, mm), 1, memory_order_seq_cst);
+		pin_call_work(s, mm, slot);""")],
+     "disasm"),
     ("longterm_check CMA check skipped in the walk at cma_percent=0", "longterm_check.c",
      "check_in_walk", ["cma_percent=0", "buffer_pages=4096"],
-     [("if (check_longterm && !page_is_longterm_pinnable(s, th, page))",
+     [("if (check_longterm && !page_is_longterm_pinnable(s, th, page, &checks))",
        "if (check_longterm && s->block_is_cma[pfn_of(th, page) >> PAGEBLOCK_ORDER] &&\n"
-       "\t\t    !page_is_longterm_pinnable(s, th, page))")],
+       "\t\t    !page_is_longterm_pinnable(s, th, page, &checks))")],
      "verify"),
     ("longterm_check second pass skipped at cma_percent=0", "longterm_check.c",
      "second_pass", ["cma_percent=0", "buffer_pages=4096"],
-     [("if (!page_is_longterm_pinnable(s, th, pages[i])) {",
+     [("if (!page_is_longterm_pinnable(s, th, pages[i], &checks)) {",
        "if (s->block_is_cma[pfn_of(th, pages[i]) >> PAGEBLOCK_ORDER] &&\n"
-       "\t\t    !page_is_longterm_pinnable(s, th, pages[i])) {")],
+       "\t\t    !page_is_longterm_pinnable(s, th, pages[i], &checks)) {")],
      "verify"),
 ]
 

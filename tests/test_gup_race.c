@@ -3,7 +3,8 @@
  * Concurrent pinners race the page-table writer. Whatever the
  * interleaving, a caller never holds a page that the writer replaced (so
  * never one that was not mapped at its recheck), every pin is undone, and
- * no frame is lost.
+ * no frame is lost. The race must really happen: the writer changes
+ * entries, fast calls retry on the seqcount, and rechecks fail.
  *
  * Built as its own program so that it can run under ThreadSanitizer:
  *   meson setup build-tsan -Db_sanitize=thread -Dbuildtype=debugoptimized
@@ -15,6 +16,8 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,19 @@
 #define NR_PINNERS 3
 #define CALLS_PER_PINNER 4000
 #define MAX_PAGES (GUP_HPAGE_NR + 64)
+/*
+ * Pinners go on past CALLS_PER_PINNER until the race has shown both of
+ * its outcomes (a seqcount retry and a failed recheck), but never past
+ * this many seconds: bounded in time, not in calls.
+ */
+#define RACE_SECONDS 60
+
+/* What the pinners have seen so far, shared so that each knows when to stop. */
+struct race_seen {
+	atomic_bool seq_retry;
+	atomic_bool recheck_failure;
+	struct timespec deadline;
+};
 
 struct pinner {
 	pthread_t tid;
@@ -35,6 +51,8 @@ struct pinner {
 	struct gup_task task;
 	uint64_t rnd;
 	pthread_barrier_t *start;
+	struct race_seen *seen;
+	unsigned long calls;
 	struct gup_page *pages[MAX_PAGES];
 	unsigned long violations;
 	char first_violation[256];
@@ -102,13 +120,37 @@ static long random_call(struct pinner *p, unsigned long start, unsigned long nr,
 	}
 }
 
+static bool past(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > deadline->tv_sec ||
+	       (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
+/* Enough calls and both outcomes seen, or out of time. */
+static bool pinner_done(struct pinner *p)
+{
+	const struct gup_stats *st = &p->task.stats;
+
+	if (st->seq_retries + st->seq_busy)
+		atomic_store(&p->seen->seq_retry, true);
+	if (st->recheck_failures)
+		atomic_store(&p->seen->recheck_failure, true);
+	if (past(&p->seen->deadline))
+		return true;
+	return p->calls >= CALLS_PER_PINNER && atomic_load(&p->seen->seq_retry) &&
+	       atomic_load(&p->seen->recheck_failure);
+}
+
 static void *pinner_main(void *arg)
 {
 	struct pinner *p = arg;
 	unsigned long buffer_pages = gup_buffer_pages(p->mm);
 
 	pthread_barrier_wait(p->start);
-	for (unsigned int call = 0; call < CALLS_PER_PINNER; call++) {
+	for (; !pinner_done(p); p->calls++) {
 		unsigned long nr = 1 + next_random(&p->rnd) % MAX_PAGES;
 		unsigned long first, start;
 		unsigned int flags;
@@ -213,6 +255,8 @@ static void race(enum gup_page_size size, enum gup_longterm_check check,
 	struct pinner *p = calloc(NR_PINNERS, sizeof(*p));
 	struct gup_stats sum = { 0 };
 	struct slow_writer slow = { 0 };
+	struct race_seen seen = { 0 };
+	unsigned long calls = 0;
 	pthread_barrier_t start;
 	struct gup_mm *mm;
 	char err[320];
@@ -223,8 +267,11 @@ static void race(enum gup_page_size size, enum gup_longterm_check check,
 	if (!mm)
 		fail_msg("%s", err);
 	pthread_barrier_init(&start, NULL, NR_PINNERS + 1);
+	clock_gettime(CLOCK_MONOTONIC, &seen.deadline);
+	seen.deadline.tv_sec += RACE_SECONDS;
 	for (unsigned int t = 0; t < NR_PINNERS; t++) {
 		p[t].mm = mm;
+		p[t].seen = &seen;
 		p[t].rnd = 0x2545f4914f6cdd1dULL * (t + 1);
 		p[t].start = &start;
 		gup_task_init(&p[t].task, mm);
@@ -256,6 +303,7 @@ static void race(enum gup_page_size size, enum gup_longterm_check check,
 		sum.recheck_failures += p[t].task.stats.recheck_failures;
 		sum.slow_path_calls += p[t].task.stats.slow_path_calls;
 		sum.longterm_migrations += p[t].task.stats.longterm_migrations;
+		calls += p[t].calls;
 	}
 	assert_int_equal(sum.pins_acquired, sum.pins_released);
 	assert_int_equal(sum.pages_returned, sum.pages_released);
@@ -267,6 +315,17 @@ static void race(enum gup_page_size size, enum gup_longterm_check check,
 		      (unsigned long long)sum.recheck_failures,
 		      (unsigned long long)sum.slow_path_calls,
 		      (unsigned long long)sum.longterm_migrations);
+	/*
+	 * A race that never happened tested nothing. The pinners' and the
+	 * slow writer's yields put changes inside the pinners' windows on
+	 * one CPU as on many, so both outcomes come within seconds.
+	 */
+	if (!changes || !sum.seq_retries || !sum.recheck_failures)
+		fail_msg("in %lu calls (%d s at most) the race did not happen: %llu writer changes, "
+			 "%llu seqcount retries, %llu recheck failures; each must be above 0",
+			 calls, RACE_SECONDS, (unsigned long long)changes,
+			 (unsigned long long)sum.seq_retries,
+			 (unsigned long long)sum.recheck_failures);
 	gup_mm_destroy(mm);
 	free(p);
 }

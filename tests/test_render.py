@@ -113,11 +113,11 @@ class Dom(html.parser.HTMLParser):
             self.texts.append((tuple(self.stack), data))
 
 
-def check(label, outdir, renderer, file="report.md"):
+def check(label, outdir, renderer, md_name="report.md"):
     name, cmd = renderer
-    md = open(os.path.join(outdir, file), encoding="utf-8").read()
+    md = open(os.path.join(outdir, md_name), encoding="utf-8").read()
     body = subprocess.run(cmd, input=md.encode(), stdout=subprocess.PIPE, check=True).stdout.decode()
-    page = os.path.join(outdir, "view-%s-%s.html" % (file.split(".")[0], name))
+    page = os.path.join(outdir, "view-%s-%s.html" % (name, md_name[:-3]))
     with open(page, "w", encoding="utf-8") as fp:
         fp.write(PAGE % body)
     # A long virtual-time budget: the dump waits for the page's load event.
@@ -167,8 +167,11 @@ subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.
                 "--latency", os.path.join(tests, "data", "latency-fixed.json"), "-o", fixed],
                check=True, stdout=subprocess.DEVNULL)
 pages = [check("fixed results", fixed, r) for r in renderers]
+# The page report.md links for the model's whole check.
 for r in renderers:
-    check("fixed results' appendix", fixed, r, "details.md")
+    check("fixed results, prediction.md", fixed, r, "prediction.md")
+for r in renderers:
+    check("fixed results, details.md", fixed, r, "details.md")
 brief = os.path.join(tmp, "brief")
 subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.json"), "--brief", "-o", brief],
                check=True, stdout=subprocess.DEVNULL)

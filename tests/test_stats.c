@@ -89,6 +89,25 @@ static void test_summary(void **state)
 	assert_false(s.bimodal);
 }
 
+/*
+ * Noisy means a CV above 10%, as the README says: two values 100 -+ d
+ * have a sample sd of d * sqrt(2), so d = 7.5 is a CV of 10.6% (noisy)
+ * and d = 7 one of 9.9% (not noisy).
+ */
+static void test_noisy_starts_above_ten_percent(void **state)
+{
+	const double above[] = { 92.5, 107.5 }, below[] = { 93, 107 };
+	struct stats_summary s;
+
+	(void)state;
+	assert_int_equal(stats_summarize(above, N(above), &s), 0);
+	assert_float_equal(s.cv, 7.5 * sqrt(2) / 100, 1e-12);
+	assert_true(s.noisy);
+	assert_int_equal(stats_summarize(below, N(below), &s), 0);
+	assert_float_equal(s.cv, 7 * sqrt(2) / 100, 1e-12);
+	assert_false(s.noisy);
+}
+
 static void test_cv(void **state)
 {
 	const double v[] = { 1, 2, 3, 4, 5 }, flat[] = { 3, 3, 3 };
@@ -320,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_median_ci_ranks),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_cv),
+		cmocka_unit_test(test_noisy_starts_above_ten_percent),
 		cmocka_unit_test(test_bimodal),
 		cmocka_unit_test(test_mann_whitney_exact),
 		cmocka_unit_test(test_mann_whitney_normal),

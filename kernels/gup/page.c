@@ -141,8 +141,8 @@ bool folio_has_extra_refs(struct gup_page *folio)
 
 /*
  * Out of line as in mm/page_alloc.c, so that every CMA check pays the
- * call the kernel's does. __nr_to_section() checks the root for NULL
- * (SPARSEMEM_EXTREME allocates roots on demand).
+ * call the kernel's does. __nr_to_section() checks mem_section and the
+ * root for NULL (SPARSEMEM_EXTREME allocates them at run time).
  */
 __attribute__((noinline))
 unsigned long get_pfnblock_flags_mask(const struct gup_mm *mm,
@@ -150,12 +150,15 @@ unsigned long get_pfnblock_flags_mask(const struct gup_mm *mm,
 				      unsigned long pfn, unsigned long mask)
 {
 	unsigned long nr = pfn >> GUP_PFN_SECTION_SHIFT;
-	const struct gup_mem_section *root = mm->mem_section[nr / GUP_SECTIONS_PER_ROOT];
 	unsigned long bitidx = ((pfn & (GUP_PAGES_PER_SECTION - 1)) >> GUP_PAGEBLOCK_ORDER) *
 			       GUP_NR_PAGEBLOCK_BITS;
+	const struct gup_mem_section *root;
 	unsigned long word;
 
 	(void)page;
+	if (!mm->mem_section)
+		return 0;
+	root = mm->mem_section[nr / GUP_SECTIONS_PER_ROOT];
 	if (!root)
 		return 0;
 	word = root[nr % GUP_SECTIONS_PER_ROOT].usage->pageblock_flags[bitidx / 64];

@@ -173,6 +173,12 @@ struct access_profile {
 	double private_locked;
 	/* a full fence in the operation (it drains the store buffer too) */
 	bool fenced;
+	/*
+	 * Threads of two kinds (readers and writers): the profile is their
+	 * mean, and a 1-thread run measures only the kind the first thread
+	 * is, so the model's single class of customer is an approximation.
+	 */
+	bool mixed_kinds;
 };
 
 struct kernel_family {

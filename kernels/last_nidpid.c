@@ -426,6 +426,7 @@ static void last_nidpid_access(const struct kernel_config *cfg,
 	struct line_access *l = access_add_line(p, "page->flags line", LINE_SHARED_BY_ALL, 0);
 
 	l->reads = 1 - w;
+	p->mixed_kinds = readers > 0 && readers < cfg->nr_threads;
 	switch (cfg->variant) {
 	case VARIANT_CMPXCHG_LOOP:
 		l->reads += w;

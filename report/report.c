@@ -184,6 +184,14 @@ static const char *const report_parts[] = {
 };
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
 
+/* The parts that are directories (plots, CSVs); the pages are files. */
+static bool part_is_dir(size_t i)
+{
+	size_t n = strlen(report_parts[i]);
+
+	return n < 3 || strcmp(report_parts[i] + n - 3, ".md");
+}
+
 /*
  * Moves the finished report from tmp into outdir. A part already there
  * (with --force) is exchanged with the new one, so that a failure can put
@@ -251,8 +259,7 @@ static int check_old_report(const struct report_options *opts, char *err,
 		snprintf(path, sizeof(path), "%s/%s", opts->outdir, report_parts[i]);
 		if (lstat(path, &st))
 			continue;
-		if (strstr(report_parts[i], ".md") ? !S_ISREG(st.st_mode) :
-						      !S_ISDIR(st.st_mode)) {
+		if (part_is_dir(i) ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
 			snprintf(err, errlen, "-o '%s': %s is not what a report puts there: expected a directory without it",
 				 opts->outdir, path);
 			return 2;

@@ -15,14 +15,7 @@
 #            compares with itself to a geometric mean of 1.00x.
 set -u
 check=$1 bouncelab=$2 tests=$3 python3=$4
-tmp=$(mktemp -d /tmp/bouncelab-report-checks.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/test_lib.sh"
 
 # expect_usage_error NAME-IN-MESSAGE ARGS...: exit 2, one "bouncelab: " line naming it.
 expect_usage_error() {

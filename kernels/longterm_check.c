@@ -34,13 +34,14 @@
  * to 1.9 ns, over a walk of 14.7 ns per page. This model does the same
  * per-page work (tests/check_disasm.py holds the loop to the call; the
  * loop's loads are listed above), yet on the 2-vCPU EPYC (Zen 3) VM the
- * second pass costs about 1.6 ns per page and the in-walk check 1.4 ns,
- * over a walk of about 12 ns: the walk costs about what it cost on the
- * seed's EPYC 7601, the second loop about a third. The difference is a
- * cost of the seed's CPU (an older core running a loop of calls and
- * dependent loads) that this one does not have [I: no Zen 1 and no PMU
- * here to show which unit], so the gap measured here is a few per cent,
- * not 17%; nothing in the model is tuned to widen it.
+ * second pass and the in-walk check each cost 1.4 to 1.6 ns per page
+ * (get_ns_per_page over no_check's, 25 repetitions, two runs), over a
+ * walk of about 12 ns: the walk costs about what it cost on the seed's
+ * EPYC 7601, the second loop about a third of what it cost there. That
+ * is a cost of the seed's CPU (an older core running a loop of calls
+ * and dependent loads) that this one does not have [I: no Zen 1 and no
+ * PMU here to show which unit], so the gap measured here is 0 to 2 per
+ * cent, not 17%; nothing in the model is tuned to widen it.
  *
  * One operation is one fast-GUP call over nr_pages consecutive pages of
  * the thread's own buffer (no page is shared). As in gup_benchmark,

@@ -101,8 +101,8 @@ enum claim_relation {
 	/* a's metric itself is above x: the lower end of its median's CI */
 	CLAIM_ABOVE,
 	/*
-	 * a/b <= x: the median ratio is at most x (a gain that vanishes,
-	 * e.g. reading first when the flag is always clear)
+	 * a/b <= x: the upper end of the ratio's CI is at most x (a gain
+	 * that shrinks, e.g. reading first when the flag is always clear)
 	 */
 	CLAIM_AT_MOST,
 };
@@ -173,6 +173,12 @@ struct access_profile {
 	double private_locked;
 	/* a full fence in the operation (it drains the store buffer too) */
 	bool fenced;
+	/*
+	 * Threads of two kinds (readers and writers): the profile is their
+	 * mean, and a 1-thread run measures only the kind the first thread
+	 * is, so the model's single class of customer is an approximation.
+	 */
+	bool mixed_kinds;
 };
 
 struct kernel_family {

@@ -10,9 +10,15 @@
  *   centre. Handing it to the next owner costs one one-way transfer, the
  *   mean over the pairs of threads that share it (FIFO handoff: the next
  *   owner is any other sharer).
- * - An owner keeps the line for every operation it issues while the next
- *   request is on its way, one transfer time: 1 + L / Z operations per
- *   handoff, so a tight loop pays a fraction of a transfer per operation.
+ * - An owner keeps the line for every visit it makes while the next
+ *   request is on its way, one transfer time: with a visit every Z / v ns
+ *   (v visits per operation), 1 + L v / Z visits per handoff, so a tight
+ *   loop pays a fraction of a transfer per operation, and a line visited
+ *   once in 32 operations nearly a whole transfer per visit.
+ * - A locked RMW or cmpxchg holds its line while it executes (the cost of
+ *   one on a private line, measured): that part of the private work is the
+ *   line's service, not think time, since no other CPU can have the line
+ *   meanwhile.
  * - Plain stores that no locked op or fence drains in the same operation
  *   retire into the store buffer (x86); each drain needs the line once,
  *   for a buffer's worth of stores: L / entries per store, as latency.
@@ -127,7 +133,7 @@ static int add_line(struct network *net, const struct line_access *a,
 {
 	unsigned int k = a->shared_by == LINE_SHARED_BY_ALL ? n :
 			 (a->group_size < n ? a->group_size : n);
-	double must, visits;
+	double must, visits, rate, hold;
 
 	if (k < 2 || a->stores + a->locked + a->cas <= 0 || transfer <= 0)
 		return 0;	/* private, or read-only: every copy stays valid */
@@ -137,11 +143,22 @@ static int add_line(struct network *net, const struct line_access *a,
 		net->think += transfer / m->store_buffer * fmin(1, a->stores);
 	if (must <= 0)
 		return 0;
-	visits = fmin(1, must) / (1 + (z > 0 ? transfer / z : 0));
+	/*
+	 * Tenure: while the next request travels (one transfer), the owner
+	 * goes on with its own visits to the line, one every z / rate ns;
+	 * each handoff serves 1 + transfer x rate / z of them. A line visited
+	 * once in 32 operations is kept for fewer of them than one visited by
+	 * every operation.
+	 */
+	rate = fmin(1, must);
+	visits = rate / (1 + (z > 0 ? transfer * rate / z : 0));
+	/* the locked ops' own time on the line moves from think to service */
+	hold = fmin((a->locked + a->cas) * m->locked_ns, net->think);
+	net->think -= hold;
 	if (net->nr == MVA_MAX_CENTRES)
 		return -1;
 	net->name[net->nr] = a->line;
-	net->base[net->nr] = net->demand[net->nr] = visits * transfer;
+	net->base[net->nr] = net->demand[net->nr] = visits * transfer + hold;
 	net->copies[net->nr] = a->shared_by == LINE_SHARED_BY_ALL || net->one_group ?
 			       1 : (double)n / k;
 	net->sharers[net->nr] = k;

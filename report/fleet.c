@@ -242,14 +242,17 @@ static size_t shared_threads(const struct fleet_row *rows, size_t nr, long *out)
 /*
  * The ping-pong floor of a machine: per distance class, the lowest
  * median one-way latency of any variant (the cost of one line moving
- * between two CPUs that far apart), nearest class first.
+ * between two CPUs that far apart), 0 where the file has none. Returns
+ * whether it has any. The fleet table prints it and the contention model
+ * takes it as the machine's latencies.
  */
-static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file,
-			  const struct result_case **cases)
+static bool pingpong_floor(const struct analysis *a, unsigned int file,
+			   const struct result_case **cases, double floor[NR_DISTANCE_CLASSES])
 {
-	char v[FORMAT_LEN];
 	bool any = false;
 
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
+		floor[c] = 0;
 	for (size_t i = 0; i < a->nr_families; i++) {
 		const struct family_view *f = &a->families[i];
 		size_t nr;
@@ -258,29 +261,40 @@ static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file
 			continue;
 		nr = analysis_one_way_cases(a, f, cases);
 		for (size_t k = 0; k < nr; k++) {
-			const char *cls = cases[k]->widest_class ? cases[k]->widest_class : "unknown";
-			double floor = INFINITY;
-			size_t j;
+			int c = distance_class_parse(cases[k]->widest_class ?
+						     cases[k]->widest_class : "");
+			double ns = result_case_counter(cases[k], "one_way_ns")->median;
 
-			if (k && !strcmp(cls, cases[k - 1]->widest_class ?
-						  cases[k - 1]->widest_class : "unknown"))
+			if (c < 0)
 				continue;
-			for (j = k; j < nr; j++) {
-				const char *c = cases[j]->widest_class ? cases[j]->widest_class : "unknown";
-
-				if (strcmp(c, cls))
-					break;
-				floor = fmin(floor, result_case_counter(cases[j], "one_way_ns")->median);
-			}
-			fprintf(out, "%s", any ? ", " : "");
-			md_escape(out, cls);
-			fprintf(out, " %s", format_sig(v, floor));
+			if (floor[c] <= 0 || ns < floor[c])
+				floor[c] = ns;
 			any = true;
 		}
-		break;
 	}
-	if (!any)
+	return any;
+}
+
+/* The floor, nearest class first: "smt 18.0, l3 61.4". */
+static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file,
+			  const struct result_case **cases)
+{
+	double floor[NR_DISTANCE_CLASSES];
+	char v[FORMAT_LEN];
+	bool any = false;
+
+	if (!pingpong_floor(a, file, cases, floor)) {
 		fputs("not measured", out);
+		return;
+	}
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		if (floor[c] <= 0)
+			continue;
+		fprintf(out, "%s", any ? ", " : "");
+		md_escape(out, distance_class_name((enum distance_class)c));
+		fprintf(out, " %s", format_sig(v, floor[c]));
+		any = true;
+	}
 }
 
 /*
@@ -303,7 +317,6 @@ static int fleet_machine(const struct analysis *a, unsigned int file,
 	long nr_cpus = json_is_integer(cpus) ? (long)json_integer_value(cpus) : 0;
 	long packages = 1, threads = json_object_get(classes, "smt") ? 2 : 1;
 	bool l3 = json_object_get(classes, "l3") != NULL;
-	bool any = false;
 	char spec[128];
 
 	*m = (struct machine_profile){ 0 };
@@ -331,26 +344,7 @@ static int fleet_machine(const struct analysis *a, unsigned int file,
 	snprintf(m->name, sizeof(m->name), "m%u", file + 1);
 	m->nr_cpus = (unsigned int)nr_cpus;
 	m->store_buffer = machine_store_buffer_of_name(cpu);
-	for (size_t i = 0; i < a->nr_families; i++) {
-		const struct family_view *f = &a->families[i];
-		size_t nr;
-
-		if (!f->pingpong || f->file != file)
-			continue;
-		nr = analysis_one_way_cases(a, f, cases);
-		for (size_t k = 0; k < nr; k++) {
-			int c = distance_class_parse(cases[k]->widest_class ?
-						     cases[k]->widest_class : "");
-			double ns = result_case_counter(cases[k], "one_way_ns")->median;
-
-			if (c < 0)
-				continue;
-			if (m->one_way_ns[c] <= 0 || ns < m->one_way_ns[c])
-				m->one_way_ns[c] = ns;
-			any = true;
-		}
-	}
-	if (!any) {
+	if (!pingpong_floor(a, file, cases, m->one_way_ns)) {
 		snprintf(why, len, "no ping-pong in the results");
 		return -1;
 	}

@@ -108,6 +108,46 @@ static int config_of(const struct result_row *r, const struct kernel_family *f,
 	return 0;
 }
 
+/* The 1-thread median of a variant at its family's defaults in one file; NAN if none. */
+static double default_one_thread(const struct results *set, unsigned int file,
+				 const char *family, const char *variant)
+{
+	const struct kernel_family *f = catalog_find(family);
+	struct kernel_config def, cfg;
+
+	if (!f)
+		return NAN;
+	kernel_config_defaults(f, &def);
+	for (size_t i = 0; i < set->nr_rows; i++) {
+		const struct result_row *r = &set->rows[i];
+		bool defaults = true;
+
+		if (!r->family || r->file != file || r->threads != 1 ||
+		    strcmp(r->family, family) || strcmp(r->variant, variant) ||
+		    config_of(r, f, &cfg))
+			continue;
+		for (unsigned int p = 0; p < f->nr_params; p++)
+			defaults &= cfg.param[p] == def.param[p];
+		if (defaults)
+			return case_median(set, r, 1);
+	}
+	return NAN;
+}
+
+/*
+ * How long a locked RMW holds its line on the run's machine: a locked add
+ * on a private padded slot less a plain one (counter's percpu_padded_locked
+ * and percpu_padded, one thread, the same loop otherwise). 0 when the run
+ * has not both.
+ */
+static double run_locked_ns(const struct results *set, unsigned int file)
+{
+	double locked = default_one_thread(set, file, "counter", "percpu_padded_locked");
+	double plain = default_one_thread(set, file, "counter", "percpu_padded");
+
+	return isfinite(locked) && isfinite(plain) && locked > plain ? locked - plain : 0;
+}
+
 /*
  * This run's machine for the model, from the results alone so that the
  * section reads the same wherever the report is made: two CPUs at the
@@ -127,6 +167,7 @@ static int run_machine(const struct report_input *in, unsigned int file,
 		return -1;
 	m->nr_cpus = 2;
 	m->store_buffer = machine_store_buffer_of_name(cpu);
+	m->locked_ns = run_locked_ns(in->set, file);
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++)
 		m->one_way_ns[c] = one_way;
 	return 0;
@@ -150,6 +191,8 @@ static const char *missing_mechanism(const struct kernel_family *f,
 		locked |= p.lines[i].locked > 0;
 		stores |= p.lines[i].stores > 0;
 	}
+	if (p.mixed_kinds)
+		return "threads of two kinds (readers, writers): one class of customer in the model, and a private cost measured for the writers alone";
 	if (cas)
 		return "cmpxchg retries: the model's retry share is a mean-value guess, not the handoff order";
 	if (ratio > 1)
@@ -415,6 +458,7 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 {
 	const char *variants[2] = { "store_always", "read_then_set" };
 	char path[1024];
+	double locked = 0;
 
 	sm->f = catalog_find("gup");
 	for (int k = 0; k < 2; k++) {
@@ -434,10 +478,15 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 			json_t *mhz = json_object_get(in->set->files[r->file].context, "mhz_per_cpu");
 
 			sm->ghz = json_is_number(mhz) ? json_number_value(mhz) / 1000 : 0;
+			locked = run_locked_ns(in->set, r->file);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, seed_runs[i].profile);
-	return machine_profile_load(path, &sm->m, err, errlen);
+	if (machine_profile_load(path, &sm->m, err, errlen))
+		return -1;
+	/* this run's locked op, at the seed machine's clock as the private costs are */
+	sm->m.locked_ns = sm->ghz > 0 && sm->m.clock_ghz > 0 ? locked * sm->ghz / sm->m.clock_ghz : locked;
+	return 0;
 }
 
 /* ns/op before and after the fix at n threads on the seed's machine. */
@@ -558,7 +607,7 @@ static void write_appendix(FILE *out)
 	      "at the line and X(N) = N / (Z + R(N)). The line is a server: throughput caps at 1/D "
 	      "however many CPUs you add, so past N ≈ (Z + D)/D each added thread only waits longer. "
 	      "An owner keeps the line for the operations it issues while the next request travels "
-	      "(D = L / (1 + L/Z)); plain stores that nothing drains retire into the store buffer and "
+	      "(D = L / (1 + L/Z)); a locked op holds its line for its own measured time, which is service, not think time; plain stores that nothing drains retire into the store buffer and "
 	      "cost one transfer per buffer drain; lines nobody writes stay shared and cost nothing. "
 	      "`model/model.h` and `bouncelab model` give the same numbers for any machine profile.\n\n",
 	      out);

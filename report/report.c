@@ -116,6 +116,10 @@ static int render(const struct report_options *opts, struct report_state *st,
 		goto oom;
 	if (prediction_add_files(&st->batch, dir, &in))
 		goto oom;
+	md = markdown_details(&in, &len);
+	snprintf(path, sizeof(path), "%s/" DETAILS_NAME, dir);
+	if (!md || output_batch_add(&st->batch, path, md, len))
+		goto oom;
 	md = markdown_report(&in, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if (!md || output_batch_add(&st->batch, path, md, len))
@@ -171,9 +175,22 @@ static void remove_tree(const char *dir)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* The parts of a report, report.md last: it is what a reader opens. */
-static const char *const report_parts[] = { PLOT_DIR, CSV_DIR, PREDICTION_FILE, "report.md" };
+/*
+ * The parts of a report, report.md last: it is what a reader opens. The
+ * files end in ".md"; report --brief writes no appendix (DETAILS_NAME).
+ */
+static const char *const report_parts[] = {
+	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, "report.md"
+};
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
+
+/* The parts that are directories (plots, CSVs); the pages are files. */
+static bool part_is_dir(size_t i)
+{
+	size_t n = strlen(report_parts[i]);
+
+	return n < 3 || strcmp(report_parts[i] + n - 3, ".md");
+}
 
 /*
  * Moves the finished report from tmp into outdir. A part already there
@@ -184,14 +201,30 @@ static int move_into_place(const char *tmp, const char *outdir, char *err,
 			   size_t errlen)
 {
 	char from[PATH_MAX + 32], to[PATH_MAX + 32];
-	bool exchanged[NR_PARTS] = { false };
+	enum { MOVED_IN, EXCHANGED, MOVED_OUT, ABSENT } how[NR_PARTS] = { MOVED_IN };
 	size_t done;
+	struct stat st;
 
 	for (done = 0; done < NR_PARTS; done++) {
 		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
 		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
+		/*
+		 * A part this report does not have (the appendix, with --brief):
+		 * an old one goes into tmp, as an exchange would have put it.
+		 */
+		if (lstat(from, &st) && errno == ENOENT) {
+			how[done] = MOVED_OUT;
+			if (!rename(to, from))
+				continue;
+			how[done] = ABSENT;
+			if (errno == ENOENT)
+				continue;
+			snprintf(err, errlen, "cannot move the old %s out of the way: %s", to,
+				 strerror(errno));
+			goto undo;
+		}
 		if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE)) {
-			exchanged[done] = true;
+			how[done] = EXCHANGED;
 			continue;
 		}
 		if (errno == ENOENT && !rename(from, to))
@@ -205,10 +238,12 @@ undo:
 	while (done--) {
 		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
 		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
-		if (exchanged[done])
+		if (how[done] == EXCHANGED)
 			renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
-		else
+		else if (how[done] == MOVED_IN)
 			rename(to, from);
+		else if (how[done] == MOVED_OUT)
+			rename(from, to);
 	}
 	return -1;
 }
@@ -224,8 +259,7 @@ static int check_old_report(const struct report_options *opts, char *err,
 		snprintf(path, sizeof(path), "%s/%s", opts->outdir, report_parts[i]);
 		if (lstat(path, &st))
 			continue;
-		if ((i == NR_PARTS - 1 && !S_ISREG(st.st_mode)) ||
-		    (i < NR_PARTS - 1 && !S_ISDIR(st.st_mode))) {
+		if (part_is_dir(i) ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
 			snprintf(err, errlen, "-o '%s': %s is not what a report puts there: expected a directory without it",
 				 opts->outdir, path);
 			return 2;

@@ -15,14 +15,7 @@
 #            compares with itself to a geometric mean of 1.00x.
 set -u
 check=$1 bouncelab=$2 tests=$3 python3=$4
-tmp=$(mktemp -d /tmp/bouncelab-report-checks.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/test_lib.sh"
 
 # expect_usage_error NAME-IN-MESSAGE ARGS...: exit 2, one "bouncelab: " line naming it.
 expect_usage_error() {
@@ -141,8 +134,12 @@ claims() {
 		fail "claims: the claims table does not mark it NOT SEEN"
 	grep -q '| not testable here | only 1 thread was measured' "$md" ||
 		fail "claims: the 1-thread claim is not marked not testable with its reason"
-	grep -q '^- \*\*NOT SEEN\*\*: a locked update pays' "$md" ||
+	# Under the lesson, one sentence: the marks, and the claim not seen by name.
+	grep -q '^Coherence works on lines.*\*The lesson.s claims\* .*: \*\*1 NOT SEEN\*\*, 1 seen, 1 not testable here\. Not seen: "a locked update pays a line transfer' "$md" ||
 		fail "claims: the family section does not mark it NOT SEEN"
+	# The summary's table is the one list of claims: no second list below.
+	[ "$(grep -c 'a locked update pays a line transfer' "$md")" -eq 3 ] ||
+		fail "claims: the claim is listed $(grep -c 'a locked update pays a line transfer' "$md") times, expected 3 (banner, table, lesson)"
 }
 
 many() {

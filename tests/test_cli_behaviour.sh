@@ -15,15 +15,8 @@ set -uo pipefail
 bouncelab=$(realpath "$1")
 top=$(realpath "$2")
 py=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 cd "$tmp" || exit 1
-failures=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
 
 # ---- run --dry-run: the plan, and nothing else ---------------------------
 if ! "$bouncelab" run --dry-run --quick --filter '^has_pinned/nop' --threads 1 \

@@ -7,11 +7,8 @@
 #   test_cli_lesson.sh BOUNCELAB
 set -u
 bouncelab=$(realpath "$1")
-tmp=$(mktemp -d /tmp/bouncelab-lesson.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 cd "$tmp" || exit 1
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 families=$("$bouncelab" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 [ -n "$families" ] || fail "bouncelab list names no family"

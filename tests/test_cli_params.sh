@@ -9,14 +9,7 @@
 set -u
 
 bouncelab=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/test_lib.sh"
 
 # refused PARAM EXPECTED_TEXT: --param PARAM must exit 2 with one line.
 refused() {

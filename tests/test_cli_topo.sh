@@ -7,15 +7,8 @@
 #   test_cli_topo.sh BOUNCELAB
 set -u
 bouncelab=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+. "$(dirname "$0")/test_lib.sh"
 checks=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
 
 # expect_usage_error NEEDLE ARGS...: exit 2, one stderr line holding NEEDLE.
 expect_usage_error() {

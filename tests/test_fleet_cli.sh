@@ -10,16 +10,9 @@
 set -u
 bouncelab=$1
 top=$2
-tmp=$(mktemp -d /tmp/bouncelab-fleet-cli.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+. "$(dirname "$0")/test_lib.sh"
 fleet() {
 	BOUNCELAB=$bouncelab "$top/scripts/lab" fleet "$@"
-}
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
 }
 
 # expect_bad NAME ARGS...: exit 2, one line on stderr naming NAME.

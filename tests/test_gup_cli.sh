@@ -3,16 +3,9 @@
 # comparison summary; one-line usage errors with status 2.
 set -uo pipefail
 bouncelab=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 cd "$tmp"
-failures=0
 cpus=$(nproc)
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
 
 # expect_lines COUNT REGEX ARGS...: the run succeeds and COUNT lines match.
 expect_lines() {

@@ -14,17 +14,10 @@ set -uo pipefail
 bouncelab=$(realpath "$1")
 check=$(realpath "$2")
 py=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 cd "$tmp" || exit 1
-failures=0
 SAMPLES=15
 ROUND_TRIPS=500
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
 
 # The minimum one-way ns of pingpong_check on CPUs $1 and $2, samples of
 # $3 round trips: as long as the other side's, so equally exposed to noise.

@@ -38,11 +38,8 @@
 
 #include <cmocka.h>
 
-#include "gbench.h"
+#include "harness_case.h"
 #include "interrupt.h"
-#include "kernel.h"
-#include "suite.h"
-#include "topo.h"
 
 #define STEP_NS 10000ULL
 #define NR_OPS 2000
@@ -151,8 +148,6 @@ static void on_run(const struct gbench_run *run, void *arg)
 	}
 }
 
-static struct topo *topo;
-
 static void check_ratio(const char *what, double harness, double own,
 			unsigned int threads)
 {
@@ -167,35 +162,19 @@ static void check_ratio(const char *what, double harness, double own,
 
 static void harness_time_agrees_with_the_kernels_own_clock(void **unused)
 {
-	char arg0[] = "test_timing", err[256];
-	char *argv[] = { arg0, NULL };
 	unsigned int cpus = topo_nr_allowed_cpus(topo);
 
 	(void)unused;
-	gbench_initialize(1, argv);
 	for (unsigned int threads = 1; threads <= 2; threads++) {
 		static struct bench_case c;
 		struct seen s = { 0 };
-		struct gbench_run_callbacks cb = { on_run, &s };
-		struct gbench_benchmark *b;
 		double own = 0;
 
 		if (threads > cpus)
 			break;
-		memset(&c, 0, sizeof(c));
 		memset(&last_state, 0, sizeof(last_state));
-		c.family = &known_loop_family;
-		c.topo = topo;
-		kernel_config_defaults(&known_loop_family, &c.cfg);
-		c.cfg.nr_threads = threads;
-		assert_int_equal(topo_plan(topo, "compact", threads, &c.placement,
-					   err, sizeof(err)), 0);
-		snprintf(c.name, sizeof(c.name), "known_loop/busy_steps");
-		b = gbench_register(c.name, bench_case_run, &c);
-		gbench_set_threads(b, (int)threads);
-		gbench_set_iterations(b, NR_OPS);
-		gbench_run_all(&cb, false);
-		gbench_clear();
+		harness_case_init(&c, &known_loop_family, 0, threads);
+		harness_run(&c, 1, NR_OPS, on_run, &s);
 
 		assert_int_equal(s.runs, 1);
 		assert_false(s.error);
@@ -256,15 +235,6 @@ int main(void)
 		cmocka_unit_test(harness_time_agrees_with_the_kernels_own_clock),
 		cmocka_unit_test(a_second_ctrl_c_quits_at_once),
 	};
-	char err[256];
-	int ret;
 
-	topo = topo_open(NULL, err, sizeof(err));
-	if (!topo) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	topo_close(topo);
-	return ret;
+	return harness_main(tests);
 }

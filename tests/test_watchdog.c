@@ -18,11 +18,8 @@
 
 #include <cmocka.h>
 
-#include "gbench.h"
+#include "harness_case.h"
 #include "interrupt.h"
-#include "kernel.h"
-#include "suite.h"
-#include "topo.h"
 #include "watchdog.h"
 
 /* Far beyond any run here; a slow sanitizer build must not reach it. */
@@ -124,39 +121,13 @@ static void on_run(const struct gbench_run *run, void *arg)
 	o->nr++;
 }
 
-static struct topo *topo;
 static struct bench_case cases[2];
-
-static void setup_case(struct bench_case *c, unsigned int variant)
-{
-	char err[256];
-
-	memset(c, 0, sizeof(*c));
-	c->family = &stuck_family;
-	c->topo = topo;
-	kernel_config_defaults(&stuck_family, &c->cfg);
-	c->cfg.variant = variant;
-	assert_int_equal(topo_plan(topo, "compact", 1, &c->placement, err, sizeof(err)), 0);
-	snprintf(c->name, sizeof(c->name), "stuck/%s", stuck_variants[variant].name);
-}
 
 /* Runs the cases, in order, once each with one iteration. */
 static void run_cases(unsigned int nr, struct outcome *o)
 {
-	struct gbench_run_callbacks cb = { on_run, o };
-	char arg0[] = "test_watchdog";
-	char *argv[] = { arg0, NULL };
-
-	gbench_initialize(1, argv);
 	memset(o, 0, sizeof(*o));
-	for (unsigned int i = 0; i < nr; i++) {
-		struct gbench_benchmark *b = gbench_register(cases[i].name,
-							     bench_case_run, &cases[i]);
-
-		gbench_set_iterations(b, 1);
-	}
-	gbench_run_all(&cb, false);
-	gbench_clear();
+	harness_run(cases, nr, 1, on_run, o);
 }
 
 static void watchdog_ends_a_stuck_run_and_goes_on(void **unused)
@@ -165,8 +136,8 @@ static void watchdog_ends_a_stuck_run_and_goes_on(void **unused)
 	char err[256];
 
 	(void)unused;
-	setup_case(&cases[0], 0);
-	setup_case(&cases[1], 1);
+	harness_case_init(&cases[0], &stuck_family, 0, 1);
+	harness_case_init(&cases[1], &stuck_family, 1, 1);
 	assert_int_equal(watchdog_start(WATCHDOG_SECONDS, err, sizeof(err)), 0);
 	run_cases(2, &o);
 	watchdog_stop();
@@ -197,8 +168,8 @@ static void interrupt_ends_a_stuck_run_and_skips_the_rest(void **unused)
 	struct outcome o;
 
 	(void)unused;
-	setup_case(&cases[0], 0);
-	setup_case(&cases[1], 1);
+	harness_case_init(&cases[0], &stuck_family, 0, 1);
+	harness_case_init(&cases[1], &stuck_family, 1, 1);
 	atomic_store(&stuck_spinning, false);
 	assert_int_equal(pthread_create(&interrupter, NULL, interrupt_when_spinning,
 					NULL), 0);
@@ -219,15 +190,6 @@ int main(void)
 		cmocka_unit_test(watchdog_ends_a_stuck_run_and_goes_on),
 		cmocka_unit_test(interrupt_ends_a_stuck_run_and_skips_the_rest),
 	};
-	char err[256];
-	int ret;
 
-	topo = topo_open(NULL, err, sizeof(err));
-	if (!topo) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	topo_close(topo);
-	return ret;
+	return harness_main(tests);
 }

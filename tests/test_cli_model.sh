@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 'bouncelab model' on a machine profile, checked against what the profile
+# file says and against the definitions of the printed quantities, so a
+# wrong line in the command shows whatever the private costs measured now:
+#   - pingpong, two threads: ns/op is a round trip, twice the profile's
+#     one-way latency of the class the two CPUs are apart (spread across
+#     the two packages: cross_package);
+#   - Mops/s is the throughput of all threads: threads * 1000 / ns/op;
+#   - before/after is the before variant's ns/op over the after variant's.
+# Numbers are printed with two decimals: each check allows that rounding.
+#
+# usage: test_cli_model.sh BOUNCELAB PROFILE_DIR PYTHON3
+set -uo pipefail
+bouncelab=$1
+profiles=$2
+py=$3
+profile="$profiles/xeon-e5-2630v4-2s.json"
+. "$(dirname "$0")/test_lib.sh"
+
+"$bouncelab" model --profile "$profile" --family pingpong --threads 2 --placement spread \
+	>"$tmp/pp" 2>&1 || fail "model --family pingpong failed: $(cat "$tmp/pp")"
+"$bouncelab" model --profile "$profile" --family has_pinned --threads 1,4,40 \
+	>"$tmp/hp" 2>&1 || fail "model --family has_pinned failed: $(cat "$tmp/hp")"
+
+"$py" - "$profile" "$tmp/pp" "$tmp/hp" <<'PY' || failures=$((failures + 1))
+import json, re, sys
+
+profile = json.load(open(sys.argv[1]))
+problems = []
+ROW = re.compile(r"^\s+(\d+)\s+(\S+)\s+([0-9.]+)\s+([0-9.]+)\s+(.*)$")
+
+
+def rows(path):
+    text = open(path).read()
+    found = [ROW.match(line) for line in text.splitlines()]
+    return [(int(m[1]), m[2], float(m[3]), float(m[4]), m[5]) for m in found if m], text
+
+
+def within(value, lo, hi):
+    return lo - 0.005 <= value <= hi + 0.005
+
+
+pp, _ = rows(sys.argv[2])
+cross = profile["one_way_ns"]["cross_package"]["value"]
+if len(pp) != 2:
+    problems.append(f"pingpong: {len(pp)} rows, expected store_load and cas")
+for threads, variant, ns, mops, _ in pp:
+    if not within(ns, 2 * cross, 2 * cross):
+        problems.append(f"pingpong {variant} spread over 2 packages: {ns} ns/op, expected a round "
+                        f"trip, 2 x {cross} ns (the profile's cross_package one-way latency)")
+
+hp, text = rows(sys.argv[3])
+if len(hp) < 6:
+    problems.append(f"has_pinned: {len(hp)} rows")
+ns_of = {}
+for threads, variant, ns, mops, _ in pp + hp:
+    ns_of[(variant, threads)] = ns
+    lo, hi = threads * 1000 / (ns + 0.005), threads * 1000 / max(ns - 0.005, 1e-9)
+    if not within(mops, lo, hi):
+        problems.append(f"{variant} at {threads} threads: {mops} Mops/s, expected "
+                        f"{threads} x 1000 / {ns} ns/op = {threads * 1000 / ns:.2f}")
+m = re.search(r"before/after \((\S+) ns/op over (\S+)\): (.*)", text)
+if not m:
+    problems.append("has_pinned: no before/after line")
+else:
+    before, after = m[1], m[2]
+    for t, r in re.findall(r"(\d+): ([0-9.]+)x", m[3]):
+        b, a = ns_of[(before, int(t))], ns_of[(after, int(t))]
+        if not within(float(r), (b - 0.005) / (a + 0.005), (b + 0.005) / (a - 0.005)):
+            problems.append(f"before/after at {t} threads: {r}x, expected {before} over {after}, "
+                            f"{b} / {a} = {b / a:.2f}x")
+for p in problems:
+    print("FAIL:", p)
+print(f"{len(pp) + len(hp)} rows checked")
+sys.exit(1 if problems else 0)
+PY
+
+[ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
+echo "model CLI: all checks passed"

@@ -116,6 +116,10 @@ static int render(const struct report_options *opts, struct report_state *st,
 		goto oom;
 	if (prediction_add_files(&st->batch, dir, &in))
 		goto oom;
+	md = markdown_details(&in, &len);
+	snprintf(path, sizeof(path), "%s/" DETAILS_NAME, dir);
+	if (!md || output_batch_add(&st->batch, path, md, len))
+		goto oom;
 	md = markdown_report(&in, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if (!md || output_batch_add(&st->batch, path, md, len))
@@ -171,8 +175,13 @@ static void remove_tree(const char *dir)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* The parts of a report, report.md last: it is what a reader opens. */
-static const char *const report_parts[] = { PLOT_DIR, CSV_DIR, PREDICTION_FILE, "report.md" };
+/*
+ * The parts of a report, report.md last: it is what a reader opens. The
+ * files end in ".md"; report --brief writes no appendix (DETAILS_NAME).
+ */
+static const char *const report_parts[] = {
+	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, "report.md"
+};
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
 
 /* The parts that are directories (plots, CSVs); the pages are files. */
@@ -192,14 +201,30 @@ static int move_into_place(const char *tmp, const char *outdir, char *err,
 			   size_t errlen)
 {
 	char from[PATH_MAX + 32], to[PATH_MAX + 32];
-	bool exchanged[NR_PARTS] = { false };
+	enum { MOVED_IN, EXCHANGED, MOVED_OUT, ABSENT } how[NR_PARTS] = { MOVED_IN };
 	size_t done;
+	struct stat st;
 
 	for (done = 0; done < NR_PARTS; done++) {
 		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
 		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
+		/*
+		 * A part this report does not have (the appendix, with --brief):
+		 * an old one goes into tmp, as an exchange would have put it.
+		 */
+		if (lstat(from, &st) && errno == ENOENT) {
+			how[done] = MOVED_OUT;
+			if (!rename(to, from))
+				continue;
+			how[done] = ABSENT;
+			if (errno == ENOENT)
+				continue;
+			snprintf(err, errlen, "cannot move the old %s out of the way: %s", to,
+				 strerror(errno));
+			goto undo;
+		}
 		if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE)) {
-			exchanged[done] = true;
+			how[done] = EXCHANGED;
 			continue;
 		}
 		if (errno == ENOENT && !rename(from, to))
@@ -213,10 +238,12 @@ undo:
 	while (done--) {
 		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
 		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
-		if (exchanged[done])
+		if (how[done] == EXCHANGED)
 			renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
-		else
+		else if (how[done] == MOVED_IN)
 			rename(to, from);
+		else if (how[done] == MOVED_OUT)
+			rename(from, to);
 	}
 	return -1;
 }

@@ -74,6 +74,13 @@ struct results {
 	size_t cap_files, cap_rows, cap_counters, cap_failures;
 	size_t nr_strings, cap_strings;
 	char **strings;
+	/*
+	 * private: one pointer per distinct name, family, variant, setting
+	 * and placement (an open-addressing set), so that the repetitions of
+	 * a case share them and sorting compares pointers, not texts
+	 */
+	const char **unique;
+	size_t nr_unique, cap_unique;
 };
 
 /*

@@ -487,7 +487,8 @@ const struct kernel_family counter_family = {
 	.name = "counter",
 	.title = "A statistic every thread updates: shared atomic vs per-CPU counters",
 	.lesson =
-	"A counter that every CPU increments with a locked add is exact and "
+	"A counter that every CPU increments with an atomic add (on x86 a "
+	"lock-prefixed add) is exact and "
 	"cheap to read, but each update must own the line: the updates of all "
 	"CPUs serialise on it, and per-update cost grows with the distance "
 	"the line travels. Dropping the lock (a plain ++) loses updates, and "
@@ -498,12 +499,14 @@ const struct kernel_family counter_family = {
 	"both threads run at once, as in false_sharing. Plain packed updates (percpu_packed) pay far less on "
 	"x86: the store buffer commits many increments per transfer of the "
 	"line, so the cost is per drain, not per update, and packed slots can "
-	"come out anywhere from as fast as padded ones to a few times slower, "
-	"still far below the locked shared counter. The kernel's "
+	"come out anywhere from as fast as padded ones to several times "
+	"slower, still far below the locked shared counter. The kernel's "
 	"percpu_counter folds a local delta into a shared count every batch "
 	"updates, trading read accuracy (off by up to batch per CPU) for rare "
-	"shared writes. With read_every=64 each thread also sums the slots, "
-	"and the reader's misses dominate the per-CPU variants.",
+	"shared writes. With read_every=64 each thread also sums every slot "
+	"every 64 updates, and its reads of the other thread's slots miss: "
+	"padded slots, which shared nothing before, pay for the reader most "
+	"(the other settings' row against the table above).",
 	.lesson_line = "Per-CPU counters on lines of their own scale; a shared atomic does not, and "
 		       "packed slots with locked updates bounce like one shared line.",
 	.claims = counter_claims,

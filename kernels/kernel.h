@@ -101,8 +101,8 @@ enum claim_relation {
 	/* a's metric itself is above x: the lower end of its median's CI */
 	CLAIM_ABOVE,
 	/*
-	 * a/b <= x: the median ratio is at most x (a gain that vanishes,
-	 * e.g. reading first when the flag is always clear)
+	 * a/b <= x: the upper end of the ratio's CI is at most x (a gain
+	 * that shrinks, e.g. reading first when the flag is always clear)
 	 */
 	CLAIM_AT_MOST,
 };

@@ -231,14 +231,15 @@ const struct kernel_family pingpong_family = {
 	"threads hammer one line with locked adds, a CPU that holds the line "
 	"often completes several updates before the other takes it, so "
 	"counter's shared_atomic can cost less per update than one one-way "
-	"trip here. The CAS variant waits with locked instructions, so the "
+	"trip here. The CAS variant waits with compare-and-swap attempts (on "
+	"x86 a lock cmpxchg), each of which takes the line exclusive, so the "
 	"waiter takes the line exclusive too; on some parts this is faster "
 	"(the line arrives ready to write), on others slower. In a VM the host "
 	"can move or deschedule the vCPUs, and the same pair shows two "
 	"latencies (60 or 250 ns measured on one guest, far more on a loaded "
 	"host): read the minimum and the spread, not only the median.",
-	.lesson_line = "One cache line handed between two cores costs tens of ns one way: the latency "
-		       "of a handover, which batching of updates can beat.",
+	.lesson_line = "One cache line handed between two cores costs tens to hundreds of ns one way: "
+		       "the latency of a handover, which batching of updates can beat.",
 	.claims = pingpong_claims,
 	.nr_claims = sizeof(pingpong_claims) / sizeof(pingpong_claims[0]),
 	.exercise_question =

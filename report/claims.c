@@ -286,7 +286,9 @@ static void compare_cases(const struct results *set, const struct family_view *f
 		r->mark = r->ratio.ratio >= c->x &&
 			  verdict_of(&r->ratio, r->p) == VERDICT_SLOWER ? CLAIM_SEEN : CLAIM_NOT_SEEN;
 	else if (c->relation == CLAIM_AT_MOST)
-		r->mark = r->ratio.ratio <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
+		/* the whole CI at or below x: a median below x could be luck */
+		r->mark = isfinite(r->ratio.hi) && r->ratio.hi <= c->x ? CLAIM_SEEN :
+									 CLAIM_NOT_SEEN;
 	else
 		r->mark = isfinite(r->ratio.lo) && r->ratio.lo >= 1 / c->x &&
 			  r->ratio.hi <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;

@@ -317,25 +317,30 @@ static void row_key(FILE *out, const struct report_input *in, unsigned int f,
 	cell_string(out, ctx(in, f, key));
 }
 
-void markdown_environment(FILE *out, const struct report_input *in)
+/*
+ * all_rows false: only what a reader of the numbers needs (the machine,
+ * the counters, the load, the repetitions); the appendix has every row.
+ */
+void markdown_environment(FILE *out, const struct report_input *in, bool all_rows)
 {
 	static const struct {
 		const char *label, *key;
 		void (*fn)(FILE *, const struct report_input *, unsigned int);
+		bool essential;
 	} rows[] = {
-		{ "Host", "host_name", NULL },
-		{ "Date", "date", NULL },
-		{ "CPU", NULL, row_cpu },
-		{ "Topology", NULL, row_topology },
-		{ "Kernel", "kernel_release", NULL },
-		{ "Hypervisor", NULL, row_hypervisor },
-		{ "Governor", NULL, row_governor },
-		{ "Compiler", NULL, row_compiler },
-		{ "Google Benchmark", NULL, row_gbench },
-		{ "Counters", NULL, row_counters },
-		{ "Load average", "load_avg", NULL },
-		{ "bouncelab", "bouncelab_version", NULL },
-		{ "Repetitions", NULL, row_rows },
+		{ "Host", "host_name", NULL, false },
+		{ "Date", "date", NULL, false },
+		{ "CPU", NULL, row_cpu, true },
+		{ "Topology", NULL, row_topology, true },
+		{ "Kernel", "kernel_release", NULL, false },
+		{ "Hypervisor", NULL, row_hypervisor, true },
+		{ "Governor", NULL, row_governor, false },
+		{ "Compiler", NULL, row_compiler, false },
+		{ "Google Benchmark", NULL, row_gbench, false },
+		{ "Counters", NULL, row_counters, true },
+		{ "Load average", "load_avg", NULL, true },
+		{ "bouncelab", "bouncelab_version", NULL, false },
+		{ "Repetitions", NULL, row_rows, true },
 	};
 
 	fputs("## Environment\n\n| |", out);
@@ -349,6 +354,8 @@ void markdown_environment(FILE *out, const struct report_input *in)
 		fputs("---|", out);
 	fputc('\n', out);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		if (!all_rows && !rows[r].essential)
+			continue;
 		fprintf(out, "| %s |", rows[r].label);
 		for (unsigned int f = 0; f < in->nr_files; f++) {
 			fputc(' ', out);

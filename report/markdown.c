@@ -49,7 +49,8 @@ void markdown_banner(FILE *out, const struct report_input *in)
 	}
 }
 
-static void write_intro(FILE *out)
+/* in: report.md's, which links the appendix; NULL: the appendix's own. */
+static void write_intro(FILE *out, const struct report_input *in)
 {
 	fputs("How to read the tables: *ns/op* is the time of one operation in one thread and *Mops/s* the "
 	      "throughput of all threads together, both medians over the repetitions with a 95% confidence "
@@ -58,7 +59,13 @@ static void write_intro(FILE *out)
 	      "U test of the two. *CV* is the coefficient of variation: above 10% a result is flagged "
 	      "*noisy*; two separated clusters are flagged *bimodal*, as when a VM moves a vCPU mid-run. "
 	      "Baseline variants (the harness's empty loop) and deliberately racy ones (which lose "
-	      "updates) are never *best*.\n\n", out);
+	      "updates) are never *best*.", out);
+	if (in && in->a->nr_groups)
+		fputs(" The appendix, [" DETAILS_NAME "](" DETAILS_NAME "), has every setting's full "
+		      "table with the fix's before-and-after table that each verdict quotes, the whole "
+		      "environment (host, date, kernel, compiler, library versions) and the command that "
+		      "reproduces the run.", out);
+	fputs("\n\n", out);
 }
 
 static void write_failures(FILE *out, const struct report_input *in)
@@ -295,7 +302,9 @@ static void write_baseline(FILE *out, const struct report_input *in)
 
 /* ---- a family's lesson and the seeds' figures ---- */
 
-static void write_lesson(FILE *out, const struct family_view *f)
+/* The lesson, and how its claims fared in this run, in one paragraph. */
+static void write_lesson(FILE *out, const struct report_input *in,
+			 const struct family_view *f)
 {
 	const struct kernel_family *kf = f->kf;
 
@@ -309,6 +318,7 @@ static void write_lesson(FILE *out, const struct family_view *f)
 	md_escape(out, kf->title);
 	fputs("\n\n", out);
 	md_escape(out, kf->lesson);
+	markdown_family_claims(out, in, f, false);
 	fputs("\n\n*Source:* ", out);
 	md_source(out, kf->source);
 	fputs(".\n\n", out);
@@ -317,7 +327,7 @@ static void write_lesson(FILE *out, const struct family_view *f)
 		fputs("```c\n/* before", out);
 		if (kf->before_variant)
 			fprintf(out, ": %s", kf->before_variant);
-		fprintf(out, " */\n%s\n\n/* after", kf->before);
+		fprintf(out, " */\n%s\n/* after", kf->before);
 		if (kf->after_variant)
 			fprintf(out, ": %s", kf->after_variant);
 		fprintf(out, " */\n%s\n```\n\n", kf->after);
@@ -442,7 +452,7 @@ static int seed_ours(const struct pair_view *p, const struct seed_figure *s,
 }
 
 static void write_seeds(FILE *out, const struct report_input *in,
-			const struct family_view *f)
+			const struct family_view *f, bool *glossed)
 {
 	char gain[FORMAT_LEN], ours[FORMAT_LEN];
 	bool any = false;
@@ -491,13 +501,17 @@ static void write_seeds(FILE *out, const struct report_input *in,
 		fputs(" |\n", out);
 	}
 	if (any)
-		fputs("\n*gain* is how many times better the fix made the seed's own figure; *ours* is the "
+		fputc('\n', out);
+	/* Said under the first seeds table only: the words are the same for each. */
+	if (any && !*glossed)
+		fputs("*gain* is how many times better the fix made the seed's own figure; *ours* is the "
 		      "before variant's figure over the after variant's in this run, from the table named, "
 		      "by the quantity named: `get_ns_per_page` where the seed timed the get alone (gup_test, "
 		      "gup_benchmark), `ns_per_op` (the whole call) otherwise. The "
 		      "seeds measured real kernels on big machines; a ratio from a few threads is not expected "
 		      "to reach theirs, since the cost of a bouncing line grows with the number of CPUs that "
 		      "fight over it.\n\n", out);
+	*glossed |= any;
 }
 
 /* ---- one table ---- */
@@ -864,7 +878,7 @@ static void write_usl(FILE *out, const struct group_view *g)
 }
 
 static void write_plots(FILE *out, const struct analysis *a,
-			const struct group_view *g)
+			const struct group_view *g, bool end_paragraph)
 {
 	long t = g->threads[g->nr_threads - 1];
 	char alt[96];
@@ -879,7 +893,8 @@ static void write_plots(FILE *out, const struct analysis *a,
 		write_image(out, a, g, "speedup", "speedup over 1 thread");
 		write_image(out, a, g, "efficiency", "parallel efficiency");
 	}
-	fputs("\n\n", out);
+	if (end_paragraph)
+		fputs("\n\n", out);
 }
 
 /* Why a table with roles has no scaling section. */
@@ -893,15 +908,19 @@ static void write_mix_note(FILE *out, const struct group_view *g)
 	      "so no speedup, efficiency or scalability model is shown.\n\n", out);
 }
 
+/*
+ * A setting in report.md: its verdict, its table and its plots. The fix's
+ * before-and-after table, which the verdict quotes, is in details.md.
+ * plots false: the caller sets them beside the family's sweep plots.
+ */
 static void write_group(FILE *out, const struct report_input *in,
-			const struct group_view *g)
+			const struct group_view *g, bool plots)
 {
 	const struct analysis *a = in->a;
 
 	write_setting_heading(out, in, g, "###");
 	write_verdict(out, g);
 	write_main_table(out, in, g);
-	write_pair_table(out, g);
 	write_counters_note(out, in, g);
 	/* With two thread counts the main table's Mops/s column is the scaling. */
 	if (plot_has_speedup(g))
@@ -913,7 +932,25 @@ static void write_group(FILE *out, const struct report_input *in,
 	else
 		fprintf(out, "Only %ld thread%s measured: no scaling plots or model.\n\n",
 			g->threads[0], plural(g->threads[0]));
-	write_plots(out, a, g);
+	if (plots)
+		write_plots(out, a, g, true);
+}
+
+/* A setting in details.md: everything but the plots, and the pair table. */
+static void write_group_details(FILE *out, const struct report_input *in,
+				const struct group_view *g)
+{
+	write_setting_heading(out, in, g, "###");
+	write_verdict(out, g);
+	write_main_table(out, in, g);
+	write_pair_table(out, g);
+	write_counters_note(out, in, g);
+	if (plot_has_speedup(g))
+		write_scaling_table(out, in->a, g);
+	if (g->mix_param)
+		write_mix_note(out, g);
+	else if (g->nr_threads >= 2)
+		write_usl(out, g);
 }
 
 /*
@@ -938,19 +975,17 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 		if (!any) {
 			fputs("### Other settings: ns/op medians at the most threads\n\n"
 			      "| setting | changes | threads |", out);
+			/* the baselines too: a like-for-like control reads across settings */
 			for (size_t i = 0; i < def->nr_variants; i++) {
-				if (def->variants[i].baseline)
-					continue;
 				fputc(' ', out);
 				md_code(out, def->variants[i].name);
-				fputs(" |", out);
+				fputs(def->variants[i].baseline ? " (baseline) |" : " |", out);
 			}
 			if (def->before)
 				fputs(" the fix faster by | p |", out);
 			fputs(" lowest median |\n|---:|---|---:|", out);
 			for (size_t i = 0; i < def->nr_variants; i++)
-				if (!def->variants[i].baseline)
-					fputs("---:|", out);
+				fputs("---:|", out);
 			fputs(def->before ? "---:|---:|---|\n" : "---|\n", out);
 		}
 		any = true;
@@ -968,8 +1003,6 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 			for (size_t i = 0; i < def->nr_variants; i++) {
 				const struct case_view *cv;
 
-				if (def->variants[i].baseline)
-					continue;
 				cv = group_view_find(a, g, def->variants[i].name, g->threads[t]);
 				fprintf(out, " %s |", cv ? format_sig(v, cv->c->ns_stats.median) : "n/a");
 				if (cv && cv->best == cv->c)
@@ -994,8 +1027,9 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 }
 
 /* ns/op against each parameter the family's tables sweep. */
+/* ns/op against each parameter the family's tables sweep; open: a paragraph of plots is open. */
 static void write_sweeps(FILE *out, const struct report_input *in,
-			 const struct family_view *f)
+			 const struct family_view *f, bool open)
 {
 	struct sweep sweeps[8];
 	size_t nr = family_sweeps(in->a, f, sweeps, 8);
@@ -1003,33 +1037,41 @@ static void write_sweeps(FILE *out, const struct report_input *in,
 
 	for (size_t i = 0; i < nr; i++) {
 		plot_sweep_name(name, sizeof(name), in->a, f, sweeps[i].param);
-		fprintf(out, "%s![%s: ns per operation against %s](%s)", i ? " " : "",
+		fprintf(out, "%s![%s: ns per operation against %s](%s)", i || open ? " " : "",
 			f->name, sweeps[i].param, name);
 	}
-	if (nr)
+	if (nr || open)
 		fputs("\n\n", out);
 }
 
 static void write_families(FILE *out, const struct report_input *in)
 {
 	const struct analysis *a = in->a;
+	bool glossed = false;
 
 	for (size_t i = 0; i < a->nr_families; i++) {
 		const struct family_view *f = &a->families[i];
 		bool first_file = i == 0 || strcmp(a->families[i - 1].name, f->name);
+		const struct group_view *def = f->nr_groups ? &a->groups[f->default_group] : NULL;
+		/* compact: the default table's plots go beside the sweeps, one paragraph */
+		bool defer = !in->full && def && group_detailed(a, def, false);
 
 		if (f->pingpong)
 			continue;
 		if (first_file)
-			write_lesson(out, f);
-		markdown_family_claims(out, in, f);
-		write_seeds(out, in, f);
+			write_lesson(out, in, f);
+		else
+			markdown_family_claims(out, in, f, true);
+		write_seeds(out, in, f, &glossed);
 		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
 			if (group_detailed(a, &a->groups[k], in->full))
-				write_group(out, in, &a->groups[k]);
+				write_group(out, in, &a->groups[k],
+					    !defer || &a->groups[k] != def);
 		if (!in->full)
 			write_other_settings(out, in, f);
-		write_sweeps(out, in, f);
+		if (defer)
+			write_plots(out, a, def, false);
+		write_sweeps(out, in, f, defer);
 	}
 }
 
@@ -1062,10 +1104,60 @@ static void write_outputs_note(FILE *out, const struct report_input *in)
 		fputs("No bouncelab benchmarks in these results: nothing to analyse.\n\n", out);
 		return;
 	}
-	fputs("Plots are in `" PLOT_DIR "/`; a will-it-scale-style CSV per variant and setting "
+	write_model_note(out, in);
+}
+
+static void write_csv_note(FILE *out)
+{
+	fputs("The plots are in `" PLOT_DIR "/`; a will-it-scale-style CSV per variant and setting "
 	      "(`tasks,processes,processes_idle,threads,threads_idle,linear`, threads only, idle computed "
 	      "from the CPUs left unused) is in `" CSV_DIR "/`, named FAMILY-SETTING-VARIANT.csv.\n\n", out);
-	write_model_note(out, in);
+}
+
+/*
+ * details.md, the appendix: every setting of every family with its
+ * verdict, its full table and the fix's before-and-after table, where
+ * report.md shows the default setting and one row for each other one.
+ */
+char *markdown_details(const struct report_input *in, size_t *len)
+{
+	const struct analysis *a = in->a;
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len);
+
+	if (!out)
+		return NULL;
+	fputs("# bouncelab report: appendix\n\n"
+	      "The appendix of [report.md](report.md), which has the lessons, the claims and the plots. "
+	      "Here each setting has its full table and the fix's before-and-after table; the whole "
+	      "environment and the command that reproduces the run follow.\n\n", out);
+	write_intro(out, NULL);
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+		bool first_file = i == 0 || strcmp(a->families[i - 1].name, f->name);
+
+		if (f->pingpong)
+			continue;
+		if (first_file) {
+			fputs("## ", out);
+			md_name(out, f->name);
+			if (f->kf) {
+				fputs(" — ", out);
+				md_escape(out, f->kf->title);
+			}
+			fputs("\n\n", out);
+		}
+		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
+			write_group_details(out, in, &a->groups[k]);
+	}
+	markdown_environment(out, in, true);
+	write_csv_note(out);
+	markdown_reproduce(out, in);
+	if (fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 char *markdown_report(const struct report_input *in, size_t *len)
@@ -1079,8 +1171,8 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	markdown_banner(out, in);
 	markdown_run_warnings(out, in);
 	markdown_summary(out, in);
-	write_intro(out);
-	markdown_environment(out, in);
+	write_intro(out, in);
+	markdown_environment(out, in, false);
 	write_failures(out, in);
 	write_outputs_note(out, in);
 	write_baseline(out, in);
@@ -1088,7 +1180,6 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	markdown_run_distance(out, in);
 	write_families(out, in);
 	markdown_prediction(out, in);
-	markdown_reproduce(out, in);
 	if (fclose(out)) {
 		free(buf);
 		return NULL;

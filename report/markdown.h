@@ -21,14 +21,20 @@ struct report_input {
 	bool full;		/* every setting in full, not the defaults' only */
 };
 
+/* The appendix report.md links: every setting in full. */
+#define DETAILS_NAME "details.md"
+
 /* The whole report.md (free() it), or NULL without memory. */
 char *markdown_report(const struct report_input *in, size_t *len);
+
+/* The whole details.md (free() it), or NULL without memory. */
+char *markdown_details(const struct report_input *in, size_t *len);
 
 /* "Incomplete run" at the top, for each file that stopped early. */
 void markdown_banner(FILE *out, const struct report_input *in);
 
 /* Sections written by environment.c. */
-void markdown_environment(FILE *out, const struct report_input *in);
+void markdown_environment(FILE *out, const struct report_input *in, bool all_rows);
 void markdown_reproduce(FILE *out, const struct report_input *in);
 
 /* A JSON value on one line, at most about budget characters. */

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -116,6 +115,10 @@ static int render(const struct report_options *opts, struct report_state *st,
 		goto oom;
 	if (prediction_add_files(&st->batch, dir, &in))
 		goto oom;
+	md = markdown_details(&in, &len);
+	snprintf(path, sizeof(path), "%s/" DETAILS_NAME, dir);
+	if (!md || output_batch_add(&st->batch, path, md, len))
+		goto oom;
 	md = markdown_report(&in, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if (!md || output_batch_add(&st->batch, path, md, len))
@@ -158,21 +161,14 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 	return output_make_dirs(path, err, errlen);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
 
-static void remove_tree(const char *dir)
-{
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* The parts of a report, report.md last: it is what a reader opens. */
-static const char *const report_parts[] = { PLOT_DIR, CSV_DIR, PREDICTION_FILE, "report.md" };
+/*
+ * The parts of a report, report.md last: it is what a reader opens. The
+ * files end in ".md"; report --brief writes no appendix (DETAILS_NAME).
+ */
+static const char *const report_parts[] = {
+	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, "report.md"
+};
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
 
 /* The parts that are directories (plots, CSVs); the pages are files. */
@@ -192,14 +188,30 @@ static int move_into_place(const char *tmp, const char *outdir, char *err,
 			   size_t errlen)
 {
 	char from[PATH_MAX + 32], to[PATH_MAX + 32];
-	bool exchanged[NR_PARTS] = { false };
+	enum { MOVED_IN, EXCHANGED, MOVED_OUT, ABSENT } how[NR_PARTS] = { MOVED_IN };
 	size_t done;
+	struct stat st;
 
 	for (done = 0; done < NR_PARTS; done++) {
 		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
 		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
+		/*
+		 * A part this report does not have (the appendix, with --brief):
+		 * an old one goes into tmp, as an exchange would have put it.
+		 */
+		if (lstat(from, &st) && errno == ENOENT) {
+			how[done] = MOVED_OUT;
+			if (!rename(to, from))
+				continue;
+			how[done] = ABSENT;
+			if (errno == ENOENT)
+				continue;
+			snprintf(err, errlen, "cannot move the old %s out of the way: %s", to,
+				 strerror(errno));
+			goto undo;
+		}
 		if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE)) {
-			exchanged[done] = true;
+			how[done] = EXCHANGED;
 			continue;
 		}
 		if (errno == ENOENT && !rename(from, to))
@@ -213,10 +225,12 @@ undo:
 	while (done--) {
 		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
 		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
-		if (exchanged[done])
+		if (how[done] == EXCHANGED)
 			renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
-		else
+		else if (how[done] == MOVED_IN)
 			rename(to, from);
+		else if (how[done] == MOVED_OUT)
+			rename(from, to);
 	}
 	return -1;
 }
@@ -261,8 +275,8 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	}
 	if (!ret)
 		ret = check_old_report(opts, err, errlen);
-	if (!ret && snprintf(tmp, sizeof(tmp), "%s/.report.tmp.XXXXXX", claim.path) >=
-		    (int)sizeof(tmp)) {
+	if (!ret && snprintf(tmp, sizeof(tmp), "%s/" OUTPUT_DIR_TEMP_PREFIX "XXXXXX",
+			     claim.path) >= (int)sizeof(tmp)) {
 		snprintf(err, errlen, "-o '%s': path too long", opts->outdir);
 		ret = 2;
 	}
@@ -278,7 +292,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 			     move_into_place(tmp, claim.path, err, errlen)))
 			ret = 1;
 		wrote = !ret;
-		remove_tree(tmp);
+		output_remove_tree(tmp);
 	}
 	if (claimed)
 		output_release(&claim, wrote || claim.exists);

@@ -2,12 +2,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "journal.h"
+#include "results_json.h"
 #include "results_read.h"
 
 /*
@@ -23,6 +25,13 @@
 #define MAX_COUNTER 1e18
 #define MAX_REPETITIONS 1000000L
 
+/* An aggregate row kept in case its benchmark has no repetition rows. */
+struct aggregate_candidate {
+	json_t *row;
+	size_t index;
+	bool median;
+};
+
 struct reader {
 	struct results *set;
 	const char *path;
@@ -32,26 +41,34 @@ struct reader {
 	const char *prefix;	/* of field names: "context.", "bouncelab." */
 	char *err;
 	size_t errlen;
+	struct aggregate_candidate *candidates;
+	size_t nr_candidates, cap_candidates;
 };
 
-/* Google Benchmark's own row keys: never user counters. */
+/*
+ * Google Benchmark's own row keys: never user counters. Sorted (strcmp
+ * order) for bsearch: every key of every row is looked up here.
+ */
 static const char *const gbench_row_keys[] = {
-	"name", "family_index", "per_family_instance_index", "run_name",
-	"run_type", "repetitions", "repetition_index", "threads", "iterations",
-	"real_time", "cpu_time", "time_unit", "aggregate_name",
-	"aggregate_unit", "error_occurred", "error_message", "skipped",
-	"skip_message", "label", "big_o", "rms", "cpu_coefficient",
-	"real_coefficient", "bouncelab",
-	/* the harness's counters, reported as ns/op and ops/s */
-	"ops", "wall_ns", "ns_per_op",
+	"aggregate_name", "aggregate_unit", "big_o", "bouncelab", "cpu_coefficient",
+	"cpu_time", "error_message", "error_occurred", "family_index",
+	"iterations", "label", "name", "ns_per_op", "ops",
+	"per_family_instance_index", "real_coefficient", "real_time",
+	"repetition_index", "repetitions", "rms", "run_name", "run_type",
+	"skip_message", "skipped", "threads", "time_unit", "wall_ns",
+	/* ops, wall_ns, ns_per_op: the harness's, reported as ns/op and ops/s */
 };
+
+static int compare_key(const void *key, const void *entry)
+{
+	return strcmp(key, *(const char *const *)entry);
+}
 
 static bool is_gbench_key(const char *key)
 {
-	for (size_t i = 0; i < sizeof(gbench_row_keys) / sizeof(gbench_row_keys[0]); i++)
-		if (!strcmp(key, gbench_row_keys[i]))
-			return true;
-	return false;
+	return bsearch(key, gbench_row_keys,
+		       sizeof(gbench_row_keys) / sizeof(gbench_row_keys[0]),
+		       sizeof(gbench_row_keys[0]), compare_key) != NULL;
 }
 
 static int grow(void **array, size_t *cap, size_t need, size_t size)
@@ -244,6 +261,59 @@ static int check_context(struct reader *r, json_t *ctx)
 	return 0;
 }
 
+static size_t string_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return (size_t)h;
+}
+
+/* The set's slot for s: the equal string's, or the empty one to fill. */
+static const char **unique_slot(struct results *set, const char *s)
+{
+	size_t mask = set->cap_unique - 1, i = string_hash(s) & mask;
+
+	while (set->unique[i] && strcmp(set->unique[i], s))
+		i = (i + 1) & mask;
+	return &set->unique[i];
+}
+
+/*
+ * The one pointer for text equal to s: an earlier equal string, or s
+ * itself (which must live as long as the set); NULL when out of memory.
+ */
+static const char *unique_string(struct results *set, const char *s)
+{
+	const char **slot;
+
+	if (!s)
+		return NULL;
+	if (2 * (set->nr_unique + 1) > set->cap_unique) {
+		size_t cap = set->cap_unique ? 2 * set->cap_unique : 256;
+		const char **old = set->unique, **grown = calloc(cap, sizeof(*grown));
+		size_t old_cap = set->cap_unique;
+
+		if (!grown)
+			return NULL;
+		set->unique = grown;
+		set->cap_unique = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i])
+				*unique_slot(set, old[i]) = old[i];
+		free(old);
+	}
+	slot = unique_slot(set, s);
+	if (!*slot) {
+		*slot = s;
+		set->nr_unique++;
+	}
+	return *slot;
+}
+
 static char *keep_string(struct results *set, char *s)
 {
 	if (!s || grow((void **)&set->strings, &set->cap_strings,
@@ -293,7 +363,10 @@ static int describe_setting(struct reader *r, json_t *facts,
 	if (row->policy && used < sizeof(buf))
 		snprintf(buf + used, sizeof(buf) - used, "%splacement %s",
 			 used ? ", " : "", row->policy);
-	row->setting = keep_string(r->set, strdup(buf));
+	/* Most rows repeat an earlier row's setting: one copy each. */
+	row->setting = r->set->cap_unique ? *unique_slot(r->set, buf) : NULL;
+	if (!row->setting)
+		row->setting = unique_string(r->set, keep_string(r->set, strdup(buf)));
 	if (!row->setting) {
 		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
 		return -1;
@@ -386,6 +459,22 @@ static int add_row(struct reader *r, const struct result_row *row)
 	return 0;
 }
 
+static int unique_names(struct reader *r, struct result_row *row)
+{
+	struct results *set = r->set;
+
+	if ((row->name && !(row->name = unique_string(set, row->name))) ||
+	    (row->family && !(row->family = unique_string(set, row->family))) ||
+	    (row->variant && !(row->variant = unique_string(set, row->variant))) ||
+	    (row->policy && !(row->policy = unique_string(set, row->policy))) ||
+	    (row->widest_class &&
+	     !(row->widest_class = unique_string(set, row->widest_class)))) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	return 0;
+}
+
 static int read_ours(struct reader *r, json_t *row, json_t *facts,
 		     struct result_row *out)
 {
@@ -418,6 +507,8 @@ static int read_ours(struct reader *r, json_t *row, json_t *facts,
 		return -1;
 	out->ops_per_s = ops / wall * 1e9;
 	out->ops = ops;
+	if (unique_names(r, out))
+		return -1;
 	r->set->files[r->file].nr_rows++;
 	return add_row(r, out);
 }
@@ -444,7 +535,7 @@ static int read_foreign(struct reader *r, json_t *row, struct result_row *out)
 		out->ns_per_op = real_time * units[i].ns;
 		out->ops_per_s = NAN;
 		out->ops = NAN;
-		if (read_counters(r, row, -MAX_COUNTER, out))
+		if (read_counters(r, row, -MAX_COUNTER, out) || unique_names(r, out))
 			return -1;
 		return add_row(r, out);
 	}
@@ -472,6 +563,108 @@ static int add_failure(struct reader *r, json_t *row)
 	return 0;
 }
 
+/*
+ * Aggregates are recomputed from the repetitions. Another tool's median
+ * (or mean) is kept aside: if its file has no repetition of that
+ * benchmark, it is all there is to compare (add_missing_aggregates()).
+ */
+static int keep_aggregate(struct reader *r, json_t *row)
+{
+	const char *kind = json_string_value(json_object_get(row, "aggregate_name"));
+	bool median = kind && !strcmp(kind, "median");
+
+	r->set->files[r->file].nr_aggregates++;
+	if (json_object_get(row, "bouncelab") || !kind ||
+	    (!median && strcmp(kind, "mean")))
+		return 0;
+	if (grow((void **)&r->candidates, &r->cap_candidates, r->nr_candidates + 1,
+		 sizeof(*r->candidates))) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	r->candidates[r->nr_candidates++] = (struct aggregate_candidate){
+		row, r->index, median,
+	};
+	return 0;
+}
+
+static int compare_pointers(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const char *const *)a;
+	uintptr_t y = (uintptr_t)*(const char *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The file's benchmarks that have aggregates and no repetition: their
+ * median (or, without one, their mean) becomes their one row, marked as
+ * such. Names are unique pointers, so "has a row" is a pointer search.
+ */
+static int add_missing_aggregates(struct reader *r, size_t first_row)
+{
+	struct results *set = r->set;
+	size_t nr_names = set->nr_rows - first_row, i;
+	const char **names;
+	int ret = 0;
+
+	if (!r->nr_candidates)
+		return 0;
+	names = malloc((nr_names + r->nr_candidates) * sizeof(*names));
+	if (!names) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	for (i = 0; i < nr_names; i++)
+		names[i] = set->rows[first_row + i].name;
+	/* medians first: a mean stands in only where there is no median */
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		qsort(names, nr_names, sizeof(*names), compare_pointers);
+		for (size_t k = 0; k < r->nr_candidates && !ret; k++) {
+			struct aggregate_candidate *c = &r->candidates[k];
+			struct result_row out = { .file = r->file, .threads = 1 };
+			const char *name = NULL;
+			size_t before;
+			long reps = 0;
+
+			if (c->median != (pass == 0))
+				continue;
+			r->index = c->index;
+			r->row_name = json_string_value(json_object_get(c->row, "name"));
+			r->prefix = NULL;
+			if (check_string(r, c->row, "run_name", true, &name) ||
+			    check_integer(r, c->row, "repetitions", 1, MAX_REPETITIONS,
+					  false, &reps)) {
+				ret = -1;
+				break;
+			}
+			name = unique_string(set, name);
+			if (!name) {
+				snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+				ret = -1;
+				break;
+			}
+			if (bsearch(&name, names, nr_names, sizeof(*names), compare_pointers))
+				continue;
+			out.name = name;
+			out.aggregate = c->median ? "median" : "mean";
+			out.repetitions = reps;
+			before = set->nr_rows;
+			if (read_foreign(r, c->row, &out)) {
+				ret = -1;
+				break;
+			}
+			set->files[r->file].nr_foreign--;
+			if (set->nr_rows > before) {
+				set->files[r->file].nr_from_aggregates++;
+				names[nr_names++] = name;
+			}
+		}
+	}
+	free(names);
+	return ret;
+}
+
 static int read_row(struct reader *r, json_t *row)
 {
 	struct result_row out = { .file = r->file, .threads = 1 };
@@ -496,10 +689,8 @@ static int read_row(struct reader *r, json_t *row)
 	    check_number(r, row, "real_time", 0, 1e18, false, NULL) ||
 	    check_number(r, row, "cpu_time", 0, 1e18, false, NULL))
 		return -1;
-	if (run_type && !strcmp(run_type, "aggregate")) {
-		r->set->files[r->file].nr_aggregates++;
-		return 0;	/* recomputed from the repetitions */
-	}
+	if (run_type && !strcmp(run_type, "aggregate"))
+		return keep_aggregate(r, row);
 	if (json_is_true(json_object_get(row, "error_occurred")) ||
 	    json_is_true(json_object_get(row, "skipped")))
 		return add_failure(r, row);
@@ -519,11 +710,15 @@ static const char *parse_hint(const char *text)
 	return "";
 }
 
-/* The whole file in memory, or NULL with errno set. */
-static char *read_whole(const char *path, size_t *len)
+/*
+ * The whole file in memory, or NULL with errno set. size_hint (the size
+ * stat() saw) sizes the buffer at once: growing a 50 MB buffer by
+ * doubling copied it several times.
+ */
+static char *read_whole(const char *path, size_t size_hint, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, used = 0, n;
+	size_t cap = size_hint + 1 > (1 << 16) ? size_hint + 1 : 1 << 16, used = 0, n;
 	char *buf = malloc(cap), *grown;
 
 	if (!f || !buf) {
@@ -581,7 +776,7 @@ static json_t *load(struct reader *r)
 		return NULL;
 	}
 	/* Read whole, then parse: json_load_file() reads one getc() at a time. */
-	text = read_whole(r->path, &len);
+	text = read_whole(r->path, (size_t)st.st_size, &len);
 	if (!text) {
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
 		return NULL;
@@ -601,7 +796,10 @@ static json_t *load(struct reader *r)
 		free(text);
 		return doc;
 	}
-	doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* The plain common case in one pass; jansson for the rest and errors. */
+	doc = results_json_parse_plain(start, len);
+	if (!doc)
+		doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	if (doc)
 		return doc;
@@ -613,7 +811,10 @@ static json_t *load(struct reader *r)
 int results_read(struct results *set, const char *path, char *err,
 		 size_t errlen)
 {
-	struct reader r = { set, path, set->nr_files, (size_t)-1, NULL, NULL, err, errlen };
+	struct reader r = {
+		.set = set, .path = path, .file = set->nr_files, .index = (size_t)-1,
+		.err = err, .errlen = errlen,
+	};
 	size_t saved_rows = set->nr_rows, saved_counters = set->nr_counters;
 	size_t saved_failures = set->nr_failures, i;
 	json_t *doc, *context, *rows, *row;
@@ -649,10 +850,21 @@ int results_read(struct results *set, const char *path, char *err,
 		if (read_row(&r, row))
 			goto fail;
 	}
+	if (add_missing_aggregates(&r, saved_rows))
+		goto fail;
+	free(r.candidates);
 	set->nr_files++;
 	return 0;
 fail:
+	free(r.candidates);
 	json_decref(doc);
+	/*
+	 * The unique set may point into the document just freed. Emptied, it
+	 * only loses the sharing of earlier rows' names with later files'.
+	 */
+	if (set->unique)
+		memset(set->unique, 0, set->cap_unique * sizeof(*set->unique));
+	set->nr_unique = 0;
 	set->nr_rows = saved_rows;
 	set->nr_counters = saved_counters;
 	set->nr_failures = saved_failures;
@@ -670,6 +882,7 @@ void results_free(struct results *set)
 	free(set->counters);
 	free(set->failures);
 	free(set->strings);
+	free(set->unique);
 	memset(set, 0, sizeof(*set));
 }
 

@@ -22,6 +22,11 @@
 #define STATS_NOISY_CV 0.10
 /* Bootstrap resamples per ratio: enough for stable 2.5% tails. */
 #define STATS_BOOTSTRAP_RESAMPLES 2000
+/*
+ * From this many values on, a bootstrap median is drawn from its exact
+ * law in O(1) rather than by counting n draws (stats.c).
+ */
+#define STATS_BOOTSTRAP_DIRECT_MIN 1000
 
 /* The median of n values (n > 0); the values are left unchanged. */
 double stats_median(const double *values, size_t n);

@@ -181,8 +181,8 @@ static void write_claims_table(FILE *out, const struct report_input *in,
 		return;
 	fprintf(out, "### The lessons' claims, checked on this run\n\n"
 		"%zu seen, %zu not seen, %zu not testable here. *at least x*: the median ratio is at least "
-		"x and the rule above calls the first variant slower; *at most x*: the median ratio is at "
-		"most x; *within x*: the ratio's whole "
+		"x and the rule above calls the first variant slower; *at most x*: the ratio's whole 95%% CI "
+		"lies at or below x; *within x*: the ratio's whole "
 		"95%% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
 		"95%% CI is below (above) the bound.\n\n"
 		"| family | claim | expected | condition | mark | measured |\n"
@@ -233,39 +233,33 @@ void markdown_summary(FILE *out, const struct report_input *in)
 	claims_free(&cr);
 }
 
+/*
+ * Under the lesson, one line: how its claims fared. The claims themselves,
+ * with their numbers, are in the summary's table; a claim not seen is
+ * named here too, so that a reader of the lesson cannot miss it.
+ */
 void markdown_family_claims(FILE *out, const struct report_input *in,
-			    const struct family_view *f)
+			    const struct family_view *f, bool own_paragraph)
 {
 	struct claim_report cr;
-	char buf[512];
 	bool any = false;
 
 	if (!f->kf || !f->kf->nr_claims || claims_evaluate(in->set, in->a, &cr))
 		return;
+	fputs(own_paragraph ? "" : " ", out);
+	fputs("*The lesson's claims* (their numbers are in the summary's claims table): ", out);
+	write_marks(out, &cr, f);
 	for (size_t i = 0; i < cr.nr; i++) {
 		const struct claim_result *r = &cr.results[i];
 
-		if (r->family != f)
+		if (r->family != f || r->mark != CLAIM_NOT_SEEN)
 			continue;
-		if (!any)
-			fputs("Claims, checked on this run:\n\n", out);
-		any = true;
-		fprintf(out, "- %s%s%s: ", r->mark == CLAIM_NOT_SEEN ? "**" : "*",
-			claim_mark_word(r->mark), r->mark == CLAIM_NOT_SEEN ? "**" : "*");
+		fputs(any ? "; \"" : ". Not seen: \"", out);
 		md_escape(out, r->claim->text);
-		claim_expectation(buf, sizeof(buf), r->claim);
-		fputs(" (", out);
-		md_escape(out, buf);
-		claim_condition(buf, sizeof(buf), r->claim);
-		fputs("; ", out);
-		md_escape(out, buf);
-		claim_numbers(buf, sizeof(buf), r);
-		fputs("): ", out);
-		md_escape(out, buf);
-		fputs(".\n", out);
+		fputc('"', out);
+		any = true;
 	}
-	if (any)
-		fputc('\n', out);
+	fputs(own_paragraph ? ".\n\n" : ".", out);
 	claims_free(&cr);
 }
 

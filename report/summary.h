@@ -23,7 +23,7 @@ void markdown_summary(FILE *out, const struct report_input *in);
 
 /* A family's claims and their marks, under its lesson. */
 void markdown_family_claims(FILE *out, const struct report_input *in,
-			    const struct family_view *f);
+			    const struct family_view *f, bool own_paragraph);
 
 /* Adds SUMMARY_FIGURE to the batch. Returns 0 or -1 (memory). */
 int summary_add_figure(struct output_batch *batch, const char *outdir,

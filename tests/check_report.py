@@ -8,7 +8,8 @@
   ratio in a verdict is the "x best" cell of its variant at that thread
   count; each gain of "the fix" is the pair table's cell; the seeds'
   "ours" and the fleet rows are the pair table's cells of the setting
-  they name;
+  they name (the pair tables are in the appendix, details.md, whose
+  verdicts are checked the same way);
 - every plot and CSV the report links exists, every SVG is well-formed
   XML with an <svg> root, every CSV has will-it-scale's header.
 
@@ -63,6 +64,8 @@ class Setting:
         self.number = number
         self.heading = heading
         self.lines = []
+        self.details = None     # the same setting in details.md
+
 
     def main_table(self):
         for header, rows in tables(self.lines):
@@ -71,9 +74,10 @@ class Setting:
         return None, []
 
     def pair_table(self):
-        for header, rows in tables(self.lines):
-            if any("faster by" in h for h in header):
-                return header, rows
+        for lines in (self.lines, self.details.lines if self.details else []):
+            for header, rows in tables(lines):
+                if any("faster by" in h for h in header):
+                    return header, rows
         return None, []
 
     def pair_cell(self, threads):
@@ -349,13 +353,33 @@ def check_files(directory, text, seen=None):
                     problem("%s: row %r has not 6 columns" % (link, l))
 
 
+def attach_details(families, details):
+    """Each report.md setting learns its twin in details.md (its pair table)."""
+    twins = {(f["name"], s.heading): s for f in details for s in f["settings"] if s.number}
+    for f in families:
+        for s in f["settings"]:
+            s.details = twins.get((f["name"], s.heading))
+            if s.number and s.details is None and twins:
+                problem("%s setting %d: not in details.md" % (f["name"], s.number))
+
+
 def main():
     directory = sys.argv[1]
     with open(os.path.join(directory, "report.md")) as fp:
         text = fp.read()
     families = split_sections(text)
+    details_text = ""
+    details = []
+    details_path = os.path.join(directory, "details.md")
+    if os.path.exists(details_path):
+        with open(details_path) as fp:
+            details_text = fp.read()
+        details = split_sections(details_text)
+    elif "](details.md)" in text:
+        problem("report.md links details.md, which is missing")
+    attach_details(families, details)
     verdicts = 0
-    for f in families:
+    for f in families + details:
         for s in f["settings"]:
             check_verdict(s)
             verdicts += any(l.startswith("**Verdict.**") for l in s.lines)

@@ -20,6 +20,8 @@ fleet section by hand:
     read_then_set  ns/op = 2
   placement spread: store_always 1.5 times that. The fix's gain at t
   threads is K * t / 2 (times 1.5 when spread).
+  pin_work=0 (not the defaults, so in no fleet row), compact:
+    store_always K * t / 2, read_then_set 1.
   pingpong, one-way ns per distance class (store_load, cas): the floor of
   a class is the smaller of the two.
 """
@@ -78,6 +80,13 @@ def machine_file(m, spread=(0.99, 1.0, 1.01)):
                 w.case("has_pinned", variant, HAS_PINNED_DEFAULTS,
                        placement(t, policy, cls), t,
                        lambda r, v=v: round(v * spread[r], 6), aggregates=False)
+    # A setting off the defaults, which the fleet table must leave out.
+    for t in m["threads"]:
+        cls = "same_pu" if t == 1 else m["classes"][-1]
+        for variant, v in (("store_always", m["k"] * t / 2), ("read_then_set", 1.0)):
+            w.case("has_pinned", variant, dict(HAS_PINNED_DEFAULTS, pin_work=0),
+                   placement(t, "compact", cls), t,
+                   lambda r, v=v: round(v * spread[r], 6), aggregates=False)
     for cls, values in m["one_way"].items():
         for variant, v in zip(("store_load", "cas"), values):
             w.case("pingpong", variant, {}, placement(2, "pair:" + cls, cls), 2,

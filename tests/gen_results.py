@@ -16,7 +16,10 @@
       update=plain at 1 thread only (a claim not testable here);
   gen_results.py --benchmarks 500 OUT.json
       about that many benchmarks (family x setting x variant x threads),
-      9 repetitions each: the report's size test.
+      9 repetitions each: the report's size test;
+  gen_results.py --one-case --repetitions 60000 OUT.json
+      one case (has_pinned store_always, 1 thread) repeated that often:
+      the speed figure of report and compare on long runs.
 
 The numbers come from a seeded generator: the same arguments give the
 same file, byte for byte. They are shaped like measurements (contention
@@ -267,6 +270,16 @@ def generate_many(nr_benchmarks, reps):
     return {"context": context(False, cmd), "benchmarks": w.rows}
 
 
+def generate_one_case(reps, seed):
+    w = Writer(seed=seed, reps=reps)
+    w.case("has_pinned", "store_always", {"pin_work": 1, "flag_line": "shared"},
+           placement(1), 1, lambda r: round(4.4 * w.noise(), 4),
+           aggregates=False)
+    cmd = "bouncelab run --filter '^has_pinned/store_always/' --threads 1 " \
+          "--repetitions %d --out results.json" % reps
+    return {"context": context(False, cmd), "benchmarks": w.rows}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -274,11 +287,15 @@ def main():
     ap.add_argument("--claims", action="store_true")
     ap.add_argument("--benchmarks", type=int, default=500)
     ap.add_argument("--repetitions", type=int, default=9)
+    ap.add_argument("--one-case", action="store_true")
+    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if args.fixed:
         doc = generate_fixed()
     elif args.claims:
         doc = generate_claims()
+    elif args.one_case:
+        doc = generate_one_case(args.repetitions, args.seed)
     else:
         doc = generate_many(args.benchmarks, args.repetitions)
     with open(args.out, "w") as f:

@@ -134,8 +134,12 @@ claims() {
 		fail "claims: the claims table does not mark it NOT SEEN"
 	grep -q '| not testable here | only 1 thread was measured' "$md" ||
 		fail "claims: the 1-thread claim is not marked not testable with its reason"
-	grep -q '^- \*\*NOT SEEN\*\*: a locked update pays' "$md" ||
+	# Under the lesson, one sentence: the marks, and the claim not seen by name.
+	grep -q '^Coherence works on lines.*\*The lesson.s claims\* .*: \*\*1 NOT SEEN\*\*, 1 seen, 1 not testable here\. Not seen: "a locked update pays a line transfer' "$md" ||
 		fail "claims: the family section does not mark it NOT SEEN"
+	# The summary's table is the one list of claims: no second list below.
+	[ "$(grep -c 'a locked update pays a line transfer' "$md")" -eq 3 ] ||
+		fail "claims: the claim is listed $(grep -c 'a locked update pays a line transfer' "$md") times, expected 3 (banner, table, lesson)"
 }
 
 many() {

@@ -5,8 +5,8 @@ markdown, opened in headless Chromium, checked in the browser's DOM.
 
   test_render.py BOUNCELAB TESTS_DIR SCREENSHOT_DIR
 
-Three reports: the fixed results file (with a latency matrix), its
-report --brief, and a short real run. Each is rendered with cmark-gfm and GitHub's extensions (table,
+Three reports: the fixed results file (with a latency matrix) and its
+appendix details.md, its report --brief, and a short real run. Each is rendered with cmark-gfm and GitHub's extensions (table,
 autolink, strikethrough, tagfilter; raw HTML is left out, as GitHub does),
 and the fixed one with pandoc -f gfm too. In Chromium's DOM after the page
 loaded:
@@ -170,6 +170,8 @@ pages = [check("fixed results", fixed, r) for r in renderers]
 # The page report.md links for the model's whole check.
 for r in renderers:
     check("fixed results, prediction.md", fixed, r, "prediction.md")
+for r in renderers:
+    check("fixed results, details.md", fixed, r, "details.md")
 brief = os.path.join(tmp, "brief")
 subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.json"), "--brief", "-o", brief],
                check=True, stdout=subprocess.DEVNULL)

@@ -16,6 +16,11 @@ From tests/data/results-fixed.json and copies of it changed in one way:
 - threads above the allowed CPUs are flagged "shared CPUs" row by row;
 - two results files get "how far apart" with the farthest case's ratio;
 - the seeds are cited by thread title and archive link, never "seeds/";
+- no repeated boilerplate: each claim is listed once, in the summary's
+  table (a claim not seen also in the banner and under its lesson); the
+  seeds' gloss is said once; the before-and-after tables are in the
+  appendix details.md, which report.md links, one per setting with a fix,
+  and which follows the same rules;
 - report --brief is the summary, the claims and the key figure in at most
   120 lines, with a PNG copy when rsvg-convert is installed and a note
   saying why not when it is not.
@@ -70,6 +75,33 @@ if "seeds/" in text:
     problem("the report names a seeds/ folder: %s" % re.search(r".{0,40}seeds/.{0,20}", text).group(0))
 if "[\\[PATCH 0/3\\] mm/gup: Fix pin page write cache bouncing on has_pinned](https://lore.kernel.org/r/20210506232537.165788-1-peterx@redhat.com)" not in text:
     problem("has_pinned's source does not link its thread on lore.kernel.org")
+# ---- no repeated boilerplate; the appendix ----
+claims = re.findall(r"^\| `[a-z_]+` \| ([^|]+) \| [^|]+ \| [^|]+ \| (seen|\*\*NOT SEEN\*\*|not testable here) \|",
+                    text, re.M)
+if not claims:
+    problem("no claims table in the summary")
+for claim, mark in claims:
+    n = text.count(claim.strip())
+    if n != (3 if "NOT SEEN" in mark else 1):
+        problem("the claim %r is written %d times in report.md" % (claim.strip(), n))
+if text.count("*gain* is how many times better") > 1:
+    problem("the seeds' gloss is repeated")
+if "Before and after" in text:
+    problem("report.md still has a before-and-after table: it belongs in details.md")
+if "](details.md)" not in text:
+    problem("report.md does not link its appendix details.md")
+details = open(os.path.join(out, "details.md")).read()
+settings = re.findall(r"^### Setting \d+: ", details, re.M)
+pairs = details.count("Before and after:")
+with_fix = len(re.findall(r"^\*\*Verdict\.\*\*.* The fix, ", details, re.M))
+if not settings or pairs != with_fix or not pairs:
+    problem("details.md: %d settings, %d with a fix, %d before-and-after tables" %
+            (len(settings), with_fix, pairs))
+if "seeds/" in details or details.count("No scalability model") > 1:
+    problem("details.md names seeds/ or repeats the no-model note")
+if "](report.md)" not in details or "## How to reproduce" not in details:
+    problem("details.md does not link back to report.md or lacks the command that reproduces the run")
+
 titles = {}
 families = set(re.findall(r"^## ([a-z_]+)(?: — .*)?$", text, re.M))
 for name in sorted(os.listdir(os.path.join(out, "plots"))):

@@ -7,7 +7,8 @@
 Runs `bouncelab report tests/data/results-fixed.json --full` and compares
 each case's ns/op and Mops/s medians and 95% CIs, its CV, its noisy flag,
 its ratio to the best variant and that p-value, the fixes' gains (the
-summary, "Before and after", "Other settings") and the physical baseline's
+summary, "Before and after" in the appendix details.md, "Other settings")
+and the physical baseline's
 one-way latencies with tests/data/report-expected.tsv, which
 tests/oracles/report_expected.py computed from the same file with numpy
 and scipy, not with bouncelab's code (its header says how to remake it).
@@ -113,112 +114,124 @@ def main():
                     "--full", "-o", out], check=True, stdout=subprocess.DEVNULL)
     lines = open(os.path.join(out, "report.md"), encoding="utf-8").read().split("\n")
 
-    seen, seen_one_way, seen_gains = {}, set(), set()
-    family = setting = header = None
-    defaults = {}
-    for line in lines:
-        if line.startswith("## "):
-            family, setting, header = line[3:].split(" —")[0].strip(), None, None
-            continue
-        m = re.match(r"### Setting \d+: (.*?)( \(defaults\))?$", line)
-        if m:
-            setting, header = m.group(1), None
-            if m.group(2):
-                defaults[family] = setting
-            continue
-        if line.startswith("### "):
-            setting, header = None, None
-            continue
-        if not line.startswith("|"):
-            header = None
-            continue
-        row = cells(line)
-        if header is None:
-            header = row
-            continue
-        if set("".join(row)) <= set("-: "):
-            continue
+    seen_one_way, seen_gains, defaults = set(), set(), {}
 
-        if header[:4] == ["threads", "variant", "distance", "ns/op (95% CI)"] and setting:
-            key = (family, setting, int(row[0]), variant_name(row[1]))
-            what = "/".join(map(str, key))
-            e = cases.get(key)
-            if not e:
-                problem(f"{what}: a row with no independent value")
+    def scan(lines, seen):
+        family = setting = header = None
+        for line in lines:
+            if line.startswith("## "):
+                family, setting, header = line[3:].split(" —")[0].strip(), None, None
                 continue
-            seen[key] = seen.get(key, 0) + 1
-            with_ci(f"{what} ns/op", row[3], e["ns"])
-            with_ci(f"{what} Mops/s", row[4], e["mops"])
-            if e["x_best"] == "best":
-                if row[5] != "best":
-                    problem(f"{what}: × best is {row[5]!r}, but it is the best variant")
-            else:
-                ratio(f"{what} × best", row[5], float(e["x_best"]))
-                p_value(f"{what} p vs best", row[6], float(e["p"]))
-            check(f"{what} CV", row[7].rstrip("%"), e["cv"])
-            if row[8] != str(e["n"]):
-                problem(f"{what}: n is {row[8]}, expected {e['n']}")
-            if ("noisy" in row[9]) != e["noisy"]:
-                problem(f"{what}: flags {row[9]!r}, but its CV is {e['cv']:.1f}% "
-                        f"({'above' if e['noisy'] else 'not above'} 10%)")
-        elif header[0] == "threads" and len(header) == 5 and header[3].endswith("faster by") and setting:
-            before, after = header[1].split("`")[1], header[2].split("`")[1]
-            g = gains.get((family, setting, int(row[0])))
-            what = f"{family}/{setting}/{row[0]} before and after"
-            if not g or g[:2] != (before, after):
-                problem(f"{what}: {before} over {after} has no independent value")
+            m = re.match(r"### Setting \d+: (.*?)( \(defaults\))?$", line)
+            if m:
+                setting, header = m.group(1), None
+                if m.group(2):
+                    defaults[family] = setting
                 continue
-            seen_gains.add((family, setting, int(row[0])))
-            with_ci(f"{what} {before}", row[1], cases[(family, setting, int(row[0]), before)]["ns"])
-            with_ci(f"{what} {after}", row[2], cases[(family, setting, int(row[0]), after)]["ns"])
-            ratio(what, row[3], g[2])
-            p_value(what, row[4], g[3])
-        elif header[:2] == ["setting", "changes"]:
-            # Other settings: medians at the most threads, the fix's gain.
-            names = [h.strip("`") for h in header]
-            other = [s for (f, s, _, _) in cases if f == family and s != defaults.get(family)]
-            changes = dict(w.split("=", 1) for w in row[1].split(", "))
-            match = [s for s in set(other)
-                     if all(f"{k}={v}" in s.split(", ") for k, v in changes.items())]
-            if len(match) != 1:
-                problem(f"{family} other settings: {row[1]!r} names no one setting")
+            if line.startswith("### "):
+                setting, header = None, None
                 continue
-            threads = int(row[2])
-            for i, name in enumerate(names):
-                key = (family, match[0], threads, name)
-                if key in cases:
-                    check(f"{'/'.join(map(str, key))} other settings median", row[i],
-                          cases[key]["ns"][0])
-            g = gains.get((family, match[0], threads))
-            if g:
-                ratio(f"{family}/{match[0]}/{threads} other settings gain", row[-3], g[2])
-                p_value(f"{family}/{match[0]}/{threads} other settings gain", row[-2], g[3])
-            else:
-                problem(f"{family} other settings: no independent gain at {threads} threads")
-        elif header[:2] == ["distance", "variant"] and header[3].startswith("one-way ns"):
-            key = (row[0], row[1])
-            e = one_way.get(key)
-            if not e:
-                problem(f"one-way {key}: a row with no independent value")
+            if not line.startswith("|"):
+                header = None
                 continue
-            seen_one_way.add(key)
-            with_ci(f"one-way {key}", row[3], e[:3])
-            check(f"one-way {key} min", row[4], e[3])
-            if row[5] != str(e[4]):
-                problem(f"one-way {key}: n is {row[5]}, expected {e[4]}")
-            if ("noisy" in row[6]) != e[5]:
-                problem(f"one-way {key}: flags {row[6]!r}, noisy expected {e[5]}")
-        elif header[:5] == ["family", "lesson", "fix (after over before)", "gain at 1 thread",
-                            "gain at the most threads"]:
-            fam = row[0].strip("`")
-            if fam not in defaults or row[3] == "not measured":
+            row = cells(line)
+            if header is None:
+                header = row
                 continue
-            at = sorted(t for (f, s, t) in gains if f == fam and s == defaults[fam])
-            ratio(f"{fam} summary gain at 1 thread", row[3], gains[(fam, defaults[fam], at[0])][2])
-            ratio(f"{fam} summary gain at the most threads", row[4],
-                  gains[(fam, defaults[fam], at[-1])][2])
-            if f"at {at[-1]} threads" not in row[4]:
-                problem(f"{fam} summary: {row[4]!r} does not say 'at {at[-1]} threads'")
+            if set("".join(row)) <= set("-: "):
+                continue
+
+            if header[:4] == ["threads", "variant", "distance", "ns/op (95% CI)"] and setting:
+                key = (family, setting, int(row[0]), variant_name(row[1]))
+                what = "/".join(map(str, key))
+                e = cases.get(key)
+                if not e:
+                    problem(f"{what}: a row with no independent value")
+                    continue
+                seen[key] = seen.get(key, 0) + 1
+                with_ci(f"{what} ns/op", row[3], e["ns"])
+                with_ci(f"{what} Mops/s", row[4], e["mops"])
+                if e["x_best"] == "best":
+                    if row[5] != "best":
+                        problem(f"{what}: × best is {row[5]!r}, but it is the best variant")
+                else:
+                    ratio(f"{what} × best", row[5], float(e["x_best"]))
+                    p_value(f"{what} p vs best", row[6], float(e["p"]))
+                check(f"{what} CV", row[7].rstrip("%"), e["cv"])
+                if row[8] != str(e["n"]):
+                    problem(f"{what}: n is {row[8]}, expected {e['n']}")
+                if ("noisy" in row[9]) != e["noisy"]:
+                    problem(f"{what}: flags {row[9]!r}, but its CV is {e['cv']:.1f}% "
+                            f"({'above' if e['noisy'] else 'not above'} 10%)")
+            elif header[0] == "threads" and len(header) == 5 and header[3].endswith("faster by") and setting:
+                before, after = header[1].split("`")[1], header[2].split("`")[1]
+                g = gains.get((family, setting, int(row[0])))
+                what = f"{family}/{setting}/{row[0]} before and after"
+                if not g or g[:2] != (before, after):
+                    problem(f"{what}: {before} over {after} has no independent value")
+                    continue
+                seen_gains.add((family, setting, int(row[0])))
+                with_ci(f"{what} {before}", row[1], cases[(family, setting, int(row[0]), before)]["ns"])
+                with_ci(f"{what} {after}", row[2], cases[(family, setting, int(row[0]), after)]["ns"])
+                ratio(what, row[3], g[2])
+                p_value(what, row[4], g[3])
+            elif header[:2] == ["setting", "changes"]:
+                # Other settings: medians at the most threads, the fix's gain.
+                names = [h.strip("`") for h in header]
+                other = [s for (f, s, _, _) in cases if f == family and s != defaults.get(family)]
+                changes = dict(w.split("=", 1) for w in row[1].split(", "))
+                match = [s for s in set(other)
+                         if all(f"{k}={v}" in s.split(", ") for k, v in changes.items())]
+                if len(match) != 1:
+                    problem(f"{family} other settings: {row[1]!r} names no one setting")
+                    continue
+                threads = int(row[2])
+                for i, name in enumerate(names):
+                    key = (family, match[0], threads, name)
+                    if key in cases:
+                        check(f"{'/'.join(map(str, key))} other settings median", row[i],
+                              cases[key]["ns"][0])
+                g = gains.get((family, match[0], threads))
+                if g:
+                    ratio(f"{family}/{match[0]}/{threads} other settings gain", row[-3], g[2])
+                    p_value(f"{family}/{match[0]}/{threads} other settings gain", row[-2], g[3])
+                else:
+                    problem(f"{family} other settings: no independent gain at {threads} threads")
+            elif header[:2] == ["distance", "variant"] and header[3].startswith("one-way ns"):
+                key = (row[0], row[1])
+                e = one_way.get(key)
+                if not e:
+                    problem(f"one-way {key}: a row with no independent value")
+                    continue
+                seen_one_way.add(key)
+                with_ci(f"one-way {key}", row[3], e[:3])
+                check(f"one-way {key} min", row[4], e[3])
+                if row[5] != str(e[4]):
+                    problem(f"one-way {key}: n is {row[5]}, expected {e[4]}")
+                if ("noisy" in row[6]) != e[5]:
+                    problem(f"one-way {key}: flags {row[6]!r}, noisy expected {e[5]}")
+            elif header[:5] == ["family", "lesson", "fix (after over before)", "gain at 1 thread",
+                                "gain at the most threads"]:
+                fam = row[0].strip("`")
+                if fam not in defaults or row[3] == "not measured":
+                    continue
+                at = sorted(t for (f, s, t) in gains if f == fam and s == defaults[fam])
+                ratio(f"{fam} summary gain at 1 thread", row[3], gains[(fam, defaults[fam], at[0])][2])
+                ratio(f"{fam} summary gain at the most threads", row[4],
+                      gains[(fam, defaults[fam], at[-1])][2])
+                if f"at {at[-1]} threads" not in row[4]:
+                    problem(f"{fam} summary: {row[4]!r} does not say 'at {at[-1]} threads'")
+
+    # report.md (--full: every setting in full) and its appendix, which has
+    # every setting in full too and the "Before and after" tables: each
+    # case's row once in each.
+    seen = {}
+    scan(lines, seen)
+    seen_details = {}
+    scan(open(os.path.join(out, "details.md"), encoding="utf-8").read().split("\n"), seen_details)
+    for key in cases:
+        if key[0] != "pingpong" and seen_details.get(key) != 1:
+            problem(f"{'/'.join(map(str, key))}: {seen_details.get(key, 0)} rows in details.md, expected 1")
 
     for key in cases:
         if key[0] != "pingpong" and seen.get(key) != 1:

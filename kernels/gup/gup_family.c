@@ -400,8 +400,8 @@ const struct kernel_family gup_family = {
 	.name = "gup",
 	.title = "The whole fast-GUP path: walk, grab, recheck, unpin",
 	.lesson =
-	"Pinning a page is a few locked operations on the page's own cache "
-	"line, plus whatever the call does to lines every pinner shares. "
+	"Pinning a page is a few atomic read-modify-writes (on x86 "
+	"lock-prefixed instructions) on the page's own cache line, plus whatever the call does to lines every pinner shares. "
 	"Before 5.14 every pin_user_pages_fast() call stored 1 to "
 	"mm->has_pinned, on the line holding write_protect_seq, which the same "
 	"call reads twice: each call took that line exclusive and every other "
@@ -417,8 +417,10 @@ const struct kernel_family gup_family = {
 	"to 512 pages. The FOLL_LONGTERM check costs little inside the walk, "
 	"where the page's line is already at hand, and a second loop over "
 	"pages[] when done after it (seed 002). With only two CPUs one other "
-	"pinner fights for the flag's line, and the fix's gain is small and "
-	"often within noise: the seeds' gains grew with the CPUs.",
+	"pinner fights for the flag's line: the fix's gain is a few times at "
+	"most, and in shared mode, where the refcount lines bounce as well, "
+	"it is smaller and noisier, often within noise; the seeds' gains grew "
+	"with the CPUs.",
 	.source = "seeds/000, 002 and 003: 292648ac5cf1 \"mm: gup: allow FOLL_PIN to scale in SMP\", "
 		  "a458b76a4171 \"mm: gup: pack has_pinned in MMF_HAS_PINNED\", "
 		  "df3a0a21b698 \"mm/gup: fix omission of check on FOLL_LONGTERM in gup fast path\"",
@@ -434,7 +436,7 @@ const struct kernel_family gup_family = {
 	.access = gup_access,
 	.claims = gup_claims,
 	.nr_claims = sizeof(gup_claims) / sizeof(gup_claims[0]),
-	.lesson_line = "Each pin is a few locked operations on the page's line; storing the has_pinned "
+	.lesson_line = "Each pin is a few atomic operations on the page's line; storing the has_pinned "
 		       "flag on every call adds a transfer of a line every pinner reads.",
 	.exercise_question =
 	"Two threads pin pages one per call. Predict the gain of reading has_pinned first when "

@@ -468,6 +468,15 @@ static void *gup_worker_main(void *arg)
 	if (ret)
 		fail(b, "gup: cannot bind thread %u to CPU %d: %s", w->index,
 		     b->placement.cpus[w->index], strerror(-ret));
+	/*
+	 * As gup_test faults its buffer in and the kernel's pages[] comes
+	 * zeroed, before any timed call: on the pinning CPU, for every
+	 * combination.
+	 */
+	memset(w->pages, 0, (b->opts->mib << 20 >> GUP_PAGE_SHIFT) * sizeof(*w->pages));
+	for (unsigned int i = 0; i < b->nr_combos; i++)
+		gup_buffer_fault_in(b->combos[i].mm,
+				    b->combos[i].mode == MODE_PRIVATE ? w->index : 0);
 	for (;;) {
 		pthread_barrier_wait(&b->start);
 		if (b->quit)

@@ -18,6 +18,31 @@
  * get_pfnblock_flags_mask() that finds the pfn's mem_section and reads
  * the pageblock's bits in ms->pageblock_flags (5.2 has no ms->usage).
  *
+ * What each place touches, per page. The walk: the pte (8 per line),
+ * the page's struct page line, cold at nr_pages=64 since the pass runs
+ * over the whole buffer (2 MB of struct pages for gup_benchmark's
+ * 128 MB), which the cmpxchg and the locked or then own, and one
+ * pages[] slot. The second pass: the pages[] slot the walk just wrote,
+ * vmemmap_base for page_to_pfn(), a call, then mem_section, the root,
+ * the section's bitmap pointer and the bitmap word: six L1 loads, all
+ * hot, and no struct page at all (the pageblock is found from the pfn).
+ * So the second pass pays loads and a call per page, not misses, and
+ * its cost is whatever the CPU takes to run that short loop.
+ *
+ * The seed's own figures put the second pass at 4.8 ns per page
+ * ((640.41 - 481.8) us over 32768 pages) and the in-walk check at 1.5
+ * to 1.9 ns, over a walk of 14.7 ns per page. This model does the same
+ * per-page work (tests/check_disasm.py holds the loop to the call; the
+ * loop's loads are listed above), yet on the 2-vCPU EPYC (Zen 3) VM the
+ * second pass and the in-walk check each cost 1.4 to 1.6 ns per page
+ * (get_ns_per_page over no_check's, 25 repetitions, two runs), over a
+ * walk of about 12 ns: the walk costs about what it cost on the seed's
+ * EPYC 7601, the second loop about a third of what it cost there. That
+ * is a cost of the seed's CPU (an older core running a loop of calls
+ * and dependent loads) that this one does not have [I: no Zen 1 and no
+ * PMU here to show which unit], so the gap measured here is 0 to 2 per
+ * cent, not 17%; nothing in the model is tuned to widen it.
+ *
  * One operation is one fast-GUP call over nr_pages consecutive pages of
  * the thread's own buffer (no page is shared). As in gup_benchmark,
  * calls move through the buffer chunk by chunk, up to one pass over it;

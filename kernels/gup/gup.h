@@ -104,6 +104,13 @@ struct gup_mm *gup_mm_create(const struct gup_layout *layout, char *err,
 void gup_mm_destroy(struct gup_mm *mm);
 unsigned long gup_buffer_start(const struct gup_mm *mm, unsigned int buffer);
 unsigned long gup_buffer_pages(const struct gup_mm *mm);
+/*
+ * What gup_test's fault-in loop leaves behind in the faulting CPU's
+ * caches: every leaf entry of the buffer read, every folio's struct page
+ * written. Call it from the thread that will pin the buffer, before the
+ * first timed repeat. Changes no value.
+ */
+void gup_buffer_fault_in(struct gup_mm *mm, unsigned int buffer);
 
 void gup_task_init(struct gup_task *task, struct gup_mm *mm);
 

@@ -345,6 +345,35 @@ unsigned long gup_buffer_pages(const struct gup_mm *mm)
 	return mm->buffer_pages;
 }
 
+/*
+ * The model's tables and struct pages are written by the thread that
+ * builds the mm, often on another CPU than the pinner's; without this
+ * the first repeat pays a line transfer per page that gup_test's first
+ * ioctl does not (its caller has just faulted every page in, which
+ * reads the pte and writes the struct page). The add of zero is a write
+ * that changes nothing.
+ */
+void gup_buffer_fault_in(struct gup_mm *mm, unsigned int buffer)
+{
+	unsigned long start = gup_buffer_start(mm, buffer);
+	unsigned long end = start + mm->buffer_pages * GUP_PAGE_SIZE;
+
+	for (unsigned long addr = start; addr < end; addr += GUP_PAGE_SIZE) {
+		bool huge;
+		gup_entry_t *entryp = gup_leaf_entry(mm, addr, &huge);
+		uint64_t e = entryp ? atomic_load_explicit(entryp, memory_order_relaxed) : 0;
+		struct gup_page *page;
+
+		if (!entry_present(e) || entry_special(e))
+			continue;
+		page = pfn_to_page(mm, entry_pfn(e));
+		if (huge)
+			page += (addr & (GUP_HPAGE_SIZE - 1)) >> GUP_PAGE_SHIFT;
+		atomic_fetch_add_explicit(&page_folio(page)->refcount, 0,
+					  memory_order_relaxed);
+	}
+}
+
 void gup_task_init(struct gup_task *task, struct gup_mm *mm)
 {
 	memset(task, 0, sizeof(*task));

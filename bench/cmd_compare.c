@@ -94,12 +94,31 @@ static void write_counters(const struct result_case *a, const struct result_case
 	}
 }
 
+/*
+ * A side that kept only Google Benchmark's aggregates has one value, its
+ * median (or mean) of the repetitions: a ratio, but no CI and no test.
+ */
+static void write_aggregate_row(const char *label, const struct result_case *a,
+				const struct result_case *b)
+{
+	char ma[FORMAT_LEN], mb[FORMAT_LEN], r[FORMAT_LEN];
+	double med_a = a->ns_stats.median, med_b = b->ns_stats.median;
+
+	printf("| %s | %s | %s | %s (no CI: aggregates only) | n/a | untested (aggregates only) |\n",
+	       label, format_sig(ma, med_a), format_sig(mb, med_b),
+	       med_a > 0 ? format_ratio(r, med_b / med_a) : "n/a");
+}
+
 static double compare_case(const struct result_case *a, const struct result_case *b)
 {
 	char label[1024];
 	double med_a = a->ns_stats.median, med_b = b->ns_stats.median;
 
 	case_label(label, sizeof(label), a);
+	if (a->aggregate || b->aggregate) {
+		write_aggregate_row(label, a, b);
+		return med_b / med_a;
+	}
 	write_ratio_row(label, a->ns, a->n, b->ns, b->n, true, false);
 	write_counters(a, b);
 	return med_b / med_a;
@@ -121,8 +140,18 @@ static void describe(const char *tag, const struct side *s)
 	const char *host = results_context_string(&s->set.files[0], "host_name");
 	const char *date = results_context_string(&s->set.files[0], "date");
 
+	const struct result_file *f = &s->set.files[0];
+
 	printf("%s: %s (%s, %s)\n", tag, s->path, host ? host : "host not recorded",
 	       date ? date : "date not recorded");
+	/* Said before the table: these rows are not repetitions. */
+	if (f->nr_from_aggregates)
+		printf("   %s has no per-repetition rows for %zu benchmark%s (written with\n"
+		       "   --benchmark_report_aggregates_only): %s compared on the median\n"
+		       "   Google Benchmark wrote (the mean where it wrote no median),\n"
+		       "   with no CI and no p-value.\n", tag, f->nr_from_aggregates,
+		       f->nr_from_aggregates == 1 ? "" : "s",
+		       f->nr_from_aggregates == 1 ? "it is" : "they are");
 }
 
 /* Both case arrays are in result_case_compare() order: one merge walk. */

@@ -649,11 +649,11 @@ const struct kernel_family has_pinned_family = {
 	"does: no_flag pays it too, at 2 threads several times its 1-thread "
 	"cost. The flag then adds little either way: reading it first costs "
 	"about what no flag costs, and the blind store is a second request "
-	"for a line already on its way. Which comes out ahead depends on "
-	"what else the call does (on an idle AMD guest the blind store won "
-	"by 1.2x with pin_work=0 and lost by 1.2x with pin_work=1, where the "
-	"locked pin drains it mid-call), so the fix's several-fold gain "
-	"shrinks to well under 2x.",
+	"for a line already on its way. So the fix's several-fold gain "
+	"shrinks to a ratio near 1, on either side of it: on an idle AMD "
+	"guest runs put it anywhere from 0.8x to 1.3x, depending on the run "
+	"and on what else the call does (with pin_work=1, on x86, the locked "
+	"pin drains the buffered store mid-call).",
 	.lesson_line = "Writing a shared flag on every call bounces its line between CPUs; reading it "
 		       "first keeps the line shared once set, and gains little when the flag is clear.",
 	.claims = has_pinned_claims,

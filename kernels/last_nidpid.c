@@ -463,7 +463,7 @@ const struct kernel_family last_nidpid_family = {
 	"instructions, which own the line until they complete: xchg with "
 	"memory always, cmpxchg with the lock prefix). "
 	"So with two writers cmpxchg_loop is slower than xchg; on the AMD "
-	"guest it was 1.3x to 1.5x at 2 threads against 1.05x alone, where "
+	"guest it was 1.3x to 1.5x at 2 threads against about 1.05x alone, where "
 	"the line stays put and only the instructions differ (on an Intel "
 	"guest cmpxchg_loop was 1.7x even alone). Retries grow with the "
 	"number of writers that race between a read and its "

@@ -174,6 +174,7 @@ static int fill_case(const struct results *set, struct result_case *c,
 		.variant_order = rows[0].variant_order,
 		.baseline = rows[0].baseline, .racy = rows[0].racy,
 		.threads = first->threads, .n = nr,
+		.aggregate = first->aggregate, .repetitions = first->repetitions,
 	};
 	c->ns = *pool;
 	c->ops_per_s = *pool + nr;

@@ -48,6 +48,9 @@ struct result_case {
 	struct stats_summary ns_stats, tput_stats;
 	size_t nr_counters;
 	struct case_counter *counters;
+	/* NULL, or the aggregate standing for the repetitions (results_read.h) */
+	const char *aggregate;
+	long repetitions;
 };
 
 /* One table: cases[first..first + nr), ordered by threads, then variant. */

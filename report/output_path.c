@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,40 @@ static int take_lock(struct output_claim *c, const char *what, char *err,
 	return 1;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+void output_remove_tree(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* DIR/.report.tmp.XXXXXX: a report a killed writer was building. */
+static void remove_stale_report_dirs(const char *dir)
+{
+	size_t prefix = strlen(OUTPUT_DIR_TEMP_PREFIX);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX + 256];
+
+		if (strlen(e->d_name) != prefix + 6 ||
+		    strncmp(e->d_name, OUTPUT_DIR_TEMP_PREFIX, prefix))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		output_remove_tree(path);
+	}
+	closedir(d);
+}
+
 /* PATH.tmp.XXXXXX files left by a writer that was killed: ours now. */
 static void remove_stale_temporaries(const char *dir, const char *base)
 {
@@ -322,6 +357,8 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
 		goto fail;
 	if (kind == OUTPUT_FILE)
 		remove_stale_temporaries(dir, base_name(c->path));
+	else
+		remove_stale_report_dirs(c->path);
 	ret = probe(c, what, dir, estimate, err, errlen);
 	if (ret)
 		goto fail;

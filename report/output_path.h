@@ -18,7 +18,10 @@
  *   - an exclusive lock (flock on PATH.lock, or DIR/.bouncelab.lock for a
  *     directory) is held until output_release(), so a second command on
  *     the same output is refused at its start. Holding it, the claim
- *     removes temporary files a killed writer left at this path.
+ *     removes what a killed writer left at this path: PATH.tmp.XXXXXX
+ *     files, and DIR/.report.tmp.XXXXXX directories (a report half
+ *     built). The lock file itself a killed writer leaves is harmless:
+ *     flock() holds only while its holder lives, so it is taken over.
  *
  * Usage:
  *	struct output_claim claim;
@@ -45,6 +48,8 @@ enum output_kind {
 /* The longest name bouncelab derives from an output file's name. */
 #define OUTPUT_SIBLING_SUFFIX ".incomplete-4194304.json"
 #define OUTPUT_TEMP_SUFFIX ".tmp.XXXXXX"
+/* Inside a directory output: where it is built before it moves into place. */
+#define OUTPUT_DIR_TEMP_PREFIX ".report.tmp."
 
 struct output_claim {
 	char path[PATH_MAX];
@@ -73,6 +78,9 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
  * are removed again (when they are still empty).
  */
 void output_release(struct output_claim *c, bool wrote);
+
+/* Removes dir and everything in it, not following symbolic links. */
+void output_remove_tree(const char *dir);
 
 /*
  * A sibling of path for a run that did not complete when --force would

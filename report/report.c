@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -162,18 +161,6 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 	return output_make_dirs(path, err, errlen);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void remove_tree(const char *dir)
-{
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /*
  * The parts of a report, report.md last: it is what a reader opens. The
@@ -288,8 +275,8 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	}
 	if (!ret)
 		ret = check_old_report(opts, err, errlen);
-	if (!ret && snprintf(tmp, sizeof(tmp), "%s/.report.tmp.XXXXXX", claim.path) >=
-		    (int)sizeof(tmp)) {
+	if (!ret && snprintf(tmp, sizeof(tmp), "%s/" OUTPUT_DIR_TEMP_PREFIX "XXXXXX",
+			     claim.path) >= (int)sizeof(tmp)) {
 		snprintf(err, errlen, "-o '%s': path too long", opts->outdir);
 		ret = 2;
 	}
@@ -305,7 +292,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 			     move_into_place(tmp, claim.path, err, errlen)))
 			ret = 1;
 		wrote = !ret;
-		remove_tree(tmp);
+		output_remove_tree(tmp);
 	}
 	if (claimed)
 		output_release(&claim, wrote || claim.exists);

@@ -25,6 +25,13 @@
 #define MAX_COUNTER 1e18
 #define MAX_REPETITIONS 1000000L
 
+/* An aggregate row kept in case its benchmark has no repetition rows. */
+struct aggregate_candidate {
+	json_t *row;
+	size_t index;
+	bool median;
+};
+
 struct reader {
 	struct results *set;
 	const char *path;
@@ -34,6 +41,8 @@ struct reader {
 	const char *prefix;	/* of field names: "context.", "bouncelab." */
 	char *err;
 	size_t errlen;
+	struct aggregate_candidate *candidates;
+	size_t nr_candidates, cap_candidates;
 };
 
 /*
@@ -554,6 +563,108 @@ static int add_failure(struct reader *r, json_t *row)
 	return 0;
 }
 
+/*
+ * Aggregates are recomputed from the repetitions. Another tool's median
+ * (or mean) is kept aside: if its file has no repetition of that
+ * benchmark, it is all there is to compare (add_missing_aggregates()).
+ */
+static int keep_aggregate(struct reader *r, json_t *row)
+{
+	const char *kind = json_string_value(json_object_get(row, "aggregate_name"));
+	bool median = kind && !strcmp(kind, "median");
+
+	r->set->files[r->file].nr_aggregates++;
+	if (json_object_get(row, "bouncelab") || !kind ||
+	    (!median && strcmp(kind, "mean")))
+		return 0;
+	if (grow((void **)&r->candidates, &r->cap_candidates, r->nr_candidates + 1,
+		 sizeof(*r->candidates))) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	r->candidates[r->nr_candidates++] = (struct aggregate_candidate){
+		row, r->index, median,
+	};
+	return 0;
+}
+
+static int compare_pointers(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const char *const *)a;
+	uintptr_t y = (uintptr_t)*(const char *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The file's benchmarks that have aggregates and no repetition: their
+ * median (or, without one, their mean) becomes their one row, marked as
+ * such. Names are unique pointers, so "has a row" is a pointer search.
+ */
+static int add_missing_aggregates(struct reader *r, size_t first_row)
+{
+	struct results *set = r->set;
+	size_t nr_names = set->nr_rows - first_row, i;
+	const char **names;
+	int ret = 0;
+
+	if (!r->nr_candidates)
+		return 0;
+	names = malloc((nr_names + r->nr_candidates) * sizeof(*names));
+	if (!names) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		return -1;
+	}
+	for (i = 0; i < nr_names; i++)
+		names[i] = set->rows[first_row + i].name;
+	/* medians first: a mean stands in only where there is no median */
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		qsort(names, nr_names, sizeof(*names), compare_pointers);
+		for (size_t k = 0; k < r->nr_candidates && !ret; k++) {
+			struct aggregate_candidate *c = &r->candidates[k];
+			struct result_row out = { .file = r->file, .threads = 1 };
+			const char *name = NULL;
+			size_t before;
+			long reps = 0;
+
+			if (c->median != (pass == 0))
+				continue;
+			r->index = c->index;
+			r->row_name = json_string_value(json_object_get(c->row, "name"));
+			r->prefix = NULL;
+			if (check_string(r, c->row, "run_name", true, &name) ||
+			    check_integer(r, c->row, "repetitions", 1, MAX_REPETITIONS,
+					  false, &reps)) {
+				ret = -1;
+				break;
+			}
+			name = unique_string(set, name);
+			if (!name) {
+				snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+				ret = -1;
+				break;
+			}
+			if (bsearch(&name, names, nr_names, sizeof(*names), compare_pointers))
+				continue;
+			out.name = name;
+			out.aggregate = c->median ? "median" : "mean";
+			out.repetitions = reps;
+			before = set->nr_rows;
+			if (read_foreign(r, c->row, &out)) {
+				ret = -1;
+				break;
+			}
+			set->files[r->file].nr_foreign--;
+			if (set->nr_rows > before) {
+				set->files[r->file].nr_from_aggregates++;
+				names[nr_names++] = name;
+			}
+		}
+	}
+	free(names);
+	return ret;
+}
+
 static int read_row(struct reader *r, json_t *row)
 {
 	struct result_row out = { .file = r->file, .threads = 1 };
@@ -578,10 +689,8 @@ static int read_row(struct reader *r, json_t *row)
 	    check_number(r, row, "real_time", 0, 1e18, false, NULL) ||
 	    check_number(r, row, "cpu_time", 0, 1e18, false, NULL))
 		return -1;
-	if (run_type && !strcmp(run_type, "aggregate")) {
-		r->set->files[r->file].nr_aggregates++;
-		return 0;	/* recomputed from the repetitions */
-	}
+	if (run_type && !strcmp(run_type, "aggregate"))
+		return keep_aggregate(r, row);
 	if (json_is_true(json_object_get(row, "error_occurred")) ||
 	    json_is_true(json_object_get(row, "skipped")))
 		return add_failure(r, row);
@@ -702,7 +811,10 @@ static json_t *load(struct reader *r)
 int results_read(struct results *set, const char *path, char *err,
 		 size_t errlen)
 {
-	struct reader r = { set, path, set->nr_files, (size_t)-1, NULL, NULL, err, errlen };
+	struct reader r = {
+		.set = set, .path = path, .file = set->nr_files, .index = (size_t)-1,
+		.err = err, .errlen = errlen,
+	};
 	size_t saved_rows = set->nr_rows, saved_counters = set->nr_counters;
 	size_t saved_failures = set->nr_failures, i;
 	json_t *doc, *context, *rows, *row;
@@ -738,9 +850,13 @@ int results_read(struct results *set, const char *path, char *err,
 		if (read_row(&r, row))
 			goto fail;
 	}
+	if (add_missing_aggregates(&r, saved_rows))
+		goto fail;
+	free(r.candidates);
 	set->nr_files++;
 	return 0;
 fail:
+	free(r.candidates);
 	json_decref(doc);
 	/*
 	 * The unique set may point into the document just freed. Emptied, it

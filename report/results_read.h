@@ -42,6 +42,14 @@ struct result_row {
 	double ops;		/* ours: operations of all threads; another tool's: NaN */
 	size_t first_counter;	/* into results.counters */
 	size_t nr_counters;
+	/*
+	 * NULL for a repetition. "median" or "mean": another tool's file
+	 * that kept only Google Benchmark's aggregates of this benchmark
+	 * (--benchmark_report_aggregates_only): this row is that aggregate,
+	 * one value standing for `repetitions` repetitions.
+	 */
+	const char *aggregate;
+	long repetitions;
 };
 
 /* A repetition that failed (e.g. its verify step). */
@@ -59,6 +67,7 @@ struct result_file {
 	size_t nr_failed;
 	size_t nr_foreign;	/* repetitions from other tools */
 	size_t nr_aggregates;
+	size_t nr_from_aggregates;	/* rows standing for missing repetitions */
 };
 
 struct results {

@@ -8,7 +8,9 @@
 # - gup's lines put get before put, and its ratio is first over second;
 # - compare's medians, ratios, CIs, p-values and geometric mean match
 #   tests/data/compare-expected.tsv, computed by scipy and numpy
-#   (tests/oracles/compare_expected.py), not by bouncelab.
+#   (tests/oracles/compare_expected.py), not by bouncelab;
+# - compare of a Google Benchmark file of aggregates only compares every
+#   benchmark on its median aggregate and says so.
 #
 # usage: test_cli_behaviour.sh BOUNCELAB SOURCE_DIR PYTHON3
 set -uo pipefail
@@ -196,6 +198,70 @@ EOF
 else
 	fail "compare of the fixtures failed: $(cat err)"
 fi
+
+# ---- compare, a file of Google Benchmark aggregates only -----------------
+# gbench-repetitions.json and gbench-aggregates-only.json are two runs of
+# one Google Benchmark program (8 benchmarks, 5 repetitions), the second
+# with --benchmark_report_aggregates_only. Every benchmark is compared, on
+# the median Google Benchmark wrote, and compare says so before the table.
+for pair in "gbench-repetitions.json gbench-aggregates-only.json" \
+	"gbench-aggregates-only.json gbench-aggregates-only.json"; do
+	set -- $pair
+	if ! "$bouncelab" compare "$top/tests/data/$1" "$top/tests/data/$2" >out 2>err; then
+		fail "compare $pair failed: $(cat err)"
+		continue
+	fi
+	"$py" - out "$top/tests/data/$1" "$top/tests/data/$2" <<'EOF' || fail "compare $pair: see above"
+import json, re, statistics, sys
+text = open(sys.argv[1]).read()
+
+
+def medians(path):
+    """Per benchmark: the median of its repetitions, else its median aggregate."""
+    reps, aggs = {}, {}
+    for r in json.load(open(path))["benchmarks"]:
+        if r.get("run_type") == "aggregate":
+            if r["aggregate_name"] == "median":
+                aggs[r["run_name"]] = r["real_time"]
+        else:
+            reps.setdefault(r["run_name"], []).append(r["real_time"])
+    if reps:
+        return {k: statistics.median(v) for k, v in reps.items()}, False
+    return aggs, True
+
+
+a, a_aggs = medians(sys.argv[2])
+b, b_aggs = medians(sys.argv[3])
+bad = []
+for side, values, only in (("A", a, a_aggs), ("B", b, b_aggs)):
+    said = re.search(r"^   %s has no per-repetition rows for (\d+) benchmarks" % side, text, re.M)
+    if only and (not said or int(said.group(1)) != len(values)):
+        bad.append(f"{side}: compare does not say it used the aggregates")
+    if not only and said:
+        bad.append(f"{side}: compare says aggregates where there are repetitions")
+for name in a:
+    m = re.search(r"^\| %s, 1 thread \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x "
+                  r"\(no CI: aggregates only\) \| n/a \| untested \(aggregates only\) \|$"
+                  % re.escape(name), text, re.M)
+    if not m:
+        bad.append(f"{name}: no row, or not marked as compared on aggregates")
+        continue
+    for got, want, what in ((m.group(1), a[name], "A"), (m.group(2), b[name], "B")):
+        if abs(float(got) - want) > 0.006 * want:
+            bad.append(f"{name} {what}: printed {got}, expected {want:.4g}")
+    if abs(float(m.group(3)) - b[name] / a[name]) > 0.0051:
+        bad.append(f"{name} B/A: printed {m.group(3)}, expected {b[name] / a[name]:.3f}")
+if len(a) != 8:
+    bad.append(f"{len(a)} benchmarks in A, expected the fixture's 8")
+if not re.search(r"^Geometric mean of B/A over %d benchmarks:" % len(a), text, re.M):
+    bad.append("the geometric mean is not over every benchmark")
+if "Not compared" in text:
+    bad.append("benchmarks dropped")
+if bad:
+    print(text)
+    sys.exit("\n".join(bad))
+EOF
+done
 
 echo "$failures failures"
 [ "$failures" -eq 0 ]

@@ -9,6 +9,9 @@
 #     device still a device), the file replaced only with --force, the
 #     others refused even with it;
 #   - a second command on an output another one holds is refused at start;
+#   - what a killed command leaves (a lock nobody holds, temporary files,
+#     a half-built report) is taken over and removed by the next one, and
+#     a SIGKILLed run's journal is recovered by --resume;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
@@ -94,6 +97,40 @@ holder_status=$?
 [ "$holder_status" = 130 ] && [ -f held/results.json ] && [ ! -e held/results.json.journal ] &&
 	ok "the holder, interrupted, wrote its rows (exit 130)" ||
 	not_ok "the holder exited $holder_status"
+
+# --- what a killed command leaves (SIGKILL: no handler runs) is taken over
+# A lock file nobody holds (flock dies with its holder), a temporary file
+# and a half-built report: the next command on the path succeeds and
+# removes them, and says nothing of the lock.
+mkdir -p stale/rep/.report.tmp.AbC123/plots
+echo 999999 >stale/results.json.lock
+echo '{"half' >stale/results.json.tmp.AbC123
+echo 999999 >stale/rep/.bouncelab.lock
+echo '<svg' >stale/rep/.report.tmp.AbC123/plots/half.svg
+echo 999999 >stale/lat.json.lock
+expect 0 "run --out with a stale lock and temporary file" -- "$bouncelab" run "${quick[@]}" --out stale/results.json
+grep -qi lock err.txt && not_ok "run spoke of the stale lock: $(head -1 err.txt)" || ok "run took the stale lock silently"
+expect 0 "report -o with a stale lock and a half-built report" -- "$bouncelab" report results.json -o stale/rep
+expect 0 "topo --latency-out with a stale lock" -- "$bouncelab" "${latency[@]}" --latency-out stale/lat.json
+left=$(find stale -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' | head -3)
+[ -z "$left" ] && ok "the killed commands' leftovers are gone" || not_ok "left behind: $left"
+# And a real SIGKILL in the middle of a run: the journal keeps its rows,
+# the next run on the path says to resume, --resume recovers them.
+"$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 200 --min-time 0.01 \
+	--counters none --out killed/results.json 2>/dev/null &
+victim=$!
+for _ in $(seq 100); do [ -e killed/results.json.journal ] && break; sleep 0.1; done
+sleep 0.3
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+[ -e killed/results.json.lock ] && echo "# SIGKILL left killed/results.json.lock, held by nobody"
+expect 2 "run --out after a SIGKILL, without --resume" -- "$bouncelab" run "${quick[@]}" --out killed/results.json --force
+grep -q "run --resume" err.txt && ok "the refusal says to resume" || not_ok "the refusal does not say to resume: $(cat err.txt)"
+expect 0 "run --resume after a SIGKILL" -- "$bouncelab" run --resume killed
+grep -q '"incomplete"' killed/results.json && ok "the recovered rows are marked incomplete" ||
+	not_ok "the recovered file is not marked incomplete"
+left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head -3)
+[ -z "$left" ] && ok "nothing left after --resume" || not_ok "left behind: $left"
 
 # --- stdout on /dev/full: every command says so and fails
 full() {

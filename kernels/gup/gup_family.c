@@ -419,8 +419,8 @@ const struct kernel_family gup_family = {
 	"pages[] when done after it (seed 002). With only two CPUs one other "
 	"pinner fights for the flag's line: the fix's gain is a few times at "
 	"most, and in shared mode, where the refcount lines bounce as well, "
-	"it is smaller and noisier, often within noise; the seeds' gains grew "
-	"with the CPUs.",
+	"it is smaller and noisier than in private mode; the seeds' gains "
+	"grew with the CPUs.",
 	.source = "seeds/000, 002 and 003: 292648ac5cf1 \"mm: gup: allow FOLL_PIN to scale in SMP\", "
 		  "a458b76a4171 \"mm: gup: pack has_pinned in MMF_HAS_PINNED\", "
 		  "df3a0a21b698 \"mm/gup: fix omission of check on FOLL_LONGTERM in gup fast path\"",

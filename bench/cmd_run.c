@@ -295,17 +295,25 @@ static void on_run(const struct gbench_run *run, void *arg)
 	row.run_name = name;
 	row.repetitions = pr->nr_rounds;
 	row.repetition_index = pr->round;
-	if (!pr->journal_failed) {
+	/*
+	 * A repetition is finished when it is on disk, before the next one
+	 * starts. One the journal could not take is not: it is neither
+	 * counted nor shown, and the run stops.
+	 */
+	if (pr->journal_failed)
+		return;
+	{
 		json_t *obj = results_row(&row, c);
 		char err[600];
+		int failed = journal_append(&pr->journal, obj, err, sizeof(err));
 
-		/* On disk before the next repetition starts. */
-		if (journal_append(&pr->journal, obj, err, sizeof(err))) {
-			runtime_error("%s: stopping the run", err);
+		json_decref(obj);
+		if (failed) {
+			runtime_error("stopping the run after %u repetitions: %s", pr->done, err);
 			pr->journal_failed = true;
 			interrupt_request(INTERRUPT_ERROR);
+			return;
 		}
-		json_decref(obj);
 	}
 	if (!run->error_occurred) {
 		/*
@@ -538,8 +546,12 @@ static int write_results(const struct output_claim *claim, json_t *context,
 	if (signo) {
 		char why[160];
 
-		snprintf(why, sizeof(why), "interrupted by %s after %u of %u repetitions",
-			 interrupt_signal_name(signo), pr->done, pr->total);
+		if (pr->journal_failed)
+			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: the journal could not be written",
+				 nr_rows, pr->total);
+		else
+			snprintf(why, sizeof(why), "interrupted by %s after %zu of %u repetitions",
+				 interrupt_signal_name(signo), nr_rows, pr->total);
 		json_object_set_new(ctx, "incomplete", json_string(why));
 		if (claim->exists) {
 			output_incomplete_sibling(out, sibling, sizeof(sibling));
@@ -556,10 +568,10 @@ static int write_results(const struct output_claim *claim, json_t *context,
 	json_decref(doc);
 	if (signo) {
 		if (pr->journal_failed)
-			return runtime_error("the run stopped on an error: wrote the %u finished repetitions to %s, marked incomplete",
-					     pr->done, target);
-		runtime_error("%s: wrote the %u finished repetitions to %s, marked incomplete%s",
-			      interrupt_signal_name(signo), pr->done, target,
+			return runtime_error("the journal could not be written: wrote the %zu finished repetitions to %s, marked incomplete",
+					     nr_rows, target);
+		runtime_error("%s: wrote the %zu finished repetitions to %s, marked incomplete%s",
+			      interrupt_signal_name(signo), nr_rows, target,
 			      target != out ? " (beside the complete file --force would have replaced)" : "");
 		return 128 + signo;
 	}
@@ -567,14 +579,15 @@ static int write_results(const struct output_claim *claim, json_t *context,
 		return runtime_error("every one of the %u repetitions failed: %s has their errors, and no result",
 				     pr->done, out);
 	print_summary(pr);
-	if (pr->failed) {
-		ret = runtime_error("%u of %u repetitions failed (their errors are in %s): the summary and the report leave them out",
-				    pr->failed, pr->done, out);
-		ret = EXIT_PARTIAL;
-	}
 	if (!pr->quiet)
 		fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out,
 			seconds_since(&pr->start));
+	/* Last, where it is read: the exit status (3) says the same. */
+	if (pr->failed) {
+		runtime_error("%u of %u repetitions failed: their errors are in %s; the summary above and the report leave them out",
+			      pr->failed, pr->done, out);
+		ret = EXIT_PARTIAL;
+	}
 	return ret;
 }
 

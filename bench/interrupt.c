@@ -68,6 +68,14 @@ int interrupt_catch(void)
 		/* Restart the harness's own waits rather than fail them with EINTR. */
 		sa.sa_flags = SA_RESTART |
 			      (caught_signals[i] == SIGPIPE ? 0 : SA_RESETHAND);
+		/*
+		 * A signal ignored from the start stays ignored: 'nohup
+		 * bouncelab run' must outlive its terminal (SIGHUP), and a
+		 * shell's background job is not meant for its Ctrl-C.
+		 */
+		if (!sigaction(caught_signals[i], NULL, &saved[i]) &&
+		    saved[i].sa_handler == SIG_IGN)
+			continue;
 		if (sigaction(caught_signals[i], &sa, &saved[i])) {
 			int ret = -errno;
 

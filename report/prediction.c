@@ -195,6 +195,8 @@ static const char *missing_mechanism(const struct kernel_family *f,
 		return "threads of two kinds (readers, writers): one class of customer in the model, and a private cost measured for the writers alone";
 	if (cas)
 		return "cmpxchg retries: the model's retry share is a mean-value guess, not the handoff order";
+	if (ratio > 1 && p.cold_transfers > 0)
+		return "cold misses charged a whole pingpong transfer each: they overlap when nothing orders them, and cost less than the pingpong's one-way time on this host";
 	if (ratio > 1)
 		return "line tenure: the owner completes more operations per handoff than one transfer time allows";
 	if (locked)

@@ -161,7 +161,6 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 	return output_make_dirs(path, err, errlen);
 }
 
-
 /*
  * The parts of a report, report.md last: it is what a reader opens. The
  * files end in ".md"; report --brief writes no appendix (DETAILS_NAME).

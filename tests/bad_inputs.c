@@ -6,7 +6,8 @@
  *   - the exit status the row expects (2: usage, 1: runtime), not a crash
  *     and not a hang;
  *   - exactly one line on stderr, "bouncelab: ...", naming the bad value
- *     and saying what was expected (both given by the row);
+ *     and saying what was expected (both given by the row), with no raw
+ *     control byte in it (an argument's are shown escaped, "\x1b");
  *   - nothing on stdout, and no file created or changed.
  *
  * Each row runs in a fresh directory holding the fixtures below. Output
@@ -17,6 +18,7 @@
  * usage: bad_inputs BOUNCELAB TABLE
  */
 #define _XOPEN_SOURCE 700
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <fcntl.h>
@@ -258,6 +260,9 @@ static const char *judge(const struct row *r, int status, bool hung,
 		return "stderr is not exactly one line";
 	if (strncmp(err, "bouncelab: ", 11))
 		return "stderr does not start with 'bouncelab: '";
+	for (const char *p = err; p < err + first_line; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "stderr holds a raw control byte: expected it shown escaped";
 	if (!strstr(err, r->bad_value))
 		return "stderr does not name the bad value";
 	if (!strstr(err, r->expected))
@@ -336,6 +341,30 @@ out:
 	return !failure;
 }
 
+/*
+ * An argument cell's \xHH escapes, decoded in place: control bytes a
+ * table cell cannot hold. The value and expected cells stay literal, as
+ * bouncelab is to print them.
+ */
+static void decode_escapes(char *cell)
+{
+	char *out = cell;
+
+	for (const char *p = cell; *p; ) {
+		unsigned int byte;
+
+		if (p[0] == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) &&
+		    isxdigit((unsigned char)p[3]) && sscanf(p + 2, "%2x", &byte) == 1 &&
+		    byte) {
+			*out++ = (char)byte;
+			p += 4;
+		} else {
+			*out++ = *p++;
+		}
+	}
+	*out = '\0';
+}
+
 /* "2<TAB>value<TAB>expected<TAB>arg<TAB>arg...": fields split in place. */
 static int parse_row(char *line, unsigned int line_nr, struct row *r)
 {
@@ -364,12 +393,13 @@ static int parse_row(char *line, unsigned int line_nr, struct row *r)
 	r->argv[0] = bouncelab;
 	r->text[0] = '\0';
 	for (unsigned int i = 3; i < nr; i++) {
-		/* An empty argument, which a table cell cannot show. */
-		r->argv[i - 2] = strcmp(field[i], "@EMPTY@") ? field[i] : "";
 		used += (size_t)snprintf(r->text + used, sizeof(r->text) - used,
 					 "%s%s", i > 3 ? " " : "", field[i]);
 		if (used >= sizeof(r->text))
 			used = sizeof(r->text) - 1;
+		/* An empty argument, which a table cell cannot show. */
+		r->argv[i - 2] = strcmp(field[i], "@EMPTY@") ? field[i] : "";
+		decode_escapes(field[i]);
 	}
 	r->argv[nr - 2] = NULL;
 	return 1;

@@ -85,8 +85,10 @@ expect 2 "run --out new/dir/results.json with a bad option" -- "$bouncelab" run 
 [ ! -e new ] && ok "no directory made for a refused command" || not_ok "new/ was left behind"
 
 # --- a second command on an output another one holds
-"$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 200 --min-time 0.01 \
-	--counters none --out held/results.json 2>held.err &
+# (A script's background job starts with SIGINT ignored, and bouncelab
+# keeps what was ignored: env gives it the default back, as a terminal would.)
+env --default-signal=INT "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 \
+	--repetitions 200 --min-time 0.01 --counters none --out held/results.json 2>held.err &
 holder=$!
 for _ in $(seq 100); do [ -e held/results.json.journal ] && break; sleep 0.1; done
 expect 2 "a second run on a held --out" -- "$bouncelab" run "${quick[@]}" --out held/results.json --force
@@ -131,6 +133,19 @@ grep -q '"incomplete"' killed/results.json && ok "the recovered rows are marked 
 	not_ok "the recovered file is not marked incomplete"
 left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head -3)
 [ -z "$left" ] && ok "nothing left after --resume" || not_ok "left behind: $left"
+
+# --- nohup: a signal ignored from the start stays ignored
+env --ignore-signal=HUP "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 \
+	--repetitions 20 --min-time 0.01 --counters none --out nohup/results.json 2>nohup.err &
+runner=$!
+for _ in $(seq 100); do [ -e nohup/results.json.journal ] && break; sleep 0.1; done
+kill -HUP "$runner"
+wait "$runner"
+runner_status=$?
+[ "$runner_status" = 0 ] && grep -q '"benchmarks"' nohup/results.json &&
+	! grep -q incomplete nohup/results.json &&
+	ok "a run whose SIGHUP was ignored (nohup) outlives a SIGHUP" ||
+	not_ok "a run under nohup stopped at SIGHUP: exit $runner_status"
 
 # --- stdout on /dev/full: every command says so and fails
 full() {

@@ -53,6 +53,23 @@ static char bouncelab[PATH_MAX];
 static char work[PATH_MAX];	/* every row's directory lives here */
 /* a build without hwloc: topology rows may only say so (a skip) */
 static bool without_hwloc;
+/*
+ * A build without libpfm4 cannot tell a bad event name from a good one
+ * (every --events entry is n/a there, by design): the rows that expect
+ * "cannot encode it" are skips, and are not run, since such a run would
+ * go on to run the whole suite.
+ */
+static bool without_libpfm4;
+
+static bool row_checks_event_names(const struct row *r)
+{
+	if (!strstr(r->expected, "cannot encode it"))
+		return false;
+	for (unsigned int i = 0; r->argv[i]; i++)
+		if (!strcmp(r->argv[i], "--events"))
+			return true;
+	return false;
+}
 
 /*
  * Fixtures every row can name by a relative path. results.json is real:
@@ -294,6 +311,11 @@ static bool run_row(unsigned int n, struct row *r, const char *fixtures_dir)
 	bool hung;
 	int status;
 
+	if (without_libpfm4 && row_checks_event_names(r)) {
+		printf("ok %u - line %u: %s # SKIP this build has no libpfm4 to check event names\n",
+		       n, r->line, r->text);
+		return true;
+	}
 	snprintf(name, sizeof(name), "row-%u", n);
 	join(dir, work, name);
 	snprintf(name, sizeof(name), "row-%u.out", n);
@@ -413,12 +435,17 @@ int main(int argc, char **argv)
 	size_t cap = 0;
 	FILE *table;
 
-	if (argc == 4 && !strcmp(argv[3], "--without-hwloc")) {
-		without_hwloc = true;
+	while (argc > 3) {
+		if (!strcmp(argv[argc - 1], "--without-hwloc"))
+			without_hwloc = true;
+		else if (!strcmp(argv[argc - 1], "--without-libpfm4"))
+			without_libpfm4 = true;
+		else
+			break;
 		argc--;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: bad_inputs BOUNCELAB TABLE [--without-hwloc]\n");
+		fprintf(stderr, "usage: bad_inputs BOUNCELAB TABLE [--without-hwloc] [--without-libpfm4]\n");
 		return 2;
 	}
 	/* Rows run in their own directory: the path must not be relative. */

@@ -9,7 +9,6 @@
 
 #include "journal.h"
 #include "output.h"
-#include "results_json.h"
 
 /* One compact line (jansson escapes newlines in strings), flushed. */
 static int append_line(struct journal *j, json_t *obj, char *err, size_t errlen)
@@ -160,9 +159,7 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 		if (!nl)
 			break;
 		line++;
-		obj = results_json_parse_plain(p, (size_t)(nl - p));
-		if (!obj)
-			obj = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &jerr);
+		obj = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &jerr);
 		p = nl + 1;
 		if (!json_is_object(obj)) {
 			snprintf(err, errlen, "%s:%u: a broken journal line: %s", path, line,

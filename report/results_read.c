@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "journal.h"
-#include "results_json.h"
 #include "results_read.h"
 
 /*
@@ -796,10 +795,7 @@ static json_t *load(struct reader *r)
 		free(text);
 		return doc;
 	}
-	/* The plain common case in one pass; jansson for the rest and errors. */
-	doc = results_json_parse_plain(start, len);
-	if (!doc)
-		doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
+	doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	if (doc)
 		return doc;

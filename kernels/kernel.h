@@ -115,7 +115,7 @@ enum claim_threads {
 
 enum claim_arch {
 	CLAIM_ANY_ARCH,
-	/* holds where stores retire into a TSO store buffer (x86) */
+	/* relies on x86: its TSO store buffer, or its lock prefix owning the line */
 	CLAIM_X86,
 };
 

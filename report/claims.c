@@ -344,7 +344,7 @@ void claim_check(const struct results *set, const struct analysis *a,
 		return;
 	}
 	if (c->arch == CLAIM_X86 && !is_x86(arch)) {
-		not_testable(r, "other architecture (%s): the claim is about the x86 store buffer",
+		not_testable(r, "other architecture (%s): the claim relies on x86 (its store buffer or its lock prefix)",
 			     arch);
 		return;
 	}

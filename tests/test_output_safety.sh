@@ -170,6 +170,13 @@ full "gup" "$bouncelab" gup
 full "run --dry-run" "$bouncelab" run "${quick[@]}" --dry-run
 full "run (its summary)" "$bouncelab" run "${quick[@]}" --out full_run/results.json
 full "report" "$bouncelab" report results.json -o full_report
+full "report --brief" "$bouncelab" report --brief results.json -o full_brief
+full "list --events" "$bouncelab" list --events
+full "lesson" "$bouncelab" lesson
+full "lesson has_pinned" "$bouncelab" lesson has_pinned
+full "model" "$bouncelab" model
+full "topo --latency" "$bouncelab" "${latency[@]}"
+full "compare --help" "$bouncelab" compare --help
 
 # --- the README's exit-code table holds every status a command gave here
 table=$(sed -n '/^## Exit status/,/^## /p' "$top/README.md" | grep -o '^| `[0-9+ N]*`' | tr -d '|` ')

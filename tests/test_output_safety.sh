@@ -230,6 +230,27 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs tiny_mount 2>/dev/nul
 	grep -q '^\[' err.txt && not_ok "benchmarks ran before the check" || ok "no benchmark ran"
 	[ -z "$(ls -A tiny_mount)" ] && ok "nothing left on the full disk" || not_ok "left: $(ls -A tiny_mount)"
 	umount tiny_mount && tiny=""
+	# The disk fills during the run: the journal write that fails stops
+	# the run, and that repetition is neither counted nor shown; every
+	# one shown is in the journal, and --resume recovers them all.
+	mount -t tmpfs -o size=4m tmpfs tiny_mount && tiny=$PWD/tiny_mount
+	"$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 400 --min-time 0.005 \
+		--counters none --out tiny_mount/results.json 2>filled.err &
+	runner=$!
+	for _ in $(seq 100); do [ -s tiny_mount/results.json.journal ] && break; sleep 0.1; done
+	dd if=/dev/zero of=tiny_mount/fill bs=4k 2>/dev/null
+	wait "$runner"
+	runner_status=$?
+	rm -f tiny_mount/fill
+	shown=$(tr '\r' '\n' <filled.err | grep -c '^\[')
+	"$bouncelab" run --resume tiny_mount/results.json 2>resumed.err
+	kept=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' \
+		tiny_mount/results.json 2>/dev/null)
+	[ "$runner_status" = 1 ] && grep -q "stopping the run after $shown repetitions: cannot write the journal" filled.err &&
+		[ "$kept" = "$shown" ] &&
+		ok "a disk that fills mid-run: $shown repetitions shown, $kept recovered" ||
+		not_ok "a disk that fills mid-run: exit $runner_status, $shown shown, ${kept:-no} rows recovered: $(grep -v '^\[' filled.err | tail -2)"
+	umount tiny_mount && tiny=""
 else
 	n=$((n + 1)); echo "ok $n # SKIP full-disk check needs root to mount a tmpfs"
 fi

@@ -521,7 +521,7 @@ const struct kernel_family counter_family = {
 	.exercise_reading =
 	"In ctr/report.md, at 2 threads: shared_atomic is many times percpu_padded; "
 	"percpu_packed_locked is several times percpu_padded_locked (a transfer per update); "
-	"percpu_packed stays within a few ns of percpu_padded (the store buffer). At 1 thread "
+	"on x86 percpu_packed stays within a few ns of percpu_padded (the store buffer). At 1 thread "
 	"the locked variants cost the latency of a locked add and nothing bounces.",
 	.source = "seeds/000 (mm_struct's atomic64_t pinned_vm and rss_stat, reset in mm_init()); "
 		  "lib/percpu_counter.c percpu_counter_add_batch(); perfbook CodeSamples/count",

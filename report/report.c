@@ -66,10 +66,9 @@ static int render_brief(const struct report_input *in, struct report_state *st,
 	bool png;
 	char *md;
 
-	/* PREDICTION_FILE too (after the PNGs: the brief needs none of its plots) */
+	/* The brief links neither appendix: it writes neither. */
 	if (summary_add_figure(&st->batch, dir, &st->a) ||
-	    brief_add_pngs(&st->batch, &png, note, sizeof(note)) ||
-	    prediction_add_files(&st->batch, dir, in))
+	    brief_add_pngs(&st->batch, &png, note, sizeof(note)))
 		goto oom;
 	md = markdown_brief(in, png, note, &len);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
@@ -163,7 +162,8 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 
 /*
  * The parts of a report, report.md last: it is what a reader opens. The
- * files end in ".md"; report --brief writes no appendix (DETAILS_NAME).
+ * files end in ".md"; report --brief writes no appendix (PREDICTION_FILE,
+ * DETAILS_NAME).
  */
 static const char *const report_parts[] = {
 	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, "report.md"

@@ -218,6 +218,14 @@ for unwanted in ("## has_pinned", "## Environment", "### Setting"):
         problem("report --brief has %r: more than the summary" % unwanted)
 if os.path.exists(os.path.join(out, "plots", "summary-gains.png")):
     problem("report --brief made a PNG without rsvg-convert")
+# The brief links no appendix, so it writes none: a file nobody links is litter.
+for part in ("details.md", "prediction.md"):
+    if os.path.exists(os.path.join(out, part)):
+        problem("report --brief wrote %s, which it does not link" % part)
+stray = sorted(set(os.listdir(os.path.join(out, "plots"))) -
+               {"summary-gains.svg", "summary-gains.png"})
+if stray:
+    problem("report --brief wrote plots it does not link: %s" % ", ".join(stray))
 if rsvg:
     out, text = brief("brief-png", os.environ.get("PATH", ""))
     png = os.path.join(out, "plots", "summary-gains.png")

@@ -136,7 +136,7 @@ left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head
 
 # --- nohup: a signal ignored from the start stays ignored
 env --ignore-signal=HUP "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 \
-	--repetitions 20 --min-time 0.01 --counters none --out nohup/results.json 2>nohup.err &
+	--repetitions 20 --min-time 0.01 --counters none --out nohup/results.json >nohup.out 2>nohup.err &
 runner=$!
 for _ in $(seq 100); do [ -e nohup/results.json.journal ] && break; sleep 0.1; done
 kill -HUP "$runner"

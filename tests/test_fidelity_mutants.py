@@ -23,6 +23,15 @@ import subprocess
 import sys
 import tempfile
 
+# has_pinned's two seqcount reads replaced by the value they read at rest.
+SEQCOUNT_READS_AT_REST = [
+    ("seq = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
+     "seq = SEQ_AT_REST;"),
+    ("again = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
+     "again = SEQ_AT_REST;"),
+    ("enum { PARAM_PIN_WORK,", "#define SEQ_AT_REST 2\nenum { PARAM_PIN_WORK,"),
+]
+
 # name, file, variant, driver params, [(old, new)], which check must fail
 MUTANTS = [
     ("false_sharing loop collapsed into one add", "false_sharing.c", "padded_128", [],
@@ -54,19 +63,11 @@ MUTANTS = [
      "verify"),
     ("has_pinned seqcount reads replaced by the value they read", "has_pinned.c",
      "test_then_set_bit", [],
-     [("seq = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
-       "seq = SEQ_AT_REST;"),
-      ("again = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
-       "again = SEQ_AT_REST;"),
-      ("enum { PARAM_PIN_WORK,", "#define SEQ_AT_REST 2\nenum { PARAM_PIN_WORK,")],
+     SEQCOUNT_READS_AT_REST,
      "disasm"),
     ("store_always's seqcount reads replaced by the value they read", "has_pinned.c",
      "store_always", [],
-     [("seq = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
-       "seq = SEQ_AT_REST;"),
-      ("again = atomic_load_explicit(&mm->write_protect_seq, memory_order_acquire);",
-       "again = SEQ_AT_REST;"),
-      ("enum { PARAM_PIN_WORK,", "#define SEQ_AT_REST 2\nenum { PARAM_PIN_WORK,")],
+     SEQCOUNT_READS_AT_REST,
      "disasm"),
     ("store_always's atomic_set() made an xchg", "has_pinned.c", "store_always", [],
      [("""		struct mm_model *mm = mm_of_call(s, &cur, i);

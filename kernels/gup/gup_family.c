@@ -20,6 +20,7 @@
  * writer_changes.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -350,17 +351,26 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
  * page's line: the thread's own in private mode; in shared mode the
  * line the previous pinner of that page left in its cache, one transfer
  * for the grab and one for the unpin (the pass pins every page before it
- * unpins any). A THP is one grab and one put for up to 512 pages.
+ * unpins any). A THP is one grab per call (for the call's pages in it)
+ * and one put per pass, on its head page: the add-unless-zero cmpxchg and
+ * the referenced bit on the head's line, the pincount add and sub on the
+ * second page's line (folio_pincount_ptr()). In shared mode every thread
+ * pins the same heads: two lines the threads fight over when they pin in
+ * the same THP at once.
  */
 static void gup_access(const struct kernel_config *cfg, struct access_profile *p)
 {
-	double per_page = cfg->param[PARAM_PAGE_SIZE] == GUP_PAGES_4K ? 1 : 1.0 / 512;
+	bool thp = cfg->param[PARAM_PAGE_SIZE] != GUP_PAGES_4K;
 	unsigned long buffer_pages = (unsigned long)cfg->param[PARAM_BUFFER_MIB] << 8;
 	double calls = 1.0 / (double)(cfg->param[PARAM_PAGES_PER_CALL] ?
 				      cfg->param[PARAM_PAGES_PER_CALL] : (long)buffer_pages);
+	/* grabs and puts of a head per page: one grab per call, at most 512 pages each */
+	double grabs = fmax(calls, 1.0 / 512), puts = 1.0 / 512;
 	struct line_access *mm = access_add_line(p, "mm line (has_pinned, write_protect_seq)",
 						 LINE_SHARED_BY_ALL, 0);
+	struct line_access *head, *pincount;
 	unsigned int n = cfg->nr_threads;
+	double company;
 
 	mm->reads = 2 * calls;
 	switch (cfg->variant) {
@@ -374,10 +384,30 @@ static void gup_access(const struct kernel_config *cfg, struct access_profile *p
 		access_add_line(p, "mm->flags line", LINE_SHARED_BY_ALL, 0)->reads = calls;
 		break;
 	}
-	p->private_locked = 4 * per_page;
-	/* shared mode: the previous pinner of the page was another thread */
-	if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
-		p->cold_transfers = 2 * per_page * (n - 1) / n;
+	if (!thp) {
+		/* grab (cmpxchg, bias add, referenced bit) and put: the page's own line */
+		p->private_locked = 4;
+		/* shared mode: the previous pinner of the page was another thread */
+		if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
+			p->cold_transfers = 2.0 * (n - 1) / n;
+		return;
+	}
+	if (cfg->param[PARAM_MODE] == MODE_PRIVATE) {
+		p->private_locked = 3 * grabs + 2 * puts;
+		return;
+	}
+	/*
+	 * A head's lines move only while another thread pins in the same
+	 * THP: with the threads anywhere in a buffer of nr_thp THPs, each
+	 * other thread is in this one 1 / nr_thp of the time. Alone, a thread
+	 * keeps the head's lines for all its pages in the THP.
+	 */
+	company = fmin(1, (n - 1) / ((double)buffer_pages / 512));
+	head = access_add_line(p, "THP head line (refcount)", LINE_SHARED_BY_ALL, 0);
+	head->cas = grabs * company;
+	head->locked = (grabs + puts) * company;
+	pincount = access_add_line(p, "THP pincount line", LINE_SHARED_BY_ALL, 0);
+	pincount->locked = (grabs + puts) * company;
 }
 
 /*

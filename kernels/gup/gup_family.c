@@ -20,6 +20,7 @@
  * writer_changes.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -403,6 +404,7 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
 }
 
 /*
+/*
  * How often a CPU folds its NR_FOLL_PIN_* diff into the shared sums, per
  * page, when every update adds delta: the diff passes the threshold
  * (GUP_NODE_STAT_THRESHOLD) after ceil(126 / delta) updates, which carry
@@ -424,7 +426,7 @@ static double node_stat_folds_per_page(unsigned long delta)
  * - per grab (one per 4K page; one per call on a THP, of all the pages
  *   the call wants from it): the add-unless-zero cmpxchg, the pin add
  *   (pincount or refcount bias) and SetPageReferenced(), three locked
- *   RMWs on the folio's lines;
+ *   RMWs;
  * - per put (one per 4K page; one per THP, unpin_user_pages() batches a
  *   folio's pages since 5.12): page_ref_sub() and put_page(), and a THP's
  *   pincount: two locked RMWs on a small page, three on a THP;
@@ -435,10 +437,14 @@ static double node_stat_folds_per_page(unsigned long delta)
  *   the machine's vm_node_stat[]. Every pinning CPU writes them. (On a
  *   2-node machine the node's line is shared by half the threads; the
  *   profile says all, which overstates its queue.)
- * The folio's lines are the thread's own in private mode; in shared mode
- * they are the lines the previous pinner of that page left in its cache,
- * one transfer for the grab and one for the unpin (the pass pins every
- * page before it unpins any).
+ * A 4K page's line is the thread's own in private mode; in shared mode
+ * it is the line the previous pinner of that page left in its cache, one
+ * transfer for the grab and one for the unpin (the pass pins every page
+ * before it unpins any). A THP's grab works on its head page: the
+ * add-unless-zero cmpxchg and the referenced bit on the head's line, the
+ * pincount add and sub on the second page's line (folio_pincount_ptr()).
+ * In shared mode every thread pins the same heads: two lines the threads
+ * fight over when they pin in the same THP at once.
  */
 static void gup_access(const struct kernel_config *cfg, struct access_profile *p)
 {
@@ -450,10 +456,13 @@ static void gup_access(const struct kernel_config *cfg, struct access_profile *p
 	/* a THP grab takes what the call wants of the folio, at most all 512 */
 	unsigned long grab_refs = !thp ? 1 : per_call < GUP_HPAGE_NR ? per_call : GUP_HPAGE_NR;
 	unsigned long put_refs = thp ? GUP_HPAGE_NR : 1;
+	double grabs = 1.0 / (double)grab_refs, puts = 1.0 / (double)put_refs;
 	double folds = node_stat_folds_per_page(grab_refs) + node_stat_folds_per_page(put_refs);
 	struct line_access *mm = access_add_line(p, "mm line (has_pinned, write_protect_seq)",
 						 LINE_SHARED_BY_ALL, 0);
+	struct line_access *head, *pincount;
 	unsigned int n = cfg->nr_threads;
+	double company;
 
 	mm->reads = 2 * calls;
 	switch (cfg->variant) {
@@ -469,10 +478,31 @@ static void gup_access(const struct kernel_config *cfg, struct access_profile *p
 	}
 	access_add_line(p, "vm_node_stat line (NR_FOLL_PIN_*)", LINE_SHARED_BY_ALL, 0)->locked = folds;
 	access_add_line(p, "node vm_stat line (NR_FOLL_PIN_*)", LINE_SHARED_BY_ALL, 0)->locked = folds;
-	p->private_locked = 3.0 / (double)grab_refs + (thp ? 3.0 : 2.0) / (double)put_refs;
-	/* shared mode: the previous pinner of the page was another thread */
-	if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
-		p->cold_transfers = 2.0 / (double)grab_refs * (n - 1) / n;
+	if (!thp) {
+		/* grab (cmpxchg, bias add, referenced bit) and put (sub, put_page): the page's own line */
+		p->private_locked = 3 + 2;
+		/* shared mode: the previous pinner of the page was another thread */
+		if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
+			p->cold_transfers = 2.0 * (n - 1) / n;
+		return;
+	}
+	if (cfg->param[PARAM_MODE] == MODE_PRIVATE) {
+		p->private_locked = 3 * grabs + 3 * puts;
+		return;
+	}
+	/*
+	 * A head's lines move only while another thread pins in the same
+	 * THP: with the threads anywhere in a buffer of nr_thp THPs, each
+	 * other thread is in this one 1 / nr_thp of the time. Alone, a thread
+	 * keeps the head's lines for all its pages in the THP.
+	 */
+	company = fmin(1, (n - 1) / ((double)buffer_pages / 512));
+	head = access_add_line(p, "THP head line (refcount)", LINE_SHARED_BY_ALL, 0);
+	head->cas = grabs * company;
+	/* the grab's referenced bit; the put's page_ref_sub() and put_page() */
+	head->locked = (grabs + 2 * puts) * company;
+	pincount = access_add_line(p, "THP pincount line", LINE_SHARED_BY_ALL, 0);
+	pincount->locked = (grabs + puts) * company;
 }
 
 /*

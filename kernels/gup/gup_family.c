@@ -404,7 +404,6 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
 }
 
 /*
-/*
  * How often a CPU folds its NR_FOLL_PIN_* diff into the shared sums, per
  * page, when every update adds delta: the diff passes the threshold
  * (GUP_NODE_STAT_THRESHOLD) after ceil(126 / delta) updates, which carry

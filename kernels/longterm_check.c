@@ -97,7 +97,10 @@ struct longterm_thread {
 	uint64_t pinned;		/* pages pinned in all calls */
 	uint64_t pinned_hash;		/* sum of page_hash() of those pages */
 	uint64_t cma_checks;		/* is_migrate_cma_page() lookups */
-	uint64_t get_ns, put_ns;	/* time in the gets, and in the puts */
+	uint64_t put_ns;		/* time in the puts */
+	double *stretch_ns_per_page;	/* each stretch of the gets, per page */
+	unsigned long nr_stretches, stretches_cap;
+	bool out_of_memory;		/* no room for the stretches: verify fails */
 };
 
 struct longterm_state {
@@ -314,6 +317,48 @@ static inline unsigned long next_call_start(const struct longterm_state *s,
 enum longterm_kind { NO_CHECK, SECOND_PASS, CHECK_IN_WALK };
 
 /*
+ * The gets are timed in stretches of at least this many pages (32 calls
+ * at nr_pages=64, about 25 us here), and get_ns_per_page is the median
+ * over the stretches. A pass over gup_benchmark's 128 MB takes about as
+ * long as the 1 ms between two timer interrupts, and on a VM one
+ * interrupt can cost 40 us: a tenth of a pass, more than the gap between
+ * the variants. Whole passes, or their sum, then vary by whether and how
+ * often an interrupt hit them; the median of the stretches leaves out
+ * the few an interrupt hit, in every variant alike. The clock reads cost
+ * about 0.1% of a stretch.
+ */
+#define STRETCH_PAGES 2048
+
+/* Room for a pass's stretches, made outside the timed spans. */
+static bool reserve_stretches(struct longterm_thread *th, uint64_t more)
+{
+	double *grown;
+	unsigned long cap = th->stretches_cap;
+
+	if (th->nr_stretches + more <= cap)
+		return true;
+	while (cap < th->nr_stretches + more)
+		cap = cap ? 2 * cap : 1024;
+	grown = realloc(th->stretch_ns_per_page, cap * sizeof(*grown));
+	if (!grown) {
+		th->out_of_memory = true;
+		return false;
+	}
+	th->stretch_ns_per_page = grown;
+	th->stretches_cap = cap;
+	return true;
+}
+
+static inline void end_stretch(const struct longterm_state *s,
+			       struct longterm_thread *th, uint64_t ns,
+			       unsigned int calls)
+{
+	if (calls && th->nr_stretches < th->stretches_cap)
+		th->stretch_ns_per_page[th->nr_stretches++] =
+			(double)ns / ((double)calls * s->nr_pages);
+}
+
+/*
  * gup_benchmark's ioctl, a pass at a time: the calls (timed: get), a
  * note of the pages for verify (not timed), then put_page() on every
  * page (timed: put). A pass is at most one sweep of the buffer.
@@ -321,11 +366,16 @@ enum longterm_kind { NO_CHECK, SECOND_PASS, CHECK_IN_WALK };
 static inline void run_calls(struct longterm_state *s, struct longterm_thread *th,
 			     uint64_t nr_ops, enum longterm_kind kind)
 {
+	unsigned int stretch_calls = (STRETCH_PAGES + s->nr_pages - 1) / s->nr_pages;
+
 	while (nr_ops) {
 		uint64_t calls = nr_ops < s->nr_chunks ? nr_ops : s->nr_chunks;
 		unsigned long nr = 0;
-		uint64_t t0 = kernel_now_ns(), t1, t2;
+		unsigned int left = stretch_calls;
+		uint64_t ts, t1, t2;
 
+		reserve_stretches(th, (calls + stretch_calls - 1) / stretch_calls);
+		ts = kernel_now_ns();
 		for (uint64_t c = 0; c < calls; c++) {
 			struct page_model **pages = th->pages + nr;
 			unsigned int got = walk_ptes(s, th, pages, next_call_start(s, th),
@@ -334,15 +384,22 @@ static inline void run_calls(struct longterm_state *s, struct longterm_thread *t
 			if (kind == SECOND_PASS)
 				got = reject_cma_pages(s, th, pages, got);
 			nr += got;
+			if (!--left) {
+				uint64_t t = kernel_now_ns();
+
+				end_stretch(s, th, t - ts, stretch_calls);
+				ts = t;
+				left = stretch_calls;
+			}
 		}
 		t1 = kernel_now_ns();
+		end_stretch(s, th, t1 - ts, stretch_calls - left);
 		for (unsigned long i = 0; i < nr; i++)
 			th->pinned_hash += page_hash(pfn_of(th, th->pages[i]));
 		th->pinned += nr;
 		t2 = kernel_now_ns();
 		for (unsigned long i = 0; i < nr; i++)
 			put_page(th->pages[i]);
-		th->get_ns += t1 - t0;
 		th->put_ns += kernel_now_ns() - t2;
 		nr_ops -= calls;
 	}
@@ -403,6 +460,7 @@ static void longterm_destroy(void *state)
 		free(s->threads[t].memmap);
 		free(s->threads[t].ptes);
 		free(s->threads[t].pages);
+		free(s->threads[t].stretch_ns_per_page);
 	}
 	free(s->threads);
 	for (unsigned long r = 0; s->mem_section && r < s->nr_roots; r++) {
@@ -604,17 +662,57 @@ static int check_pages(const struct longterm_state *s, bool longterm,
 	return 0;
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median over every thread's stretches of get time per page. */
+static int stretch_median(const struct longterm_state *s, double *median)
+{
+	unsigned long n = 0, k = 0;
+	double *all;
+
+	for (unsigned int t = 0; t < s->nr_threads; t++)
+		n += s->threads[t].nr_stretches;
+	if (!n) {
+		*median = 0;
+		return 0;
+	}
+	all = malloc(n * sizeof(*all));
+	if (!all)
+		return -1;
+	for (unsigned int t = 0; t < s->nr_threads; t++) {
+		const struct longterm_thread *th = &s->threads[t];
+
+		memcpy(all + k, th->stretch_ns_per_page, th->nr_stretches * sizeof(*all));
+		k += th->nr_stretches;
+	}
+	qsort(all, n, sizeof(*all), compare_doubles);
+	*median = n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
+	free(all);
+	return 0;
+}
+
 static int longterm_verify(void *state, const struct kernel_config *cfg,
 			   const uint64_t *ops, struct kernel_metrics *metrics,
 			   char *msg, size_t msglen)
 {
 	struct longterm_state *s = state;
 	bool longterm = cfg->variant != VARIANT_NO_CHECK;
-	uint64_t calls = 0, pinned = 0, checks = 0, get_ns = 0, put_ns = 0;
+	uint64_t calls = 0, pinned = 0, checks = 0, put_ns = 0;
 	struct chunk_expect want;
+	double get_ns_per_page;
 
 	for (unsigned int t = 0; t < s->nr_threads; t++) {
 		const struct longterm_thread *th = &s->threads[t];
+
+		if (th->out_of_memory) {
+			snprintf(msg, msglen, "thread %u had no memory to note its timed stretches", t);
+			return -1;
+		}
 
 		expected_pins(s, longterm, ops[t], &want);
 		if (th->pinned != want.nr || th->pinned_hash != want.hash) {
@@ -633,15 +731,18 @@ static int longterm_verify(void *state, const struct kernel_config *cfg,
 		calls += ops[t];
 		pinned += th->pinned;
 		checks += th->cma_checks;
-		get_ns += th->get_ns;
 		put_ns += th->put_ns;
 	}
 	if (check_pages(s, cfg->variant == VARIANT_CHECK_IN_WALK, ops, msg, msglen))
 		return -1;
+	if (stretch_median(s, &get_ns_per_page)) {
+		snprintf(msg, msglen, "out of memory for the median of the timed stretches");
+		return -1;
+	}
 	if (calls) {
 		double pages = (double)calls * s->nr_pages;
 
-		kernel_metric_add(metrics, "get_ns_per_page", (double)get_ns / pages);
+		kernel_metric_add(metrics, "get_ns_per_page", get_ns_per_page);
 		kernel_metric_add(metrics, "put_ns_per_page", (double)put_ns / pages);
 		kernel_metric_add(metrics, "cma_checks_per_call", (double)checks / (double)calls);
 	}

@@ -113,6 +113,9 @@ RULES = {
             ("has", PFNBLOCK_CALL, True, "the CMA check, in the walk and in the second pass"),
             ("has", SEQ_PAIR, False, "raw_read_seqcount() and read_seqcount_retry()"),
         ],
+        "reject_unpinnable_pages": [
+            ("has", PFNBLOCK_CALL, True, "is_migrate_cma_page() per page in reject_cma_pages()"),
+        ],
     },
 }
 

@@ -12,11 +12,14 @@
  * the second pass and 529.74 us with the check in the walk (about 17%).
  *
  * The model is v5.2's gup_pte_range(), the kernel the seed patched: per
- * page, try_get_compound_head() (page_ref_add_unless(): a cmpxchg), the
- * pte recheck, and SetPageReferenced() (a locked or): two locked RMWs.
- * The CMA check is is_migrate_cma_page(): an out-of-line
+ * page, try_get_compound_head() (compound_head(), the WARN's read of the
+ * refcount, page_ref_add_unless(): a cmpxchg), the pte recheck, and
+ * SetPageReferenced() (compound_head() again, a locked or): two locked
+ * RMWs. The CMA check is is_migrate_cma_page(): an out-of-line
  * get_pfnblock_flags_mask() that finds the pfn's mem_section and reads
  * the pageblock's bits in ms->pageblock_flags (5.2 has no ms->usage).
+ * Left out, the same in every variant: the walk down pgd, p4d, pud and
+ * pmd once per call, and local_irq_disable()/enable().
  *
  * What each place touches, per page. The walk: the pte (8 per line),
  * the page's struct page line, cold at nr_pages=64 since the pass runs
@@ -33,15 +36,18 @@
  * ((640.41 - 481.8) us over 32768 pages) and the in-walk check at 1.5
  * to 1.9 ns, over a walk of 14.7 ns per page. This model does the same
  * per-page work (tests/check_disasm.py holds the loop to the call; the
- * loop's loads are listed above), yet on the 2-vCPU EPYC (Zen 3) VM the
- * second pass and the in-walk check each cost 1.4 to 1.6 ns per page
- * (get_ns_per_page over no_check's, 25 repetitions, two runs), over a
- * walk of about 12 ns: the walk costs about what it cost on the seed's
- * EPYC 7601, the second loop about a third of what it cost there. That
- * is a cost of the seed's CPU (an older core running a loop of calls
- * and dependent loads) that this one does not have [I: no Zen 1 and no
- * PMU here to show which unit], so the gap measured here is 0 to 2 per
- * cent, not 17%; nothing in the model is tuned to widen it.
+ * loop's loads are listed above), yet on the 2-vCPU AMD EPYC VM (CPU
+ * family 26) the second pass costs 2.1 ns per page and the in-walk
+ * check 1.3 to 1.7 (get_ns_per_page over no_check's, 9 repetitions, six
+ * runs), over a walk of about 11.5 ns: the walk costs about what it
+ * cost on the seed's EPYC 7601, the second loop under half of what it
+ * cost there. That is a cost of the seed's CPU (an older core running a
+ * loop of calls and dependent loads) that this one does not have [I: no
+ * Zen 1 and no PMU here to show which unit], so the gap measured here is
+ * about 3%, not 17%; nothing in the model is tuned to widen it. A gap
+ * that small shows only because get_ns_per_page is the median of short
+ * stretches (see STRETCH_PAGES): over whole passes, timer interrupts
+ * moved each repetition by more than the gap.
  *
  * One operation is one fast-GUP call over nr_pages consecutive pages of
  * the thread's own buffer (no page is shared). As in gup_benchmark,
@@ -49,7 +55,8 @@
  * the pass's gets are timed, then (untimed) the pages are noted for
  * verify, then the put_page() of every page is timed: get_ns_per_page
  * and put_ns_per_page are gup_benchmark's get and put over the pages
- * asked for. ns_per_op, the harness's, covers all three.
+ * asked for (the get as the median of its stretches, the put over whole
+ * passes). ns_per_op, the harness's, covers all three.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,11 +90,28 @@ struct mem_section_model {
 	unsigned long *pageblock_flags;
 };
 
-/* struct page is 64 bytes: one line each, as in the kernel's vmemmap. */
+/*
+ * struct page is 64 bytes: one line each, as in the kernel's vmemmap.
+ * compound_head has bit 0 set on a tail page; the buffer's pages are all
+ * order-0, so it stays 0, but every compound_head() still reads it.
+ */
 struct page_model {
 	_Alignas(64) atomic_ulong flags;	/* PG_referenced */
+	_Atomic(uintptr_t) compound_head;
 	atomic_int refcount;
 };
+
+/*
+ * compound_head() of 5.2 (include/linux/page-flags.h):
+ * READ_ONCE(page->compound_head), a tail's head if bit 0 is set.
+ */
+static inline struct page_model *compound_head(struct page_model *page)
+{
+	uintptr_t head = atomic_load_explicit(&page->compound_head,
+					      memory_order_relaxed);
+
+	return head & 1 ? (struct page_model *)(head - 1) : page;
+}
 
 struct longterm_thread {
 	_Alignas(CACHE_PAD) struct page_model *memmap;	/* the buffer's pages */
@@ -219,28 +243,49 @@ static inline bool page_is_longterm_pinnable(const struct longterm_state *s,
 	       MIGRATE_CMA;
 }
 
-/* put_page(): page_ref_dec_and_test(), one locked RMW. */
+/*
+ * put_page() of 5.2 (include/linux/mm.h): page = compound_head(page),
+ * then put_page_testzero(): page_ref_dec_and_test(), one locked RMW.
+ * (put_devmap_managed_page() in between is a static branch, off.)
+ */
 static inline void put_page(struct page_model *page)
 {
-	atomic_fetch_sub_explicit(&page->refcount, 1, memory_order_release);
+	atomic_fetch_sub_explicit(&compound_head(page)->refcount, 1,
+				  memory_order_release);
 }
 
 /*
- * try_get_compound_head() of 5.2: page_cache_add_speculative(), that is
- * page_ref_add_unless(page, 1, 0), a cmpxchg loop that never revives a
+ * try_get_compound_head() of 5.2 (mm/gup.c): head = compound_head(page);
+ * WARN_ON_ONCE(page_ref_count(head) < 0), a read of the refcount; then
+ * page_cache_add_speculative(), that is page_ref_add_unless(head, 1, 0),
+ * a cmpxchg loop that reads the refcount again and never revives a
  * freed page.
  */
-static inline bool try_get_page(struct page_model *page)
+static inline struct page_model *try_get_compound_head(struct page_model *page)
 {
-	int old = atomic_load_explicit(&page->refcount, memory_order_relaxed);
+	struct page_model *head = compound_head(page);
+	int old;
 
+	if (atomic_load_explicit(&head->refcount, memory_order_relaxed) < 0)
+		return NULL;
+	old = atomic_load_explicit(&head->refcount, memory_order_relaxed);
 	do {
 		if (old == 0)
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&page->refcount, &old, old + 1,
+			return NULL;
+	} while (!atomic_compare_exchange_weak_explicit(&head->refcount, &old, old + 1,
 							 memory_order_seq_cst,
 							 memory_order_relaxed));
-	return true;
+	return head;
+}
+
+/*
+ * SetPageReferenced() of 5.2: PAGEFLAG(Referenced, .., PF_HEAD), so
+ * set_bit(PG_referenced, &compound_head(page)->flags): a locked or.
+ */
+static inline void set_page_referenced(struct page_model *page)
+{
+	atomic_fetch_or_explicit(&compound_head(page)->flags, 1UL << PG_REFERENCED,
+				 memory_order_relaxed);
 }
 
 /*
@@ -261,21 +306,21 @@ static inline unsigned int walk_ptes(struct longterm_state *s,
 
 	for (unsigned int i = 0; i < nr_pages; i++, ptep++) {
 		unsigned long pte = atomic_load_explicit(ptep, memory_order_relaxed);
-		struct page_model *page;
+		struct page_model *page, *head;
 
 		if (!(pte & PTE_PRESENT))
 			break;
 		page = &th->memmap[pte >> PTE_PFN_SHIFT];
 		if (check_longterm && !page_is_longterm_pinnable(s, th, page, &checks))
 			break;
-		if (!try_get_page(page))
+		head = try_get_compound_head(page);
+		if (!head)
 			break;
 		if (atomic_load_explicit(ptep, memory_order_relaxed) != pte) {
-			put_page(page);
+			put_page(head);
 			break;
 		}
-		atomic_fetch_or_explicit(&page->flags, 1UL << PG_REFERENCED,
-					 memory_order_relaxed);
+		set_page_referenced(page);
 		pages[nr++] = page;
 	}
 	th->cma_checks += checks;

@@ -37,11 +37,11 @@
  * to 1.9 ns, over a walk of 14.7 ns per page. This model does the same
  * per-page work (tests/check_disasm.py holds the loop to the call; the
  * loop's loads are listed above), yet on the 2-vCPU AMD EPYC VM (CPU
- * family 26) the second pass costs 2.1 ns per page and the in-walk
- * check 1.3 to 1.7 (get_ns_per_page over no_check's, 9 repetitions, six
- * runs), over a walk of about 11.5 ns: the walk costs about what it
- * cost on the seed's EPYC 7601, the second loop under half of what it
- * cost there. That is a cost of the seed's CPU (an older core running a
+ * family 26) the second pass costs 1.8 to 2.2 ns per page and the
+ * in-walk check 1.3 to 1.8 (get_ns_per_page over no_check's, 9
+ * repetitions, six runs), over a walk of 11.1 to 11.7 ns: the walk
+ * costs about what it cost on the seed's EPYC 7601, the second loop
+ * under half of what it cost there. That is a cost of the seed's CPU (an older core running a
  * loop of calls and dependent loads) that this one does not have [I: no
  * Zen 1 and no PMU here to show which unit], so the gap measured here is
  * about 3%, not 17%; nothing in the model is tuned to widen it. A gap

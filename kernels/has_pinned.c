@@ -12,11 +12,13 @@
  * increments on the thread's own line standing for the page pins.
  *
  * already_set: how often a call finds the flag already set. The fix wins
- * only when the flag is usually set: when it is clear, read-then-set pays
- * a load that misses and then a second transfer to write, where the
- * blind store pays one (perfbook, cpu/overheads.tex: load+CAS 101.9 ns vs
- * blind CAS 47.5 ns off-core). A call that finds the flag clear is the
- * first pin of another mm. The model keeps a small pool of such fresh
+ * only when the flag is usually set: when it is clear, the line moves on
+ * every call whichever way the flag is written. Perfbook (cpu/overheads.tex:
+ * load+CAS 101.9 ns vs blind CAS 47.5 ns off-core) times a load and a CAS
+ * apart; in one call the write's ownership request overlaps the load's
+ * miss, and the runs here find read-first no dearer than the blind store
+ * at already_set=0 (the figures above the claims). A call that finds the
+ * flag clear is the first pin of another mm. The model keeps a small pool of such fresh
  * mms: the call pins in one (its flag clear, its seqcount read), and then
  * retires it by clearing the flag again, so that the pool stays fresh.
  * Each thread walks the pool from its own offset, so with several
@@ -586,9 +588,15 @@ static const struct kernel_claim has_pinned_claims[] = {
  * Access profile (model/): one call. Calls that find the flag set go to
  * the shared mm: two reads of write_protect_seq and the flag update, on
  * one line (flag_line=shared) or two. The others pin in a fresh mm that
- * another CPU retired last, one transfer (two when the flag is read
- * before it is written: perfbook's load+CAS vs blind CAS). The page pins
- * are locked adds on the thread's own line.
+ * another CPU retired last: one transfer, whether the call reads the flag
+ * before it writes it or not. Perfbook's load+CAS (two transfers) times
+ * the load and the CAS apart, fenced; here the load, the store or locked
+ * op and the seqcount read go to one line in one call, the core issues
+ * the write's ownership request while the load's miss is still out, and
+ * the line comes once. The runs show it: at already_set=0 the read-first
+ * variants cost what the blind ones and no_flag cost (see the numbers
+ * above the claims), not a transfer more. The page pins are locked adds
+ * on the thread's own line.
  */
 static void has_pinned_access(const struct kernel_config *cfg,
 			      struct access_profile *p)
@@ -619,7 +627,7 @@ static void has_pinned_access(const struct kernel_config *cfg,
 	else
 		flag->locked += set;
 	if (cfg->nr_threads > 1)
-		p->cold_transfers = (1 - set) * (reads_first ? 2 : 1);
+		p->cold_transfers = 1 - set;
 }
 
 const struct kernel_family has_pinned_family = {

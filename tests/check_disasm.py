@@ -14,9 +14,9 @@ Exit 0: every rule holds; 1: a rule failed; 77: the files are not x86-64
 (the table covers x86-64 only), with the reason on stdout.
 
 A rule "in a loop" means inside the range [target, jump] of a backward
-jump of the function, or of a local function it calls (one the compiler
-split off, e.g. a .constprop clone), where that call itself sits in a
-loop.
+jump of the function, or of a local function it calls or tail-calls (one
+the compiler split off, e.g. a .constprop clone, or the static function
+an entry point jumps to), where that call itself sits in a loop.
 """
 import re
 import subprocess
@@ -124,6 +124,8 @@ RELOC = re.compile(r"^\s*[0-9a-f]+:\s+R_\w+\s+([\w.]+)")
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
 JUMP = re.compile(r"^(j[a-z]+|loop\w*)\s+([0-9a-f]+)\s+<([^>+]+)")
 CALL = re.compile(r"^call\s+([0-9a-f]+)\s+<([^>+]+)>")
+# a tail call: a jump to the start of another function of the object
+TAIL_CALL = re.compile(r"^jmp\s+([0-9a-f]+)\s+<([^>+]+)>$")
 LOAD32 = re.compile(r"^mov\s+(\S*\(%\w+(?:,%\w+)?(?:,\d)?\)),(%e\w+|%r\d+d)$")
 LOAD64 = re.compile(r"^mov\s+(\S*\(%\w+(?:,%\w+)?(?:,\d)?\)),(%r\w+)$")
 STORE = re.compile(r"^mov[bwlq]?\s+(%\w+),(\S*\(%\w+(?:,%\w+)?(?:,\d)?\))$")
@@ -184,7 +186,7 @@ def closure(funcs, name):
         ranges = loop_ranges(insns)
         result.append((fn, called_in_loop))
         for addr, text in insns:
-            m = CALL.match(text)
+            m = CALL.match(text) or TAIL_CALL.match(text)
             if m and m.group(2) in funcs and m.group(2) not in seen:
                 seen.add(m.group(2))
                 todo.append((m.group(2), called_in_loop or in_loop(addr, ranges)))

@@ -29,6 +29,7 @@ LOCK_BTS = r"^lock\s+bts[wlq]?\s"              # test_and_set_bit() using the ol
 LOCK_ADD = r"^lock\s+(add|inc|xadd)[bwlq]?\s"  # atomic_inc/add, page_ref_add()
 LOCK_SUB = r"^lock\s+(sub|dec|xadd|add)[bwlq]?\s"  # put_page(): a decrement
 CMPXCHG = r"^lock\s+cmpxchg[bwlq]?\s"          # add-unless-zero, cmpxchg()
+LONG_LOCK_ADD = r"^lock\s+addq?\s+%r(?:[a-z]{2}|\d{1,2}),"  # atomic_long_add(): a 64-bit register
 XCHG = r"^xchg[bwlq]?\s"                       # xchg(): implicitly locked
 PFNBLOCK_CALL = r"^call\s.*get_pfnblock_flags_mask"
 SEQ_PAIR = "seq_pair"       # two 32-bit loads of one memory operand
@@ -112,6 +113,16 @@ RULES = {
             ("has", LOCK_OR, True, "SetPageReferenced() per page"),
             ("has", PFNBLOCK_CALL, True, "the CMA check, in the walk and in the second pass"),
             ("has", SEQ_PAIR, False, "raw_read_seqcount() and read_seqcount_retry()"),
+            ("has", LONG_LOCK_ADD, True,
+             "node_page_state_add(): NR_FOLL_PIN_ACQUIRED folded into the shared counters"),
+        ],
+    },
+    "gup_page.c.o": {
+        "unpin_user_pages": [
+            ("has", LOCK_SUB, True,
+             "put_compound_head(): hpage_pincount_sub(), page_ref_sub(), put_page() per folio"),
+            ("has", LONG_LOCK_ADD, True,
+             "node_page_state_add(): NR_FOLL_PIN_RELEASED folded into the shared counters"),
         ],
         "reject_unpinnable_pages": [
             ("has", PFNBLOCK_CALL, True, "is_migrate_cma_page() per page in reject_cma_pages()"),

@@ -532,8 +532,10 @@ const struct kernel_family gup_family = {
 	"CPU's next seqcount read missed. With one page per call that is one "
 	"line transfer per page; reading the flag first (292648ac5cf1) leaves "
 	"the line shared in every cache once set. In private mode, where "
-	"threads pin pages of their own, the flag is the only shared line and "
-	"the fix removes nearly all the cost (pin_fast: 46.6x on 256 CPUs). In "
+	"threads pin pages of their own, the flag is the only line shared on "
+	"every call (the NR_FOLL_PIN_* counters' lines take a fold once every "
+	"126 pins) and the fix removes nearly all the cost (pin_fast: 46.6x on "
+	"256 CPUs); what is left to queue on is those counters. In "
 	"shared mode, as gup_test -j runs it, the pages' refcount lines still "
 	"bounce between pinners after the fix, so the gain is smaller (5.4x "
 	"on 40 CPUs). More pages per call amortise the flag and the seqcount "
@@ -570,7 +572,8 @@ const struct kernel_family gup_family = {
 	"--param gup.mode=private,shared --out gup.json && bouncelab report gup.json -o gup",
 	.exercise_reading =
 	"In gup/report.md read the before-and-after table of each mode at 2 threads: the gain "
-	"is larger in private mode, where the flag's line is the only one the threads share; "
+	"is larger in private mode, where the flag's line is the only one the threads share on "
+	"every call; "
 	"in shared mode the pages' own lines still move between the pinners. With only 2 CPUs "
 	"both gains are small and need an idle machine and many repetitions to separate from "
 	"noise. At 1 thread the two variants are close: nothing moves.",

@@ -158,7 +158,7 @@ struct line_access {
 	double cas;			/* cmpxchg in a retry loop: attempts when alone */
 };
 
-#define ACCESS_MAX_LINES 4
+#define ACCESS_MAX_LINES 6
 
 struct access_profile {
 	unsigned int nr_lines;

@@ -64,9 +64,12 @@ struct result_failure {
 	const char *message;
 };
 
+struct json_region;
+
 struct result_file {
 	const char *path;
 	json_t *doc;
+	struct json_region *region;	/* doc's memory (json_region.h), or NULL */
 	json_t *context;
 	size_t nr_rows;		/* good repetitions of ours */
 	size_t nr_failed;

@@ -14,9 +14,9 @@ Exit 0: every rule holds; 1: a rule failed; 77: the files are not x86-64
 (the table covers x86-64 only), with the reason on stdout.
 
 A rule "in a loop" means inside the range [target, jump] of a backward
-jump of the function, or of a local function it calls (one the compiler
-split off, e.g. a .constprop clone), where that call itself sits in a
-loop.
+jump of the function, or of a local function it calls or tail-calls (one
+the compiler split off, e.g. a .constprop clone, or the static function
+an entry point jumps to), where that call itself sits in a loop.
 """
 import re
 import subprocess
@@ -29,6 +29,7 @@ LOCK_BTS = r"^lock\s+bts[wlq]?\s"              # test_and_set_bit() using the ol
 LOCK_ADD = r"^lock\s+(add|inc|xadd)[bwlq]?\s"  # atomic_inc/add, page_ref_add()
 LOCK_SUB = r"^lock\s+(sub|dec|xadd|add)[bwlq]?\s"  # put_page(): a decrement
 CMPXCHG = r"^lock\s+cmpxchg[bwlq]?\s"          # add-unless-zero, cmpxchg()
+LONG_LOCK_ADD = r"^lock\s+addq?\s+%r(?:[a-z]{2}|\d{1,2}),"  # atomic_long_add(): a 64-bit register
 XCHG = r"^xchg[bwlq]?\s"                       # xchg(): implicitly locked
 PFNBLOCK_CALL = r"^call\s.*get_pfnblock_flags_mask"
 SEQ_PAIR = "seq_pair"       # two 32-bit loads of one memory operand
@@ -112,6 +113,19 @@ RULES = {
             ("has", LOCK_OR, True, "SetPageReferenced() per page"),
             ("has", PFNBLOCK_CALL, True, "the CMA check, in the walk and in the second pass"),
             ("has", SEQ_PAIR, False, "raw_read_seqcount() and read_seqcount_retry()"),
+            ("has", LONG_LOCK_ADD, True,
+             "node_page_state_add(): NR_FOLL_PIN_ACQUIRED folded into the shared counters"),
+        ],
+        "reject_unpinnable_pages": [
+            ("has", PFNBLOCK_CALL, True, "is_migrate_cma_page() per page in reject_cma_pages()"),
+        ],
+    },
+    "gup_page.c.o": {
+        "unpin_user_pages": [
+            ("has", LOCK_SUB, True,
+             "put_compound_head(): hpage_pincount_sub(), page_ref_sub(), put_page() per folio"),
+            ("has", LONG_LOCK_ADD, True,
+             "node_page_state_add(): NR_FOLL_PIN_RELEASED folded into the shared counters"),
         ],
     },
 }
@@ -121,6 +135,8 @@ RELOC = re.compile(r"^\s*[0-9a-f]+:\s+R_\w+\s+([\w.]+)")
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
 JUMP = re.compile(r"^(j[a-z]+|loop\w*)\s+([0-9a-f]+)\s+<([^>+]+)")
 CALL = re.compile(r"^call\s+([0-9a-f]+)\s+<([^>+]+)>")
+# a tail call: a jump to the start of another function of the object
+TAIL_CALL = re.compile(r"^jmp\s+([0-9a-f]+)\s+<([^>+]+)>$")
 LOAD32 = re.compile(r"^mov\s+(\S*\(%\w+(?:,%\w+)?(?:,\d)?\)),(%e\w+|%r\d+d)$")
 LOAD64 = re.compile(r"^mov\s+(\S*\(%\w+(?:,%\w+)?(?:,\d)?\)),(%r\w+)$")
 STORE = re.compile(r"^mov[bwlq]?\s+(%\w+),(\S*\(%\w+(?:,%\w+)?(?:,\d)?\))$")
@@ -181,7 +197,7 @@ def closure(funcs, name):
         ranges = loop_ranges(insns)
         result.append((fn, called_in_loop))
         for addr, text in insns:
-            m = CALL.match(text)
+            m = CALL.match(text) or TAIL_CALL.match(text)
             if m and m.group(2) in funcs and m.group(2) not in seen:
                 seen.add(m.group(2))
                 todo.append((m.group(2), called_in_loop or in_loop(addr, ranges)))

@@ -718,8 +718,9 @@ static void bad_layouts_are_refused(void **unused)
 
 /*
  * Locked read-modify-writes per page, counted by the test build's
- * gup_count_locked(), against the kernel's own count (v5.14 mm/gup.c,
- * include/linux/page_ref.h):
+ * gup_count_locked(), against the kernel's own count (v5.12 mm/gup.c,
+ * mm/vmstat.c, include/linux/page_ref.h and mm.h; 5.13 and 5.14 differ
+ * only in names):
  *   4K pin  3: try_grab_compound_head(): try_get_compound_head() ->
  *              page_ref_add_unless() (a cmpxchg), then
  *              page_ref_add(page, refs * (GUP_PIN_COUNTING_BIAS - 1));
@@ -729,11 +730,20 @@ static void bad_layouts_are_refused(void **unused)
  *              hpage_pincount_add(head, refs), SetPageReferenced(head)
  *              (gup_huge_pmd(): one grab for all the pages of the leaf)
  *   THP get 2 per THP
- *   4K unpin 1: put_compound_head(): refs *= GUP_PIN_COUNTING_BIAS,
- *              put_page_refs() -> page_ref_sub_and_test()
- *   THP unpin 2 per THP: hpage_pincount_sub(), put_page_refs()
- *              (unpin_user_pages() batches a folio's pages)
- *   put     1 per 4K page, 1 per THP
+ *   4K unpin 2: put_compound_head(): refs *= GUP_PIN_COUNTING_BIAS, then
+ *              "Only the last ref needs a put_page()": page_ref_sub(page,
+ *              refs - 1) and put_page()'s put_page_testzero()
+ *   THP unpin 3 per THP: hpage_pincount_sub(), page_ref_sub(), put_page()
+ *              (unpin_user_pages() batches a folio's pages since 5.12,
+ *              for_each_compound_head())
+ *   put     1 per 4K page (refs 1: put_page() alone), 2 per THP
+ *   vmstat  2 per fold: FOLL_PIN grabs and puts add refs to this CPU's
+ *              NR_FOLL_PIN_ACQUIRED / _RELEASED diff with
+ *              this_cpu_cmpxchg() (no lock prefix); past the threshold
+ *              (125) mod_node_state() folds it in with
+ *              node_page_state_add(): atomic_long_add() to the node's and
+ *              to the machine's counter. A THP's grab or put of 512
+ *              always folds; 64 4K pages after one warm-up pin do not.
  * The FOLL_LONGTERM CMA check adds loads only (get_pfnblock_flags_mask()),
  * in the walk or in the second pass. With the flag already set, the
  * flag update adds none.
@@ -747,14 +757,14 @@ struct locked_ops_row {
 };
 
 static const struct locked_ops_row locked_ops_table[] = {
-	{ GUP_PAGES_4K, true, false, GUP_LONGTERM_IN_WALK, 3, 0, 1, 0 },
-	{ GUP_PAGES_4K, true, true, GUP_LONGTERM_IN_WALK, 3, 0, 1, 0 },
-	{ GUP_PAGES_4K, true, true, GUP_LONGTERM_SECOND_PASS, 3, 0, 1, 0 },
+	{ GUP_PAGES_4K, true, false, GUP_LONGTERM_IN_WALK, 3, 0, 2, 0 },
+	{ GUP_PAGES_4K, true, true, GUP_LONGTERM_IN_WALK, 3, 0, 2, 0 },
+	{ GUP_PAGES_4K, true, true, GUP_LONGTERM_SECOND_PASS, 3, 0, 2, 0 },
 	{ GUP_PAGES_4K, false, false, GUP_LONGTERM_IN_WALK, 2, 0, 1, 0 },
 	{ GUP_PAGES_4K, false, true, GUP_LONGTERM_SECOND_PASS, 2, 0, 1, 0 },
-	{ GUP_PAGES_2M, true, false, GUP_LONGTERM_IN_WALK, 0, 3, 0, 2 },
-	{ GUP_PAGES_2M, true, true, GUP_LONGTERM_SECOND_PASS, 0, 3, 0, 2 },
-	{ GUP_PAGES_2M, false, false, GUP_LONGTERM_IN_WALK, 0, 2, 0, 1 },
+	{ GUP_PAGES_2M, true, false, GUP_LONGTERM_IN_WALK, 0, 3 + 2, 0, 3 + 2 },
+	{ GUP_PAGES_2M, true, true, GUP_LONGTERM_SECOND_PASS, 0, 3 + 2, 0, 3 + 2 },
+	{ GUP_PAGES_2M, false, false, GUP_LONGTERM_IN_WALK, 0, 2, 0, 2 },
 };
 
 static void locked_ops_per_page_match_the_kernel(void **unused)
@@ -813,6 +823,51 @@ static void locked_ops_per_page_match_the_kernel(void **unused)
 	}
 }
 
+/*
+ * pin_fast's setting: a THP pinned one page per call. Each call is one
+ * grab of one page (3 locked ops) and adds 1 to this CPU's
+ * NR_FOLL_PIN_ACQUIRED diff, which folds into the two shared counters
+ * (2 locked adds) on the 126th pin, when it passes 125. The batched
+ * unpin of the 252 pages is one put of the folio (3) with a fold of
+ * NR_FOLL_PIN_RELEASED (2). Afterwards the shared counters hold every
+ * pin and unpin, and no diff is left.
+ */
+static void pinning_a_thp_page_by_page_folds_the_counters_every_126_pins(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_2M, 4 * MIB, 1, 0, GUP_LONGTERM_IN_WALK,
+				    GUP_READ_THEN_SET);
+	unsigned long start = gup_buffer_start(mm, 0);
+	struct gup_page *pages[252];
+	struct gup_task task;
+	uint64_t before, get_ops, put_ops;
+
+	(void)unused;
+	gup_task_init(&task, mm);
+	mm_set_has_pinned_flag(mm);
+	before = gup_locked_ops;
+	for (unsigned long i = 0; i < 252; i++) {
+		assert_int_equal(pin_user_pages_fast(&task, start + i * GUP_PAGE_SIZE, 1,
+						     FOLL_WRITE, pages + i), 1);
+		if (i == 124 || i == 125)
+			assert_int_equal(gup_mm_node_stat(mm, GUP_NR_FOLL_PIN_ACQUIRED, true),
+					 i == 124 ? 0 : 126);
+	}
+	get_ops = gup_locked_ops - before;
+	before = gup_locked_ops;
+	unpin_user_pages(&task, pages, 252);
+	put_ops = gup_locked_ops - before;
+	assert_int_equal(get_ops, 252 * 3 + 2 * 2);
+	assert_int_equal(put_ops, 3 + 2);
+	for (int global = 0; global < 2; global++) {
+		assert_int_equal(gup_mm_node_stat(mm, GUP_NR_FOLL_PIN_ACQUIRED, global), 252);
+		assert_int_equal(gup_mm_node_stat(mm, GUP_NR_FOLL_PIN_RELEASED, global), 252);
+	}
+	assert_int_equal(task.node_stat_diff[GUP_NR_FOLL_PIN_ACQUIRED], 0);
+	assert_int_equal(task.node_stat_diff[GUP_NR_FOLL_PIN_RELEASED], 0);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+}
+
 /* test_then_set_bit's set_bit() is the one locked op of a first pin. */
 static void the_first_pin_sets_the_bit_with_one_locked_op(void **unused)
 {
@@ -836,6 +891,7 @@ int main(void)
 		cmocka_unit_test(small_pages_are_accounted_with_the_bias),
 		cmocka_unit_test(locked_ops_per_page_match_the_kernel),
 		cmocka_unit_test(the_first_pin_sets_the_bit_with_one_locked_op),
+		cmocka_unit_test(pinning_a_thp_page_by_page_folds_the_counters_every_126_pins),
 		cmocka_unit_test(thp_pins_go_to_the_head_and_the_pincount),
 		cmocka_unit_test(slow_path_pins_are_accounted_the_same),
 		cmocka_unit_test(each_flag_update_sets_its_own_flag),

@@ -92,10 +92,32 @@ struct gup_stats {
 struct gup_mm;
 struct gup_page;
 
+/*
+ * The two node counters every pin and unpin updates (enum node_stat_item,
+ * include/linux/mmzone.h, since 1970dc6f5226 in 5.7): /proc/vmstat's
+ * nr_foll_pin_acquired and nr_foll_pin_released.
+ */
+enum { GUP_NR_FOLL_PIN_ACQUIRED, GUP_NR_FOLL_PIN_RELEASED, GUP_NR_NODE_STATS };
+
+/*
+ * The threshold past which a CPU folds its diff into the shared node
+ * counters: calculate_normal_threshold() (mm/vmstat.c, 5.12) gives
+ * min(125, 2 * fls(online CPUs) * (1 + fls(zone size in 128 MB))),
+ * which is the cap 125 for 32 CPUs or more with 64 GB zones, and for
+ * 256 CPUs with any zone above 4 GB: both seeds' machines. A smaller
+ * machine folds more often; the walker keeps the seeds' value.
+ */
+#define GUP_NODE_STAT_THRESHOLD 125
+
 /* The calling thread: its mm and its counters. */
 struct gup_task {
 	_Alignas(CACHE_PAD) struct gup_mm *mm;
 	struct gup_stats stats;
+	/*
+	 * This CPU's share of the node counters not yet folded into the
+	 * shared ones: per_cpu_nodestats->vm_node_stat_diff[] (mm/vmstat.c).
+	 */
+	long node_stat_diff[GUP_NR_NODE_STATS];
 };
 
 /* Returns NULL with err filled on a bad layout or no memory. */
@@ -142,6 +164,13 @@ void put_user_pages(struct gup_task *task, struct gup_page **pages,
 bool gup_page_maybe_dma_pinned(const struct gup_page *page);
 /* folio_is_longterm_pinnable() of the page's folio: not in CMA. */
 bool gup_page_longterm_pinnable(const struct gup_page *page);
+
+/*
+ * A node counter as node_page_state() reads it: the shared sum
+ * (pgdat->vm_stat[item]; global: vm_node_stat[item]), without the
+ * CPUs' unfolded diffs.
+ */
+long gup_mm_node_stat(const struct gup_mm *mm, unsigned int item, bool global);
 
 /* Whether the mm's has-pinned flag is set, wherever its switch keeps it. */
 bool gup_mm_has_pinned(struct gup_mm *mm);

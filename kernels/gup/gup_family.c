@@ -102,6 +102,25 @@ static const struct kernel_param gup_params[] = {
 };
 
 /*
+ * verify_dma_pinned() (mm/gup_test.c, PIN_* commands): between the timed
+ * pin loop and the timed unpin, one page_maybe_dma_pinned() per page of
+ * the pass, a read of the page's own struct page (its compound head) and
+ * of the folio's pin count. gup_test leaves it out of both its times;
+ * will-it-scale's pin_fast counts whole ioctls, so it is in ns_per_op.
+ * A page that is not pinned is the kernel's WARN; here, a failed run.
+ */
+static void verify_dma_pinned(struct gup_thread *th, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++) {
+		if (gup_page_maybe_dma_pinned(th->pages[i]))
+			continue;
+		th->error = -EIO;
+		th->error_after = th->task.stats.pages_returned;
+		return;
+	}
+}
+
+/*
  * The variants differ only in the mm's flag-update switch, chosen when the
  * state is created: see mm_set_has_pinned_flag() in kernels/gup/mm.c.
  */
@@ -115,7 +134,7 @@ static void gup_pin_unpin_pages(void *state, unsigned int thread, uint64_t nr_op
 	while (nr_ops && !th->error) {
 		unsigned long pass = nr_ops < s->buffer_pages ? nr_ops : s->buffer_pages;
 		unsigned long done = 0;
-		uint64_t t0 = kernel_now_ns(), t1;
+		uint64_t t0 = kernel_now_ns(), t1, t2;
 
 		while (done < pass) {
 			unsigned long nr = pass - done < per_call ? pass - done : per_call;
@@ -131,9 +150,12 @@ static void gup_pin_unpin_pages(void *state, unsigned int thread, uint64_t nr_op
 			done += (unsigned long)got;
 		}
 		t1 = kernel_now_ns();
+		if (!th->error)
+			verify_dma_pinned(th, done);
+		t2 = kernel_now_ns();
 		unpin_user_pages(&th->task, th->pages, done);
 		th->get_ns += t1 - t0;
-		th->put_ns += kernel_now_ns() - t1;
+		th->put_ns += kernel_now_ns() - t2;
 		nr_ops -= pass;
 	}
 }
@@ -251,6 +273,11 @@ static int verify_threads(struct gup_family_state *s, const uint64_t *ops,
 	for (unsigned int t = 0; t < s->nr_threads; t++) {
 		const struct gup_thread *th = &s->threads[t];
 
+		if (th->error == -EIO) {
+			snprintf(msg, msglen, "thread %u: a page it pinned was not dma-pinned (verify_dma_pinned) after %lu pages",
+				 t, th->error_after);
+			return -1;
+		}
 		if (th->error) {
 			snprintf(msg, msglen, "thread %u: pin_user_pages_fast() returned %ld after %lu pages",
 				 t, th->error, th->error_after);
@@ -293,6 +320,39 @@ static int check_longterm_checks(const struct gup_family_state *s,
 	return -1;
 }
 
+/*
+ * /proc/vmstat's nr_foll_pin_acquired and nr_foll_pin_released: what the
+ * CPUs folded into the shared sums plus what each still holds in its diff
+ * is every pin and unpin, on the node's counter and the machine's alike.
+ */
+static int check_node_stats(const struct gup_family_state *s,
+			    const struct gup_stats *sum, char *msg, size_t msglen)
+{
+	const uint64_t want[GUP_NR_NODE_STATS] = {
+		[GUP_NR_FOLL_PIN_ACQUIRED] = sum->pins_acquired,
+		[GUP_NR_FOLL_PIN_RELEASED] = sum->pins_released,
+	};
+
+	for (unsigned int item = 0; item < GUP_NR_NODE_STATS; item++) {
+		long diffs = 0;
+
+		for (unsigned int t = 0; t < s->nr_threads; t++)
+			diffs += s->threads[t].task.node_stat_diff[item];
+		for (int global = 0; global < 2; global++) {
+			long got = gup_mm_node_stat(s->mm, item, global) + diffs;
+
+			if (got == (long)want[item])
+				continue;
+			snprintf(msg, msglen, "%s %s counter: %ld, expected %llu (the pins counted)",
+				 global ? "the machine's" : "the node's",
+				 item == GUP_NR_FOLL_PIN_ACQUIRED ? "nr_foll_pin_acquired" :
+				 "nr_foll_pin_released", got, (unsigned long long)want[item]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int gup_verify(void *state, const struct kernel_config *cfg,
 		      const uint64_t *ops, struct kernel_metrics *metrics,
 		      char *msg, size_t msglen)
@@ -321,7 +381,8 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
 			 (unsigned long long)sum.pins_released);
 		return -1;
 	}
-	if (gup_mm_check_at_rest(s->mm, msg, msglen))
+	if (check_node_stats(s, &sum, msg, msglen) ||
+	    gup_mm_check_at_rest(s->mm, msg, msglen))
 		return -1;
 	if (total && !gup_mm_has_pinned(s->mm)) {
 		snprintf(msg, msglen, "the has-pinned flag is not set after %llu pins",
@@ -343,29 +404,59 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
 }
 
 /*
- * Access profile (model/): one page pinned and unpinned. Per call (one
- * call per pages_per_call pages): the flag update and two reads of
- * write_protect_seq on the mm's line (mm->flags has a line of its own).
- * Per page: the grab's three locked RMWs (the add-unless-zero cmpxchg,
- * the pin bias add, the referenced bit) and the unpin's, all on the
- * page's line: the thread's own in private mode; in shared mode the
- * line the previous pinner of that page left in its cache, one transfer
- * for the grab and one for the unpin (the pass pins every page before it
- * unpins any). A THP is one grab per call (for the call's pages in it)
- * and one put per pass, on its head page: the add-unless-zero cmpxchg and
- * the referenced bit on the head's line, the pincount add and sub on the
- * second page's line (folio_pincount_ptr()). In shared mode every thread
- * pins the same heads: two lines the threads fight over when they pin in
- * the same THP at once.
+ * How often a CPU folds its NR_FOLL_PIN_* diff into the shared sums, per
+ * page, when every update adds delta: the diff passes the threshold
+ * (GUP_NODE_STAT_THRESHOLD) after ceil(126 / delta) updates, which carry
+ * that many times delta pages.
+ */
+static double node_stat_folds_per_page(unsigned long delta)
+{
+	unsigned long updates = (GUP_NODE_STAT_THRESHOLD + delta) / delta;
+
+	return 1.0 / (double)(updates * delta);
+}
+
+/*
+ * Access profile (model/): one page pinned and unpinned, the 5.12 work
+ * (mm/gup.c, include/linux/mm.h, mm/vmstat.c) counted per page:
+ * - per call (one call per pages_per_call pages): the flag update and
+ *   two reads of write_protect_seq on the mm's line (mm->flags has a line
+ *   of its own);
+ * - per grab (one per 4K page; one per call on a THP, of all the pages
+ *   the call wants from it): the add-unless-zero cmpxchg, the pin add
+ *   (pincount or refcount bias) and SetPageReferenced(), three locked
+ *   RMWs;
+ * - per put (one per 4K page; one per THP, unpin_user_pages() batches a
+ *   folio's pages since 5.12): page_ref_sub() and put_page(), and a THP's
+ *   pincount: two locked RMWs on a small page, three on a THP;
+ * - NR_FOLL_PIN_ACQUIRED once per grab and NR_FOLL_PIN_RELEASED once per
+ *   put on the CPU's own diff, which every 126 pages (4K, or THP pinned a
+ *   page at a time: pin_fast) or every THP put (delta 512) is folded into
+ *   two shared lines with a locked add each: the node's vm_stat[] and
+ *   the machine's vm_node_stat[]. Every pinning CPU writes them. (On a
+ *   2-node machine the node's line is shared by half the threads; the
+ *   profile says all, which overstates its queue.)
+ * A 4K page's line is the thread's own in private mode; in shared mode
+ * it is the line the previous pinner of that page left in its cache, one
+ * transfer for the grab and one for the unpin (the pass pins every page
+ * before it unpins any). A THP's grab works on its head page: the
+ * add-unless-zero cmpxchg and the referenced bit on the head's line, the
+ * pincount add and sub on the second page's line (folio_pincount_ptr()).
+ * In shared mode every thread pins the same heads: two lines the threads
+ * fight over when they pin in the same THP at once.
  */
 static void gup_access(const struct kernel_config *cfg, struct access_profile *p)
 {
 	bool thp = cfg->param[PARAM_PAGE_SIZE] != GUP_PAGES_4K;
 	unsigned long buffer_pages = (unsigned long)cfg->param[PARAM_BUFFER_MIB] << 8;
-	double calls = 1.0 / (double)(cfg->param[PARAM_PAGES_PER_CALL] ?
-				      cfg->param[PARAM_PAGES_PER_CALL] : (long)buffer_pages);
-	/* grabs and puts of a head per page: one grab per call, at most 512 pages each */
-	double grabs = fmax(calls, 1.0 / 512), puts = 1.0 / 512;
+	unsigned long per_call = cfg->param[PARAM_PAGES_PER_CALL] ?
+				 (unsigned long)cfg->param[PARAM_PAGES_PER_CALL] : buffer_pages;
+	double calls = 1.0 / (double)per_call;
+	/* a THP grab takes what the call wants of the folio, at most all 512 */
+	unsigned long grab_refs = !thp ? 1 : per_call < GUP_HPAGE_NR ? per_call : GUP_HPAGE_NR;
+	unsigned long put_refs = thp ? GUP_HPAGE_NR : 1;
+	double grabs = 1.0 / (double)grab_refs, puts = 1.0 / (double)put_refs;
+	double folds = node_stat_folds_per_page(grab_refs) + node_stat_folds_per_page(put_refs);
 	struct line_access *mm = access_add_line(p, "mm line (has_pinned, write_protect_seq)",
 						 LINE_SHARED_BY_ALL, 0);
 	struct line_access *head, *pincount;
@@ -384,16 +475,18 @@ static void gup_access(const struct kernel_config *cfg, struct access_profile *p
 		access_add_line(p, "mm->flags line", LINE_SHARED_BY_ALL, 0)->reads = calls;
 		break;
 	}
+	access_add_line(p, "vm_node_stat line (NR_FOLL_PIN_*)", LINE_SHARED_BY_ALL, 0)->locked = folds;
+	access_add_line(p, "node vm_stat line (NR_FOLL_PIN_*)", LINE_SHARED_BY_ALL, 0)->locked = folds;
 	if (!thp) {
-		/* grab (cmpxchg, bias add, referenced bit) and put: the page's own line */
-		p->private_locked = 4;
+		/* grab (cmpxchg, bias add, referenced bit) and put (sub, put_page): the page's own line */
+		p->private_locked = 3 + 2;
 		/* shared mode: the previous pinner of the page was another thread */
 		if (cfg->param[PARAM_MODE] == MODE_SHARED && n > 1)
 			p->cold_transfers = 2.0 * (n - 1) / n;
 		return;
 	}
 	if (cfg->param[PARAM_MODE] == MODE_PRIVATE) {
-		p->private_locked = 3 * grabs + 2 * puts;
+		p->private_locked = 3 * grabs + 3 * puts;
 		return;
 	}
 	/*
@@ -405,7 +498,8 @@ static void gup_access(const struct kernel_config *cfg, struct access_profile *p
 	company = fmin(1, (n - 1) / ((double)buffer_pages / 512));
 	head = access_add_line(p, "THP head line (refcount)", LINE_SHARED_BY_ALL, 0);
 	head->cas = grabs * company;
-	head->locked = (grabs + puts) * company;
+	/* the grab's referenced bit; the put's page_ref_sub() and put_page() */
+	head->locked = (grabs + 2 * puts) * company;
 	pincount = access_add_line(p, "THP pincount line", LINE_SHARED_BY_ALL, 0);
 	pincount->locked = (grabs + puts) * company;
 }
@@ -438,8 +532,10 @@ const struct kernel_family gup_family = {
 	"CPU's next seqcount read missed. With one page per call that is one "
 	"line transfer per page; reading the flag first (292648ac5cf1) leaves "
 	"the line shared in every cache once set. In private mode, where "
-	"threads pin pages of their own, the flag is the only shared line and "
-	"the fix removes nearly all the cost (pin_fast: 46.6x on 256 CPUs). In "
+	"threads pin pages of their own, the flag is the only line shared on "
+	"every call (the NR_FOLL_PIN_* counters' lines take a fold once every "
+	"126 pins) and the fix removes nearly all the cost (pin_fast: 46.6x on "
+	"256 CPUs); what is left to queue on is those counters. In "
 	"shared mode, as gup_test -j runs it, the pages' refcount lines still "
 	"bounce between pinners after the fix, so the gain is smaller (5.4x "
 	"on 40 CPUs). More pages per call amortise the flag and the seqcount "
@@ -476,7 +572,8 @@ const struct kernel_family gup_family = {
 	"--param gup.mode=private,shared --out gup.json && bouncelab report gup.json -o gup",
 	.exercise_reading =
 	"In gup/report.md read the before-and-after table of each mode at 2 threads: the gain "
-	"is larger in private mode, where the flag's line is the only one the threads share; "
+	"is larger in private mode, where the flag's line is the only one the threads share on "
+	"every call; "
 	"in shared mode the pages' own lines still move between the pinners. With only 2 CPUs "
 	"both gains are small and need an idle machine and many repetitions to separate from "
 	"noise. At 1 thread the two variants are close: nothing moves.",

@@ -205,6 +205,16 @@ struct gup_mm {
 	atomic_uint write_protect_seq;
 	/* mm->flags, where MMF_HAS_PINNED lives since 5.14, is elsewhere [I]. */
 	_Alignas(CACHE_PAD) atomic_ulong flags;
+	/*
+	 * The node counters' shared sums, which every pinner's CPU folds its
+	 * diff into (mm/vmstat.c, node_page_state_add()): pgdat->vm_stat[]
+	 * of the page's node and the machine's vm_node_stat[]. Each is one
+	 * array of longs with the two items side by side, so one line each.
+	 * In the kernel they are the machine's, not the mm's; here the mm
+	 * is the machine.
+	 */
+	_Alignas(CACHE_PAD) atomic_long node_vm_stat[GUP_NR_NODE_STATS];
+	_Alignas(CACHE_PAD) atomic_long global_vm_stat[GUP_NR_NODE_STATS];
 	_Alignas(CACHE_PAD) pthread_rwlock_t mmap_lock;
 
 	/* Read-mostly from here on: set up before any thread walks. */
@@ -282,15 +292,26 @@ static inline unsigned long gup_pageblock_migratetype(const struct gup_mm *mm,
 }
 
 /*
- * is_pinnable_page() (5.14; folio_is_longterm_pinnable() today), as the
- * FOLL_LONGTERM paths call it: the CMA rule, through the pageblock
- * lookup, counted so that verify can tell the check ran.
+ * is_pinnable_page() (5.14; folio_is_longterm_pinnable() today): the CMA
+ * rule, through the pageblock lookup. *checks counts the lookups so that
+ * verify can tell the check ran; the fast path passes a local of its
+ * own, kept in a register and added to the task's stats once per call,
+ * since a store per page would be work the kernel does not do.
  */
+static inline bool page_lookup_longterm_pinnable(const struct gup_mm *mm,
+						 const struct gup_page *page,
+						 uint64_t *checks)
+{
+	++*checks;
+	return gup_pageblock_migratetype(mm, page) != GUP_PB_MIGRATE_CMA;
+}
+
+/* The same, counted in the task's stats at once: off the fast path. */
 static inline bool page_is_longterm_pinnable(struct gup_task *task,
 					     const struct gup_page *page)
 {
-	task->stats.longterm_checks++;
-	return gup_pageblock_migratetype(task->mm, page) != GUP_PB_MIGRATE_CMA;
+	return page_lookup_longterm_pinnable(task->mm, page,
+					     &task->stats.longterm_checks);
 }
 
 /* pgtable.c */
@@ -331,13 +352,55 @@ bool folio_has_extra_refs(struct gup_page *folio);
  * The per-page fast path, inline as in the kernel's headers (page_ref.h,
  * mm.h): see page.c for how pins are accounted.
  */
-/* folio_put_refs(): whoever drops the last reference frees the folio. */
+
+/*
+ * mod_node_page_state() with CONFIG_HAVE_CMPXCHG_LOCAL (x86-64):
+ * mod_node_state() adds delta to this CPU's diff with this_cpu_cmpxchg(),
+ * which has no lock prefix (it only has to be atomic against this CPU's
+ * interrupts), so a plain update of the thread's own slot does the same
+ * work. When the diff passes the threshold, all of it goes to the shared
+ * sums with node_page_state_add(): two atomic_long_add()s, lock-prefixed
+ * adds on two lines that every pinning CPU writes. With one page per
+ * pin that is once every 126 pins, and on every batched unpin of a THP
+ * (delta 512).
+ */
+static inline void gup_mod_node_state(struct gup_task *task, unsigned int item,
+				      long delta)
+{
+	long diff = task->node_stat_diff[item] + delta;
+
+	if (diff > GUP_NODE_STAT_THRESHOLD || diff < -GUP_NODE_STAT_THRESHOLD) {
+		gup_count_locked();
+		atomic_fetch_add_explicit(&task->mm->node_vm_stat[item], diff,
+					  memory_order_relaxed);
+		gup_count_locked();
+		atomic_fetch_add_explicit(&task->mm->global_vm_stat[item], diff,
+					  memory_order_relaxed);
+		diff = 0;
+	}
+	task->node_stat_diff[item] = diff;
+}
+
+/*
+ * put_page_refs() (5.13, 5.14; the end of put_compound_head() in 5.10 to
+ * 5.12): "Calling put_page() for each ref is unnecessarily slow. Only the
+ * last ref needs a put_page()": page_ref_sub(refs - 1), then put_page()'s
+ * put_page_testzero(), two locked RMWs on the refcount when refs > 1 (a
+ * small page's unpin, refs * GUP_PIN_COUNTING_BIAS; a THP's batched
+ * unpin), one otherwise. Whoever drops the last reference frees the
+ * folio. Later kernels (folio_put_refs()) do it with one subtraction.
+ */
 static inline void gup_folio_put_refs(struct gup_mm *mm,
 				      struct gup_page *folio, int refs)
 {
+	if (refs > 1) {
+		gup_count_locked();
+		atomic_fetch_sub_explicit(&folio->refcount, refs - 1,
+					  memory_order_seq_cst);
+	}
 	gup_count_locked();
-	if (atomic_fetch_sub_explicit(&folio->refcount, refs,
-				      memory_order_seq_cst) == refs)
+	if (atomic_fetch_sub_explicit(&folio->refcount, 1,
+				      memory_order_seq_cst) == 1)
 		gup_free_folio(mm, folio);
 }
 
@@ -391,6 +454,8 @@ static inline struct gup_page *try_grab_folio_fast(struct gup_task *task,
 			atomic_fetch_add_explicit(&folio->refcount,
 						  refs * (GUP_PIN_COUNTING_BIAS - 1),
 						  memory_order_seq_cst);
+		/* try_grab_compound_head(): mod_node_page_state(.., NR_FOLL_PIN_ACQUIRED, refs) */
+		gup_mod_node_state(task, GUP_NR_FOLL_PIN_ACQUIRED, refs);
 		task->stats.pins_acquired += (uint64_t)refs;
 	}
 	return folio;
@@ -403,6 +468,8 @@ static inline void gup_put_folio(struct gup_task *task,
 {
 	if (flags & FOLL_PIN) {
 		task->stats.pins_released += (uint64_t)refs;
+		/* put_compound_head(): mod_node_page_state(.., NR_FOLL_PIN_RELEASED, refs) */
+		gup_mod_node_state(task, GUP_NR_FOLL_PIN_RELEASED, refs);
 		if (folio_is_large(folio)) {
 			gup_count_locked();
 			atomic_fetch_sub_explicit(folio_pincount_ptr(folio), refs,

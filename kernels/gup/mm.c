@@ -380,6 +380,13 @@ void gup_task_init(struct gup_task *task, struct gup_mm *mm)
 	task->mm = mm;
 }
 
+long gup_mm_node_stat(const struct gup_mm *mm, unsigned int item, bool global)
+{
+	if (item >= GUP_NR_NODE_STATS)
+		return 0;
+	return atomic_load(global ? &mm->global_vm_stat[item] : &mm->node_vm_stat[item]);
+}
+
 /* One mapped folio at rest: the mapping's reference, no pin, mapped here. */
 static int check_mapped_folio(struct gup_mm *mm, unsigned long addr,
 			      unsigned long *frames, char *msg, size_t msglen)

@@ -125,8 +125,11 @@ int try_grab_folio(struct gup_task *task, struct gup_page *folio, int refs,
 						  memory_order_seq_cst);
 		}
 	}
-	if (flags & FOLL_PIN)
+	if (flags & FOLL_PIN) {
+		/* try_grab_page(): mod_node_page_state(.., NR_FOLL_PIN_ACQUIRED, 1) per page */
+		gup_mod_node_state(task, GUP_NR_FOLL_PIN_ACQUIRED, refs);
 		task->stats.pins_acquired += (uint64_t)refs;
+	}
 	return 0;
 }
 

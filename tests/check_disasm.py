@@ -116,6 +116,9 @@ RULES = {
             ("has", LONG_LOCK_ADD, True,
              "node_page_state_add(): NR_FOLL_PIN_ACQUIRED folded into the shared counters"),
         ],
+        "reject_unpinnable_pages": [
+            ("has", PFNBLOCK_CALL, True, "is_migrate_cma_page() per page in reject_cma_pages()"),
+        ],
     },
     "gup_page.c.o": {
         "unpin_user_pages": [

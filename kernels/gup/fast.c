@@ -34,47 +34,56 @@ struct gup_walk {
  * Seed 002, design (b), merged as df3a0a21b698: reject a folio that may
  * not be pinned for long before taking any reference to it.
  */
-static inline bool longterm_rejects(struct gup_walk *w, struct gup_page *page)
+static inline bool longterm_rejects(struct gup_walk *w, struct gup_page *page,
+				    uint64_t *checks)
 {
-	if (!w->longterm_in_walk || page_is_longterm_pinnable(w->task, page))
+	if (!w->longterm_in_walk || page_lookup_longterm_pinnable(w->mm, page, checks))
 		return false;
 	w->task->stats.longterm_rejects++;
 	return true;
 }
 
-/* gup_fast_pte_range(): one pte table, one grab and one recheck per page. */
+/*
+ * gup_fast_pte_range(): one pte table, one grab and one recheck per page.
+ * The CMA lookups are counted in a local and noted once per table.
+ */
 static bool gup_fast_pte_range(struct gup_walk *w, uint64_t pmd,
 			       gup_entry_t *pmdp, unsigned long addr,
 			       unsigned long end)
 {
 	gup_entry_t *ptep = &entry_table(w->mm, pmd)->entry[table_index(addr, GUP_PAGE_SHIFT)];
+	uint64_t checks = 0;
+	bool whole = false;
 
 	do {
 		uint64_t pte = atomic_load_explicit(ptep, memory_order_relaxed);
 		struct gup_page *page, *folio;
 
 		if (!entry_present(pte) || entry_special(pte))
-			return false;
+			goto out;
 		if ((w->flags & FOLL_WRITE) && !entry_write(pte))
-			return false;
+			goto out;
 		page = pfn_to_page(w->mm, entry_pfn(pte));
-		if (longterm_rejects(w, page))
-			return false;
+		if (longterm_rejects(w, page, &checks))
+			goto out;
 		gup_hook_addr(w->mm, before_grab, addr);
 		folio = try_grab_folio_fast(w->task, page, 1, w->flags);
 		if (!folio)
-			return false;
+			goto out;
 		gup_hook_addr(w->mm, after_grab, addr);
 		if (pmd != atomic_load_explicit(pmdp, memory_order_seq_cst) ||
 		    pte != atomic_load_explicit(ptep, memory_order_seq_cst)) {
 			gup_put_folio(w->task, folio, 1, w->flags);
 			w->task->stats.recheck_failures++;
-			return false;
+			goto out;
 		}
 		folio_set_referenced(folio);
 		w->pages[w->nr++] = page;
 	} while (ptep++, addr += GUP_PAGE_SIZE, addr != end);
-	return true;
+	whole = true;
+out:
+	w->task->stats.longterm_checks += checks;
+	return whole;
 }
 
 /*
@@ -94,7 +103,7 @@ static bool gup_fast_pmd_leaf(struct gup_walk *w, uint64_t pmd,
 		return false;
 	page = pfn_to_page(w->mm, entry_pfn(pmd)) +
 	       ((addr & (GUP_HPAGE_SIZE - 1)) >> GUP_PAGE_SHIFT);
-	if (longterm_rejects(w, page))
+	if (longterm_rejects(w, page, &w->task->stats.longterm_checks))
 		return false;
 	gup_hook_addr(w->mm, before_grab, addr);
 	folio = try_grab_folio_fast(w->task, page, refs, w->flags);
@@ -221,20 +230,34 @@ static unsigned long gup_fast(struct gup_task *task, unsigned long start,
  * after the walk, with is_migrate_cma_page() (the pageblock lookup) per
  * page again. From the first page that may not be pinned for long,
  * everything goes back, and the slow path takes over from there.
+ *
+ * Out of line so that its loop is the kernel's: per page, the load of
+ * pages[i], page_to_pfn(), the call and the compare, with i, nr and
+ * pages in callee-saved registers. Inlined into gup_fast_fallback(),
+ * which has more values live than 5.2's get_user_pages_fast(), gcc kept
+ * i on the stack and spilled two more registers around every call: four
+ * stores and four loads per page that the kernel's loop has no reason to
+ * make [I: the kernel's code generation is not at hand]. The call costs
+ * once per fast call, not per page.
  */
+__attribute__((noinline))
 static unsigned long reject_unpinnable_pages(struct gup_task *task,
 					     unsigned long nr,
 					     struct gup_page **pages,
 					     unsigned int flags)
 {
-	for (unsigned long i = 0; i < nr; i++) {
-		if (page_is_longterm_pinnable(task, pages[i]))
+	uint64_t checks = 0;
+	unsigned long i;
+
+	for (i = 0; i < nr; i++) {
+		if (page_lookup_longterm_pinnable(task->mm, pages[i], &checks))
 			continue;
 		gup_undo_grabs(task, pages + i, nr - i, flags);
 		task->stats.longterm_rejects++;
-		return i;
+		break;
 	}
-	return nr;
+	task->stats.longterm_checks += checks;
+	return i;
 }
 
 /* gup_fast_fallback() (internal_get_user_pages_fast() in 5.14). */

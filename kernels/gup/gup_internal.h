@@ -292,15 +292,26 @@ static inline unsigned long gup_pageblock_migratetype(const struct gup_mm *mm,
 }
 
 /*
- * is_pinnable_page() (5.14; folio_is_longterm_pinnable() today), as the
- * FOLL_LONGTERM paths call it: the CMA rule, through the pageblock
- * lookup, counted so that verify can tell the check ran.
+ * is_pinnable_page() (5.14; folio_is_longterm_pinnable() today): the CMA
+ * rule, through the pageblock lookup. *checks counts the lookups so that
+ * verify can tell the check ran; the fast path passes a local of its
+ * own, kept in a register and added to the task's stats once per call,
+ * since a store per page would be work the kernel does not do.
  */
+static inline bool page_lookup_longterm_pinnable(const struct gup_mm *mm,
+						 const struct gup_page *page,
+						 uint64_t *checks)
+{
+	++*checks;
+	return gup_pageblock_migratetype(mm, page) != GUP_PB_MIGRATE_CMA;
+}
+
+/* The same, counted in the task's stats at once: off the fast path. */
 static inline bool page_is_longterm_pinnable(struct gup_task *task,
 					     const struct gup_page *page)
 {
-	task->stats.longterm_checks++;
-	return gup_pageblock_migratetype(task->mm, page) != GUP_PB_MIGRATE_CMA;
+	return page_lookup_longterm_pinnable(task->mm, page,
+					     &task->stats.longterm_checks);
 }
 
 /* pgtable.c */

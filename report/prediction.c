@@ -216,6 +216,8 @@ static const char *missing_mechanism(const struct kernel_family *f,
 		return "cmpxchg retries: the model's retry share is a mean-value guess, not the handoff order";
 	if (ratio > 1 && p.cold_transfers > 0)
 		return "memory-level parallelism: cold misses charged one after another overlap when no locked op or fence orders them, and a prefetcher fetches a pool walked in order ahead of use";
+	if (ratio > 1 && stores && !locked && !cas && p.private_locked <= 0 && !p.fenced)
+		return "store-buffer drains: plain stores to a line the other CPU writes cost 1-2 ns more per store at 2 threads whether a transfer takes 31 or 232 ns, where the model charges a transfer per buffer's worth of stores";
 	if (ratio > 1)
 		return "line tenure: the owner completes more operations per handoff than one transfer time allows";
 	if (locked)

@@ -165,6 +165,12 @@ static int measure_this(struct machine_profile *m)
 		latency_summarize(pairs[i].samples, pairs[i].nr_samples, &sum);
 		/* the fastest sample: a descheduled vCPU only adds time */
 		m->one_way_ns[pairs[i].cls] = sum.min;
+		/* and what a cold miss costs between the same two CPUs */
+		if (latency_measure_fetch(m->topo, pairs[i].cpu_a, pairs[i].cpu_b, 7,
+					  &m->cold_miss_ns[pairs[i].cls], err, sizeof(err))) {
+			rc = runtime_error("measuring the cold-miss time: %s", err);
+			break;
+		}
 		snprintf(m->source[pairs[i].cls], sizeof(m->source[0]),
 			 "pingpong store_load measured now on CPUs %d and %d, fastest of 7 samples",
 			 pairs[i].cpu_a, pairs[i].cpu_b);
@@ -229,6 +235,10 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 			printf(" %s %.1f ns", distance_class_name((enum distance_class)c),
 			       m->one_way_ns[c]);
 	printf("\n");
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
+		if (m->cold_miss_ns[c] > 0)
+			printf("Cold miss (a load of a line the other CPU modified), %s: %.1f ns, measured here now.\n",
+			       distance_class_name((enum distance_class)c), m->cold_miss_ns[c]);
 }
 
 static int model_family(struct machine_profile *m, const struct model_options *o,

@@ -18,6 +18,7 @@
 #include "gbench.h"
 #include "interrupt.h"
 #include "journal.h"
+#include "latency.h"
 #include "output.h"
 #include "output_path.h"
 #include "results.h"
@@ -620,6 +621,36 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 	}
 }
 
+/*
+ * Beside the run's ping-pong, what a cold miss costs on the same two CPUs
+ * (latency_measure_fetch()): the contention model charges it for lines
+ * another CPU wrote last that nobody fights over, where the ping-pong's
+ * one-way time also pays for invalidating the waiter's copy. Measured
+ * once, before the rounds, when the suite has a 2-thread ping-pong; the
+ * report reads it from the context.
+ */
+static void add_cold_miss(json_t *context, const struct suite *suite)
+{
+	for (unsigned int i = 0; i < suite->nr_cases; i++) {
+		const struct bench_case *c = &suite->cases[i];
+		char err[256];
+		double ns;
+
+		if (strcmp(c->family->name, "pingpong") || c->cfg.nr_threads != 2 ||
+		    c->placement.cpus[0] == c->placement.cpus[1])
+			continue;
+		if (latency_measure_fetch(c->topo, c->placement.cpus[0], c->placement.cpus[1],
+					  7, &ns, err, sizeof(err))) {
+			fprintf(stderr, "bouncelab: the cold-miss time is not measured: %s\n", err);
+			return;
+		}
+		json_object_set_new(context, "cold_miss_ns", json_real(ns));
+		json_object_set_new(context, "cold_miss_cpus",
+				    json_pack("[ii]", c->placement.cpus[0], c->placement.cpus[1]));
+		return;
+	}
+}
+
 /* "<pid>-<seconds>.<ns>": tells this run's journal and file from others'. */
 static json_t *new_run_id(void)
 {
@@ -662,6 +693,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	json_object_set_new(context, "command", json_string(run_command));
 	json_object_set_new(context, "run_id", new_run_id());
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
+	add_cold_miss(context, suite);
 	pr.tty = isatty(STDERR_FILENO);
 	if (journal_create(&pr.journal, claim->path, context, pr.total, err, sizeof(err)))
 		ret = runtime_error("%s", err);

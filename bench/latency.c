@@ -4,6 +4,10 @@
  * statistics that keep a VM's two latency modes apart.
  */
 #include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +286,176 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 			pair->nr_samples++;
 	}
 	topo_restore_binding(topo, saved);
+	return ret;
+}
+
+/*
+ * The cold-miss measurement: thread a writes a chain of FETCH_LINES lines
+ * a page apart, linked in a shuffled order so that no prefetcher can run
+ * ahead, and hands the turn over on a line of its own; thread b follows
+ * the chain, each load's address the previous load's value, and times
+ * it; then follows it again, now from its own cache, and takes that time
+ * off (the clock reads and the hits). The roles swap every round.
+ */
+#define FETCH_LINES 32
+#define FETCH_STRIDE 4096
+#define FETCH_ROUNDS 64
+
+struct fetch_shared {
+	_Alignas(CACHE_PAD) atomic_ulong turn;
+	char *lines;			/* FETCH_LINES x FETCH_STRIDE */
+	unsigned int order[FETCH_LINES];
+};
+
+struct fetch_thread {
+	pthread_t tid;
+	struct fetch_shared *shared;
+	const struct topo *topo;
+	int cpu;
+	unsigned int thread;
+	pthread_barrier_t *start;
+	int bind_error;
+	double ns;			/* cold less warm, summed over its rounds */
+	unsigned long loads;
+};
+
+static inline unsigned long *fetch_line(struct fetch_shared *s, unsigned int i)
+{
+	return (unsigned long *)(s->lines + (size_t)i * FETCH_STRIDE);
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static unsigned long chase(struct fetch_shared *s)
+{
+	unsigned long i = s->order[0];
+
+	for (unsigned int k = 0; k < FETCH_LINES; k++)
+		i = __atomic_load_n(fetch_line(s, (unsigned int)i), __ATOMIC_RELAXED);
+	return i;
+}
+
+static void *fetch_thread_main(void *arg)
+{
+	struct fetch_thread *w = arg;
+	struct fetch_shared *s = w->shared;
+	unsigned long sink = 0;
+
+	w->bind_error = topo_bind_self(w->topo, w->cpu);
+	pthread_barrier_wait(w->start);
+	for (unsigned long r = 0; r < 2 * FETCH_ROUNDS; r++) {
+		unsigned int spins = 0;
+
+		/* round r: thread r % 2 writes, the other reads once it has */
+		while (atomic_load_explicit(&s->turn, memory_order_acquire) < 2 * r +
+		       (r % 2 == w->thread ? 0 : 1))
+			if (++spins % 1024 == 0)
+				sched_yield();
+		if (r % 2 == w->thread) {
+			for (unsigned int k = 0; k < FETCH_LINES; k++)
+				__atomic_store_n(fetch_line(s, s->order[k]),
+						 s->order[(k + 1) % FETCH_LINES], __ATOMIC_RELAXED);
+			atomic_store_explicit(&s->turn, 2 * r + 1, memory_order_release);
+		} else {
+			double t0 = now_ns(), t1, t2;
+
+			sink += chase(s);
+			t1 = now_ns();
+			sink += chase(s);
+			t2 = now_ns();
+			w->ns += (t1 - t0) - (t2 - t1);
+			w->loads += FETCH_LINES;
+			atomic_store_explicit(&s->turn, 2 * r + 2, memory_order_release);
+		}
+	}
+	/* keeps the chases: their loads are the measurement */
+	__asm__ volatile("" : : "r"(sink));
+	return NULL;
+}
+
+static int fetch_sample(const struct topo *topo, struct fetch_shared *s,
+			int cpu_a, int cpu_b, double *ns, char *err, size_t errlen)
+{
+	struct fetch_thread w[2];
+	pthread_barrier_t start;
+
+	atomic_store(&s->turn, 0);
+	pthread_barrier_init(&start, NULL, 2);
+	for (unsigned int t = 0; t < 2; t++)
+		w[t] = (struct fetch_thread){
+			.shared = s, .topo = topo, .cpu = t ? cpu_b : cpu_a,
+			.thread = t, .start = &start,
+		};
+	if (pthread_create(&w[0].tid, NULL, fetch_thread_main, &w[0])) {
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(errno));
+		pthread_barrier_destroy(&start);
+		return -1;
+	}
+	fetch_thread_main(&w[1]);
+	pthread_join(w[0].tid, NULL);
+	pthread_barrier_destroy(&start);
+	for (unsigned int t = 0; t < 2; t++) {
+		if (w[t].bind_error) {
+			snprintf(err, errlen, "cannot bind a thread to CPU %d: %s",
+				 w[t].cpu, strerror(-w[t].bind_error));
+			return -1;
+		}
+	}
+	*ns = (w[0].ns + w[1].ns) / (double)(w[0].loads + w[1].loads);
+	return 0;
+}
+
+int latency_measure_fetch(const struct topo *topo, int cpu_a, int cpu_b,
+			  unsigned int nr_samples, double *fetch_ns,
+			  char *err, size_t errlen)
+{
+	struct fetch_shared *s = kernel_alloc_padded(sizeof(*s));
+	struct topo_binding *saved;
+	double best = INFINITY, ns;
+	uint64_t x = 1;
+	int ret = 0;
+
+	if (!s || posix_memalign((void **)&s->lines, FETCH_STRIDE,
+				 (size_t)FETCH_LINES * FETCH_STRIDE)) {
+		free(s);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memset(s->lines, 0, (size_t)FETCH_LINES * FETCH_STRIDE);
+	/* a shuffled order (Fisher-Yates, a fixed seed): no stride to follow */
+	for (unsigned int i = 0; i < FETCH_LINES; i++)
+		s->order[i] = i;
+	for (unsigned int i = FETCH_LINES - 1; i > 0; i--) {
+		unsigned int k, tmp;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		k = (unsigned int)((x >> 33) % (i + 1));
+		tmp = s->order[i];
+		s->order[i] = s->order[k];
+		s->order[k] = tmp;
+	}
+	saved = topo_save_binding(topo);
+	if (!saved) {
+		snprintf(err, errlen, "cannot save this thread's CPU affinity, so it is not bound");
+		ret = -1;
+	}
+	/* the first sample pays for page faults */
+	for (unsigned int i = 0; i <= nr_samples && !ret; i++) {
+		ret = fetch_sample(topo, s, cpu_a, cpu_b, &ns, err, errlen);
+		if (!ret && i)
+			best = fmin(best, ns);
+	}
+	if (saved)
+		topo_restore_binding(topo, saved);
+	free(s->lines);
+	free(s);
+	*fetch_ns = ret ? NAN : fmax(best, 0);
 	return ret;
 }
 

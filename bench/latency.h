@@ -63,6 +63,17 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 			 unsigned int round_trips, struct latency_pair *pair,
 			 char *err, size_t errlen);
 
+/*
+ * What a cold miss costs between cpu_a and cpu_b: a load of a line the
+ * other CPU modified last and nobody fights over, in ns, the fastest of
+ * nr_samples samples (a descheduled vCPU only adds time). Not a ping-pong
+ * handoff: there the waiter's shared copy must first be invalidated
+ * before its load can miss. Returns 0, or -1 with err filled.
+ */
+int latency_measure_fetch(const struct topo *topo, int cpu_a, int cpu_b,
+			  unsigned int nr_samples, double *fetch_ns,
+			  char *err, size_t errlen);
+
 /* Per-class summaries and every pair's samples, for the report's heatmap. */
 json_t *latency_json(const struct topo *topo, const char *variant,
 		     unsigned int round_trips, const struct latency_pair *pairs,

@@ -20,8 +20,9 @@
  *   is a count, a time, a fraction or a count per op: never below 0, and
  *   the report refuses a file with one that is. Counters are
  *   top-level keys as usual: ops (summed over threads), wall_ns (mean over
- *   threads), ns_per_op (one operation in one thread) and the family's
- *   metrics. With --counters, each counted event per operation:
+ *   threads), ns_per_op (one operation in one thread; pingpong's
+ *   operation is a round trip, its one_way_ns metric half of it) and the
+ *   family's metrics. With --counters, each counted event per operation:
  *   NAME_per_op (hitm_per_op, c2c_fills_per_op, cycles_per_op,
  *   page_faults_per_op, task_clock_ns_per_op, ...: all counts / all ops),
  *   and counters_running_fraction (below 1: multiplexed, counts scaled).

@@ -58,6 +58,12 @@ struct machine_profile {
 	unsigned int store_buffer;
 	double one_way_ns[NR_DISTANCE_CLASSES];	/* <= 0: not given */
 	/*
+	 * A cold miss: a load of a line the other CPU modified last, which
+	 * nobody fights over (latency_measure_fetch()); <= 0: not given, and
+	 * a cold miss is charged a one-way transfer.
+	 */
+	double cold_miss_ns[NR_DISTANCE_CLASSES];
+	/*
 	 * How long a locked RMW holds its line, ns at this profile's clock:
 	 * the caller's to fill from a measurement (counter's
 	 * percpu_padded_locked less percpu_padded, one thread); 0: unknown,

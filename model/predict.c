@@ -23,7 +23,9 @@
  *   retire into the store buffer (x86); each drain needs the line once,
  *   for a buffer's worth of stores: L / entries per store, as latency.
  * - Lines another CPU wrote last but that are seldom fought over (cold
- *   transfers) cost one transfer each, as latency, without queueing.
+ *   transfers) cost one cold miss each, as latency, without queueing: a
+ *   load of a line modified in the other cache, measured apart from the
+ *   ping-pong, whose handoff also invalidates the waiter's copy first.
  * - A cmpxchg fails when the line left between its load and its attempt;
  *   each retry is another visit. The share of failures is taken as the
  *   line's utilisation times the chance the taker was another thread, a
@@ -66,9 +68,13 @@ static void pairs_by_class(struct machine_profile *m, const struct placement *pl
 	m->cache[slot].count = count;
 }
 
-/* The mean one-way transfer between two of the threads; -1: a class without a latency. */
+/*
+ * The mean one-way transfer between two of the threads, or with cold the
+ * mean cold miss (a one-way transfer where the profile gives none); -1: a
+ * class without a latency.
+ */
 static double mean_transfer(struct machine_profile *m, const struct placement *pl,
-			    const char *policy, unsigned int count,
+			    const char *policy, unsigned int count, bool cold,
 			    char *err, size_t errlen)
 {
 	double pairs[NR_DISTANCE_CLASSES], sum = 0, n = 0;
@@ -87,7 +93,8 @@ static double mean_transfer(struct machine_profile *m, const struct placement *p
 				 pl->nr_cpus, policy);
 			return -1;
 		}
-		sum += pairs[c] * m->one_way_ns[c];
+		sum += pairs[c] * (cold && m->cold_miss_ns[c] > 0 ? m->cold_miss_ns[c] :
+				   m->one_way_ns[c]);
 		n += pairs[c];
 	}
 	return n ? sum / n : 0;
@@ -217,7 +224,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 	struct network net = { 0 };
 	unsigned int n = cfg->nr_threads;
 	struct mva_result r;
-	double z, all, retries;
+	double z, all, cold, retries;
 	unsigned int population;
 
 	policy = policy ? policy : "compact";
@@ -229,8 +236,9 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 	}
 	if (!n || plan(m, policy, n, &pl, err, errlen))
 		return -1;
-	all = mean_transfer(m, &pl, policy, n, err, errlen);
-	if (all < 0)
+	all = mean_transfer(m, &pl, policy, n, false, err, errlen);
+	cold = mean_transfer(m, &pl, policy, n, true, err, errlen);
+	if (all < 0 || cold < 0)
 		return -1;
 	f->access(cfg, &p);
 	z = private_ns;
@@ -245,7 +253,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		out->transfer_ns = all;
 		return 0;
 	}
-	net.think = z + p.cold_transfers * all;
+	net.think = z + p.cold_transfers * cold;
 	/*
 	 * False sharing alone: each group of threads fights over its own
 	 * line and the groups are independent, so one group is the network,
@@ -261,7 +269,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		double transfer = all;
 
 		if (a->shared_by == LINE_SHARED_BY_GROUP && a->group_size < n)
-			transfer = mean_transfer(m, &pl, policy, a->group_size, err, errlen);
+			transfer = mean_transfer(m, &pl, policy, a->group_size, false, err, errlen);
 		if (transfer < 0 ||
 		    add_line(&net, a, m, transfer, n, z, m->store_buffer && !drains_store_buffer(&p))) {
 			if (transfer >= 0)

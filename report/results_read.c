@@ -622,7 +622,7 @@ static int add_missing_aggregates(struct reader *r, size_t first_row)
 		qsort(names, nr_names, sizeof(*names), compare_pointers);
 		for (size_t k = 0; k < r->nr_candidates && !ret; k++) {
 			struct aggregate_candidate *c = &r->candidates[k];
-			struct result_row out = { .file = r->file, .threads = 1 };
+			struct result_row out = { .file = r->file, .source_file = r->file, .threads = 1 };
 			const char *name = NULL;
 			size_t before;
 			long reps = 0;
@@ -667,7 +667,7 @@ static int add_missing_aggregates(struct reader *r, size_t first_row)
 
 static int read_row(struct reader *r, json_t *row)
 {
-	struct result_row out = { .file = r->file, .threads = 1 };
+	struct result_row out = { .file = r->file, .source_file = r->file, .threads = 1 };
 	const char *run_type = NULL, *unit = NULL;
 
 	r->row_name = NULL;

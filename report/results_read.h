@@ -28,6 +28,11 @@ struct result_counter {
 /* One good repetition. */
 struct result_row {
 	unsigned int file;
+	/*
+	 * The file the row was read from: file itself until fleet_pool()
+	 * pools the files of one machine into the first of them.
+	 */
+	unsigned int source_file;
 	const char *name;	/* Google Benchmark's run_name (or name) */
 	const char *family;	/* NULL: a row from another tool */
 	const char *variant;

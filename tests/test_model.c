@@ -230,6 +230,63 @@ static void test_locked_hold(void **state)
 }
 
 /*
+ * A cold line (has_pinned's fresh mm, already_set=0: every call pins an
+ * mm the other CPU retired last, nobody fights over it) costs one cold
+ * miss as latency: Z + 1 x cold miss at two threads, none at one. Without
+ * a measured cold miss the one-way transfer stands in.
+ */
+static void test_cold_miss(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+	const double z = 30;
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 2, &p);
+	assert_null(p.bottleneck);
+	assert_float_equal(p.ns_per_op, z + p.private_ns - z, 1e-9);
+	assert_true(p.private_ns > z);
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
+		m.cold_miss_ns[c] = m.one_way_ns[c] > 0 ? 17 : 0;
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 2, &p);
+	assert_float_equal(p.ns_per_op, z + 17, 1e-9);
+	/* reading the flag first is the same one miss: the line comes once */
+	predict(&m, "has_pinned", "read_then_set", "already_set", 0, 2, &p);
+	assert_float_equal(p.ns_per_op, z + 17, 1e-9);
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 1, &p);
+	assert_float_equal(p.ns_per_op, z, 1e-9);
+	machine_profile_close(&m);
+}
+
+/*
+ * gup's THP heads in shared mode: threads that pin in the same THP fight
+ * over its head's lines. Two threads in a 4 MiB buffer (two THPs) are in
+ * the same one half of the time and the head line is the bottleneck; in
+ * 512 MiB (256 THPs) they seldom meet.
+ */
+static void test_thp_heads(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction small, big;
+	const char *names[3] = { "page_size", "mode", "buffer_mib" };
+	long small_v[3] = { 1, 0, 4 }, big_v[3] = { 1, 0, 512 };
+	char err[512];
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	assert_int_equal(model_predict_case(&m, "gup", "read_then_set", 3, names, small_v, 2,
+					    30, 0, &small, err, sizeof(err)), 0);
+	assert_int_equal(model_predict_case(&m, "gup", "read_then_set", 3, names, big_v, 2,
+					    30, 0, &big, err, sizeof(err)), 0);
+	assert_non_null(small.bottleneck);
+	assert_non_null(strstr(small.bottleneck, "THP head"));
+	assert_true(small.ns_per_op > 1.5 * 30);
+	assert_true(big.ns_per_op < 1.05 * 30);
+	machine_profile_close(&m);
+}
+
+/*
  * Every profile shipped: it loads, its name is its file's, its topology
  * has the CPUs its title claims, every latency cites a source, and a line
  * travels no faster to a farther CPU.
@@ -446,6 +503,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_shipped_profiles),
 		cmocka_unit_test(test_tenure_by_visit_rate),
 		cmocka_unit_test(test_locked_hold),
+		cmocka_unit_test(test_cold_miss),
+		cmocka_unit_test(test_thp_heads),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

@@ -467,7 +467,14 @@ static void counter_access(const struct kernel_config *cfg,
 		break;
 	case VARIANT_PERCPU_PADDED_LOCKED:
 		p->private_locked = 1;
-		p->cold_transfers = read * others;
+		/*
+		 * Each read of another slot costs two misses: the reader's
+		 * load, and then the owner's next locked add, which must take
+		 * its line back from the reader's shared copy and waits for it
+		 * (a plain store, in percpu_padded, leaves that to the store
+		 * buffer).
+		 */
+		p->cold_transfers = 2 * read * others;
 		break;
 	case VARIANT_PERCPU_PACKED_LOCKED:
 		/* as percpu_packed, with a locked add instead of the store */

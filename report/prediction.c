@@ -656,7 +656,7 @@ static int write_side(FILE *out, const struct seed_model *sm, int k,
 	}
 	model = p->ns_per_op / (n * visits);
 	seed = seed_ns / (n * visits);
-	fprintf(out, ", bound by the %s (%.0f%% busy, visited %.3g times per page): the seed's machine "
+	fprintf(out, ", bound by the %s (%.0f%% busy; visits per page: %.3g): the seed's machine "
 		"served a visit of it every %.0f ns or less, machine-wide, the model every %.0f ns "
 		"(its transfer is the all-pairs mean, %.0f ns%s)", p->bottleneck, 100 * p->busy,
 		visits, seed, model, p->transfer_ns,

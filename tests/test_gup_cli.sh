@@ -53,6 +53,9 @@ expect_lines 1 '^# second_pass / in_walk, shared: [0-9.]+x.*seed 002' \
 # The summary sets get and put per page apart, never their sum (the seeds quote get times).
 expect_lines 1 '^# variant .* get ns/page +put ns/page$' -u -l -m 4 -n 64 -r 2 --summary
 grep -q 'get + put' out && fail "--summary prints get + put beside get-only seed figures"
+# Get per page is the median of the get loop's stretches, and says so.
+grep -qE '^# get ns/page: per repeat, the median over stretches of [0-9]+ pages' out ||
+	fail "--summary does not say how get ns/page is taken: $(cat out)"
 expect_lines 1 '^# second_pass / in_walk, shared: [0-9.]+x by mean get time, [0-9.]+x by median get per page \[95% CI [0-9.]+-[0-9.]+\]' \
 	-u -l -m 4 -n 64 -r 3 --longterm-check second_pass,in_walk
 expect_lines 1 '^#   [0-9]+ fast calls, [0-9]+ slow-path calls, .*, [0-9]+ writer changes$' \

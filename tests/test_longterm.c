@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -209,12 +210,61 @@ static void verify_catches_a_call_not_made(void **unused)
 	f->destroy(state);
 }
 
+static double metric(const struct kernel_metrics *m, const char *name)
+{
+	for (unsigned int i = 0; i < m->nr; i++)
+		if (!strcmp(m->m[i].name, name))
+			return m->m[i].value;
+	return -1;
+}
+
+/*
+ * get_ns_per_page is the median of the gets' timed stretches: at least
+ * half of them take that long per page or more, and they all fit in the
+ * run's wall time, so it is positive and at most twice the wall time per
+ * page asked for. Whole passes (64 calls of 512 pages at
+ * buffer_pages=32768) and a partial one (the 10 calls after them), in
+ * every variant.
+ */
+static void get_ns_per_page_fits_the_wall_time(void **unused)
+{
+	const struct kernel_family *f = family();
+
+	(void)unused;
+	for (unsigned int v = 0; v < f->nr_variants; v++) {
+		struct kernel_metrics metrics = { 0 };
+		struct kernel_config cfg;
+		uint64_t ops[1] = { 2 * 64 + 10 };
+		struct timespec t0, t1;
+		char err[256], msg[256];
+		double wall, get;
+		void *state;
+
+		kernel_config_defaults(f, &cfg);
+		cfg.variant = v;
+		set_param(f, &cfg, "nr_pages", 512);
+		state = f->create(&cfg, err, sizeof(err));
+		assert_non_null(state);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		f->variants[v].run(state, 0, ops[0]);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		assert_int_equal(f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg)), 0);
+		f->destroy(state);
+		wall = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+		get = metric(&metrics, "get_ns_per_page");
+		if (!(get > 0 && get <= 2 * wall / (double)(ops[0] * 512)))
+			fail_msg("%s: get_ns_per_page %.3f, expected above 0 and at most %.3f (twice the wall time per page)",
+				 f->variants[v].name, get, 2 * wall / (double)(ops[0] * 512));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(random_layouts_pin_the_same_pages),
 		cmocka_unit_test(cma_pageblocks_stop_the_longterm_calls),
 		cmocka_unit_test(verify_catches_a_call_not_made),
+		cmocka_unit_test(get_ns_per_page_fits_the_wall_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

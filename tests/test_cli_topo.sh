@@ -104,6 +104,13 @@ for b in rows:
     assert abs(b["one_way_ns"] - b["ns_per_op"] / 2) < 1e-6 * b["ns_per_op"], b
     assert b["bouncelab"]["placement"]["widest_class"] != "same_pu", b
     assert "/placement:" in b["name"], b["name"]
+# the cold miss, on the first ping-pong case's two CPUs: one miss, more
+# than a cache hit, and (the fastest of its samples) no slower than the
+# slowest whole round trip, which is two handoffs
+cold = doc["context"]["cold_miss_ns"]
+cpus = doc["context"]["cold_miss_cpus"]
+assert len(cpus) == 2 and cpus[0] != cpus[1], cpus
+assert 1 < cold < max(b["ns_per_op"] for b in rows), (cold, [b["ns_per_op"] for b in rows])
 EOF
 fi
 

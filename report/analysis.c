@@ -102,6 +102,23 @@ static int collect_counters(const struct analysis *a, struct group_view *g)
 	return 0;
 }
 
+int analysis_compare(const struct result_case *a, const double *va, size_t na,
+		     const struct result_case *b, const double *vb, size_t nb,
+		     struct stats_ratio *r, double *p)
+{
+	if (a->rounds && b->rounds && a->source_file == b->source_file &&
+	    na == a->n && nb == b->n) {
+		int paired = stats_ratio_by_round(va, a->rounds, na, vb, b->rounds, nb, r, p);
+
+		if (paired <= 0)
+			return paired;
+	}
+	if (stats_ratio_of_medians(va, na, vb, nb, r))
+		return -1;
+	*p = stats_mann_whitney_p(va, na, vb, nb);
+	return 0;
+}
+
 /* The best contending variant at each thread count, and ratios to it. */
 static int compare_to_best(const struct analysis *a, struct group_view *g)
 {
@@ -128,11 +145,9 @@ static int compare_to_best(const struct analysis *a, struct group_view *g)
 			v->vs_best = (struct stats_ratio){ .ratio = 1, .lo = NAN, .hi = NAN };
 			continue;
 		}
-		if (stats_ratio_of_medians(c->ns, c->n, v->best->ns, v->best->n,
-					   &v->vs_best))
+		if (analysis_compare(c, c->ns, c->n, v->best, v->best->ns, v->best->n,
+				     &v->vs_best, &v->p_vs_best))
 			return -1;
-		v->p_vs_best = stats_mann_whitney_p(c->ns, c->n, v->best->ns,
-						    v->best->n);
 	}
 	return 0;
 }
@@ -216,11 +231,9 @@ static int compare_pair(const struct analysis *a, struct group_view *g,
 		p->after = result_group_find(a->cases, g->group, g->after, p->threads);
 		if (!p->before || !p->after)
 			continue;
-		if (stats_ratio_of_medians(p->before->ns, p->before->n, p->after->ns,
-					   p->after->n, &p->gain))
+		if (analysis_compare(p->before, p->before->ns, p->before->n, p->after,
+				     p->after->ns, p->after->n, &p->gain, &p->p))
 			return -1;
-		p->p = stats_mann_whitney_p(p->before->ns, p->before->n,
-					    p->after->ns, p->after->n);
 		g->nr_pairs++;
 	}
 	return 0;

@@ -82,6 +82,18 @@ struct analysis {
 	struct family_view *families;	/* by catalogue order, then file */
 };
 
+/*
+ * a's values of a metric over b's, with p. Paired by round when both are
+ * from one file run in rounds and every repetition has the metric (va
+ * parallel to a->rounds): the median of the per-round ratios and the sign
+ * test (stats_ratio_by_round()). Otherwise, or with too few common
+ * rounds, the ratio of medians, its bootstrap interval and the U test.
+ * Returns 0, or -1 without memory.
+ */
+int analysis_compare(const struct result_case *a, const double *va, size_t na,
+		     const struct result_case *b, const double *vb, size_t nb,
+		     struct stats_ratio *r, double *p);
+
 /* Returns 0, or -1 without memory. */
 int analysis_build(const struct results *set, const struct result_cases *cases,
 		   struct analysis *out);

@@ -159,9 +159,24 @@ static void collect_counters(const struct results *set, struct result_case *c,
 						     c->counters[j].n);
 }
 
+/* Every row of the case from one file run in rounds, with its round. */
+static bool case_in_rounds(const struct results *set, const struct keyed_row *rows,
+			   size_t nr)
+{
+	unsigned int file = rows[0].row->source_file;
+
+	if (!set->files[file].rounds)
+		return false;
+	for (size_t i = 0; i < nr; i++)
+		if (rows[i].row->source_file != file || rows[i].row->repetition_index < 0 ||
+		    rows[i].row->aggregate)
+			return false;
+	return true;
+}
+
 static int fill_case(const struct results *set, struct result_case *c,
 		     const struct keyed_row *rows, size_t nr, double **pool,
-		     struct case_counter **cpool, double **vpool)
+		     long **round_pool, struct case_counter **cpool, double **vpool)
 {
 	const struct result_row *first = rows[0].row;
 
@@ -175,7 +190,14 @@ static int fill_case(const struct results *set, struct result_case *c,
 		.baseline = rows[0].baseline, .racy = rows[0].racy,
 		.threads = first->threads, .n = nr,
 		.aggregate = first->aggregate, .repetitions = first->repetitions,
+		.source_file = first->source_file,
 	};
+	if (case_in_rounds(set, rows, nr)) {
+		for (size_t i = 0; i < nr; i++)
+			(*round_pool)[i] = rows[i].row->repetition_index;
+		c->rounds = *round_pool;
+		*round_pool += nr;
+	}
 	c->ns = *pool;
 	c->ops_per_s = *pool + nr;
 	c->ops = *pool + 2 * nr;
@@ -198,18 +220,22 @@ int result_cases_build(const struct results *set, struct result_cases *out)
 	struct keyed_row *rows = malloc((n ? n : 1) * sizeof(*rows));
 	struct case_counter *cpool;
 	double *pool, *vpool;
+	long *round_pool;
 
 	memset(out, 0, sizeof(*out));
 	out->cases = malloc((n ? n : 1) * sizeof(*out->cases));
 	out->groups = malloc((n ? n : 1) * sizeof(*out->groups));
 	out->pool = malloc((3 * n + set->nr_counters + 1) * sizeof(double));
+	out->round_pool = malloc((n ? n : 1) * sizeof(*out->round_pool));
 	out->counter_pool = malloc((set->nr_counters + 1) * sizeof(*out->counter_pool));
-	if (!rows || !out->cases || !out->groups || !out->pool || !out->counter_pool)
+	if (!rows || !out->cases || !out->groups || !out->pool || !out->round_pool ||
+	    !out->counter_pool)
 		goto fail;
 	for (size_t i = 0; i < n; i++)
 		key_row(&rows[i], &set->rows[i]);
 	qsort(rows, n, sizeof(*rows), compare_rows);
 	pool = out->pool;
+	round_pool = out->round_pool;
 	vpool = out->pool + 3 * n;
 	cpool = out->counter_pool;
 	for (size_t i = 0; i < n;) {
@@ -229,7 +255,7 @@ int result_cases_build(const struct results *set, struct result_cases *out)
 			};
 		}
 		if (fill_case(set, &out->cases[out->nr], rows + i, j - i, &pool,
-			      &cpool, &vpool))
+			      &round_pool, &cpool, &vpool))
 			goto fail;
 		out->nr++;
 		out->groups[out->nr_groups - 1].nr++;
@@ -271,6 +297,7 @@ void result_cases_free(struct result_cases *cases)
 	free(cases->cases);
 	free(cases->groups);
 	free(cases->pool);
+	free(cases->round_pool);
 	free(cases->counter_pool);
 	memset(cases, 0, sizeof(*cases));
 }

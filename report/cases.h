@@ -45,6 +45,14 @@ struct result_case {
 	double *ns;		/* ns per op of each repetition */
 	double *ops_per_s;	/* all threads */
 	double *ops;		/* operations of all threads; NaN: another tool's */
+	/*
+	 * The round of each repetition (parallel to ns) when all come from
+	 * one file run in rounds (results_read.h); else NULL. Two such cases
+	 * of one file measured side by side in each round: analysis.h pairs
+	 * them by it.
+	 */
+	const long *rounds;
+	unsigned int source_file;
 	struct stats_summary ns_stats, tput_stats;
 	size_t nr_counters;
 	struct case_counter *counters;
@@ -71,6 +79,7 @@ struct result_cases {
 	struct result_group *groups;
 	/* private */
 	double *pool;
+	long *round_pool;
 	struct case_counter *counter_pool;
 };
 

@@ -277,11 +277,10 @@ static void compare_cases(const struct results *set, const struct family_view *f
 		return;
 	}
 	r->b_median = stats_median(vb, nb);
-	if (r->b_median == 0 || stats_ratio_of_medians(va, na, vb, nb, &r->ratio)) {
+	if (r->b_median == 0 || analysis_compare(ca, va, na, cb, vb, nb, &r->ratio, &r->p)) {
 		not_testable(r, "%s of %s is 0: no ratio", metric_name(c), c->b);
 		return;
 	}
-	r->p = stats_mann_whitney_p(va, na, vb, nb);
 	if (c->relation == CLAIM_AT_LEAST)
 		r->mark = r->ratio.ratio >= c->x &&
 			  verdict_of(&r->ratio, r->p) == VERDICT_SLOWER ? CLAIM_SEEN : CLAIM_NOT_SEEN;

@@ -76,7 +76,8 @@ const char *format_ratio_ci(char *buf, const struct stats_ratio *r)
 	}
 	ratio_text(lo, sizeof(lo), r->lo, "");
 	ratio_text(hi, sizeof(hi), r->hi, "");
-	snprintf(buf, FORMAT_LEN, "%s (95%% CI %s–%s)", ratio, lo, hi);
+	snprintf(buf, FORMAT_LEN, "%s (95%% CI %s–%s%s)", ratio, lo, hi,
+		 r->pairs ? ", paired by round" : "");
 	return buf;
 }
 

@@ -21,7 +21,10 @@ const char *format_sig(char *buf, double v);
 /* A ratio: 2.51x, 13.3x, 466x. */
 const char *format_ratio(char *buf, double v);
 
-/* "2.51x (95% CI 2.40–2.63)", or "2.51x (no CI: 1 repetition)". */
+/*
+ * "2.51x (95% CI 2.40–2.63)", "2.51x (95% CI 2.40–2.63, paired by round)"
+ * (stats.h: the median of per-round ratios), or "2.51x (no CI: 1 repetition)".
+ */
 const char *format_ratio_ci(char *buf, const struct stats_ratio *r);
 
 /* "14.3 (14.1–14.5)": a median and its interval. */

@@ -448,7 +448,8 @@ static int seed_ours(const struct pair_view *p, const struct seed_figure *s,
 	if (!b || !a || !b->n || !a->n)
 		return 0;
 	*what = s->quantity;
-	return stats_ratio_of_medians(b->values, b->n, a->values, a->n, r);
+	return analysis_compare(p->before, b->values, b->n, p->after, a->values, a->n, r,
+				&(double){ 0 });
 }
 
 static void write_seeds(FILE *out, const struct report_input *in,

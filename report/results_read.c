@@ -223,6 +223,15 @@ static int check_number(struct reader *r, json_t *obj, const char *key,
 	return 0;
 }
 
+/* The file was written by `bouncelab run`, which runs in rounds (cmd_run.c). */
+static bool ran_in_rounds(json_t *ctx)
+{
+	const char *command = json_string_value(json_object_get(ctx, "command"));
+
+	return json_is_string(json_object_get(ctx, "bouncelab_version")) && command &&
+	       (!strcmp(command, "bouncelab run") || !strncmp(command, "bouncelab run ", 14));
+}
+
 /* The context: bouncelab's and Google Benchmark's known keys, typed. */
 static int check_context(struct reader *r, json_t *ctx)
 {
@@ -622,7 +631,8 @@ static int add_missing_aggregates(struct reader *r, size_t first_row)
 		qsort(names, nr_names, sizeof(*names), compare_pointers);
 		for (size_t k = 0; k < r->nr_candidates && !ret; k++) {
 			struct aggregate_candidate *c = &r->candidates[k];
-			struct result_row out = { .file = r->file, .source_file = r->file, .threads = 1 };
+			struct result_row out = { .file = r->file, .source_file = r->file,
+						  .threads = 1, .repetition_index = -1 };
 			const char *name = NULL;
 			size_t before;
 			long reps = 0;
@@ -667,7 +677,8 @@ static int add_missing_aggregates(struct reader *r, size_t first_row)
 
 static int read_row(struct reader *r, json_t *row)
 {
-	struct result_row out = { .file = r->file, .source_file = r->file, .threads = 1 };
+	struct result_row out = { .file = r->file, .source_file = r->file, .threads = 1,
+				  .repetition_index = -1 };
 	const char *run_type = NULL, *unit = NULL;
 
 	r->row_name = NULL;
@@ -684,7 +695,8 @@ static int read_row(struct reader *r, json_t *row)
 	    check_string(r, row, "time_unit", false, &unit) ||
 	    check_bool(r, row, "error_occurred") || check_bool(r, row, "skipped") ||
 	    check_integer(r, row, "repetitions", 1, MAX_REPETITIONS, false, NULL) ||
-	    check_integer(r, row, "repetition_index", 0, MAX_REPETITIONS, false, NULL) ||
+	    check_integer(r, row, "repetition_index", 0, MAX_REPETITIONS, false,
+			  &out.repetition_index) ||
 	    check_number(r, row, "iterations", 0, 1e19, false, NULL) ||
 	    check_number(r, row, "real_time", 0, 1e18, false, NULL) ||
 	    check_number(r, row, "cpu_time", 0, 1e18, false, NULL))
@@ -843,6 +855,7 @@ int results_read(struct results *set, const char *path, char *err,
 	set->files[r.file].context = context;
 	if (check_context(&r, context))
 		goto fail;
+	set->files[r.file].rounds = ran_in_rounds(context);
 	json_array_foreach(rows, i, row) {
 		r.index = i;
 		if (read_row(&r, row))

@@ -55,6 +55,7 @@ struct result_row {
 	 */
 	const char *aggregate;
 	long repetitions;
+	long repetition_index;	/* the round of a bouncelab run; -1 if absent */
 };
 
 /* A repetition that failed (e.g. its verify step). */
@@ -76,6 +77,13 @@ struct result_file {
 	size_t nr_foreign;	/* repetitions from other tools */
 	size_t nr_aggregates;
 	size_t nr_from_aggregates;	/* rows standing for missing repetitions */
+	/*
+	 * Written by `bouncelab run` (context.command), which interleaves
+	 * repetitions in rounds: every case runs once per round, and a row's
+	 * repetition_index is its round. Google Benchmark's own repetitions
+	 * (even randomly interleaved) have no rounds.
+	 */
+	bool rounds;
 };
 
 struct results {

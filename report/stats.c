@@ -450,6 +450,7 @@ int stats_ratio_of_medians(const double *num, size_t nn, const double *den,
 	out->ratio = stats_median_sorted(a, nn) / stats_median_sorted(b, nd);
 	out->lo = out->hi = NAN;
 	out->one_repetition = nn < 2 || nd < 2;
+	out->pairs = 0;
 	ret = 0;
 	if (out->one_repetition)
 		goto out;
@@ -467,6 +468,96 @@ out:
 	free(a);
 	free(b);
 	free(counts);
+	free(ratios);
+	return ret;
+}
+
+double stats_sign_test_p(const double *ratios, size_t n)
+{
+	size_t above = 0, below = 0, m, fewer;
+	double tail = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		above += ratios[i] > 1;
+		below += ratios[i] < 1;
+	}
+	m = above + below;
+	if (!m)
+		return NAN;
+	fewer = above < below ? above : below;
+	for (size_t i = 0; i <= fewer; i++)
+		tail += binomial_half_pmf(m, i);
+	/* binomial(m, 1/2) is symmetric: both tails are alike */
+	return 2 * tail > 1 ? 1 : 2 * tail;
+}
+
+struct in_round {
+	long round;
+	double value;
+};
+
+static int compare_rounds(const void *a, const void *b)
+{
+	const struct in_round *x = a, *y = b;
+
+	return (x->round > y->round) - (x->round < y->round);
+}
+
+static struct in_round *sorted_by_round(const double *values, const long *rounds,
+					size_t n)
+{
+	struct in_round *r = malloc((n ? n : 1) * sizeof(*r));
+
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct in_round){ rounds[i], values[i] };
+	qsort(r, n, sizeof(*r), compare_rounds);
+	return r;
+}
+
+int stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
+			 const double *den, const long *den_rounds, size_t nd,
+			 struct stats_ratio *out, double *p)
+{
+	struct in_round *a = sorted_by_round(num, num_rounds, nn);
+	struct in_round *b = sorted_by_round(den, den_rounds, nd);
+	double *ratios = malloc(((nn < nd ? nn : nd) + 1) * sizeof(*ratios));
+	size_t i = 0, j = 0, m = 0, lo, hi;
+	double coverage;
+	int ret = -1;
+
+	if (!a || !b || !ratios)
+		goto out;
+	ret = 1;
+	/* merge walk: the rounds both sides have */
+	while (i < nn && j < nd) {
+		if ((i + 1 < nn && a[i + 1].round == a[i].round) ||
+		    (j + 1 < nd && b[j + 1].round == b[j].round))
+			goto out;	/* a round twice: not rounds */
+		if (a[i].round < b[j].round) {
+			i++;
+		} else if (b[j].round < a[i].round) {
+			j++;
+		} else {
+			if (!(a[i].value > 0) || !(b[j].value > 0))
+				goto out;
+			ratios[m++] = a[i++].value / b[j++].value;
+		}
+	}
+	if (m < STATS_MIN_PAIRS)
+		goto out;
+	*p = stats_sign_test_p(ratios, m);
+	stats_sort(ratios, m);
+	stats_median_ci_ranks(m, &lo, &hi, &coverage);
+	*out = (struct stats_ratio){
+		.ratio = stats_median_sorted(ratios, m),
+		.lo = ratios[lo], .hi = ratios[hi], .pairs = m,
+	};
+	ret = 0;
+out:
+	free(a);
+	free(b);
 	free(ratios);
 	return ret;
 }

@@ -91,9 +91,15 @@ double stats_mann_whitney_p(const double *a, size_t na, const double *b,
 			    size_t nb);
 
 struct stats_ratio {
-	double ratio;		/* median(num) / median(den) */
+	double ratio;		/* median(num) / median(den), or of the pairs' ratios */
 	double lo, hi;		/* bootstrap percentile interval; NaN if none */
 	bool one_repetition;	/* no interval because a side has 1 value */
+	/*
+	 * 0: unpaired (as above). Otherwise the number of rounds paired
+	 * (stats_ratio_by_round()): ratio is the median of the per-round
+	 * ratios, lo and hi its order-statistic interval.
+	 */
+	size_t pairs;
 };
 
 /*
@@ -103,6 +109,31 @@ struct stats_ratio {
  */
 int stats_ratio_of_medians(const double *num, size_t nn, const double *den,
 			   size_t nd, struct stats_ratio *out);
+
+/*
+ * Fewest rounds for a paired ratio: below 6 no order-statistic interval
+ * of a median reaches 95%, and no sign test reaches p < 0.05.
+ */
+#define STATS_MIN_PAIRS 6
+
+/*
+ * Two cases measured side by side in rounds (every round runs each case
+ * once, so a VM's mode in a round falls on both): num[i] of round
+ * num_rounds[i] is divided by den[j] of the same round. The ratio is the
+ * median of those per-round ratios with its order-statistic interval
+ * (stats_median_ci_ranks()), and *p the exact two-sided sign test of the
+ * ratios against 1 (ties dropped: binomial(m, 1/2) over the m others).
+ * Only rounds present on both sides count. Returns 0; 1 when the data
+ * cannot be paired (fewer than STATS_MIN_PAIRS common rounds, a round
+ * twice on one side, a value not above 0), out then unchanged; -1
+ * without memory.
+ */
+int stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
+			 const double *den, const long *den_rounds, size_t nd,
+			 struct stats_ratio *out, double *p);
+
+/* Exact two-sided sign test p of n ratios against 1, ties dropped; NaN if all tie. */
+double stats_sign_test_p(const double *ratios, size_t n);
 
 /* The geometric mean of n > 0 positive values. */
 double stats_geomean(const double *values, size_t n);

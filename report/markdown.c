@@ -55,8 +55,13 @@ static void write_intro(FILE *out, const struct report_input *in)
 	fputs("How to read the tables: *ns/op* is the time of one operation in one thread and *Mops/s* the "
 	      "throughput of all threads together, both medians over the repetitions with a 95% confidence "
 	      "interval by order statistics. *× best* divides a variant's ns/op by that of the fastest "
-	      "variant at the same thread count (a bootstrap 95% CI), and *p* is the two-sided Mann–Whitney "
-	      "U test of the two. *CV* is the coefficient of variation: above 10% a result is flagged "
+	      "variant at the same thread count, and the fix's gain the before variant's by the after "
+	      "variant's. A ratio marked *paired by round* compares two cases of one `bouncelab run`, "
+	      "which runs every case once per round so that a VM's fast or slow spell falls on both: it is "
+	      "the median of the per-round ratios with its 95% CI by order statistics, and *p* is the exact "
+	      "two-sided sign test of those ratios against 1. Any other ratio (Google Benchmark's own "
+	      "repetitions, fewer than 6 rounds in common) is the ratio of the medians with a bootstrap "
+	      "95% CI, and *p* the two-sided Mann–Whitney U test of the two. *CV* is the coefficient of variation: above 10% a result is flagged "
 	      "*noisy*; two separated clusters are flagged *bimodal*, as when a VM moves a vCPU mid-run. "
 	      "Baseline variants (the harness's empty loop) and deliberately racy ones (which lose "
 	      "updates) are never *best*.", out);
@@ -616,8 +621,8 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 		fprintf(out, ", %s at %ld thread%s", format_ratio_ci(r, &g->pairs[i].gain),
 			g->pairs[i].threads, plural(g->pairs[i].threads));
 	format_p(pv, p->p);
-	fprintf(out, " (U test at %ld thread%s: p %s%s).", p->threads, plural(p->threads),
-		pv[0] == '<' ? "" : "= ", pv);
+	fprintf(out, " (%s at %ld thread%s: p %s%s).", p->gain.pairs ? "sign test" : "U test",
+		p->threads, plural(p->threads), pv[0] == '<' ? "" : "= ", pv);
 }
 
 static void write_verdict(FILE *out, const struct group_view *g)

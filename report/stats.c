@@ -483,7 +483,7 @@ double stats_sign_test_p(const double *ratios, size_t n)
 	}
 	m = above + below;
 	if (!m)
-		return NAN;
+		return 1;	/* every round tied: no sign of a difference */
 	fewer = above < below ? above : below;
 	for (size_t i = 0; i <= fewer; i++)
 		tail += binomial_half_pmf(m, i);

@@ -132,7 +132,7 @@ int stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
 			 const double *den, const long *den_rounds, size_t nd,
 			 struct stats_ratio *out, double *p);
 
-/* Exact two-sided sign test p of n ratios against 1, ties dropped; NaN if all tie. */
+/* Exact two-sided sign test p of n ratios against 1, ties dropped; 1 if all tie. */
 double stats_sign_test_p(const double *ratios, size_t n);
 
 /* The geometric mean of n > 0 positive values. */

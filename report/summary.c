@@ -156,9 +156,11 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 		fputs(" |\n", out);
 	}
 	fputs("\n*gain* is the before variant's ns/op over the after variant's, in the family's default "
-	      "setting, with a bootstrap 95% CI; above 1 the fix is faster. A gain is called faster or "
-	      "slower only when its CI excludes 1 and the U test gives p < 0.05; otherwise it is within "
-	      "noise.\n\n", out);
+	      "setting, with a 95% CI; above 1 the fix is faster. Marked *paired by round* (both variants "
+	      "ran once in each round of one run), it is the median of the per-round ratios with an "
+	      "order-statistic CI and the sign test; otherwise the ratio of the medians with a bootstrap "
+	      "CI and the Mann–Whitney U test. A gain is called faster or slower only when its CI "
+	      "excludes 1 and that test gives p < 0.05; otherwise it is within noise.\n\n", out);
 }
 
 static bool has_figure(const struct analysis *a)

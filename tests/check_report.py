@@ -150,7 +150,7 @@ def check_verdict(s):
         if cell != gm.group(1):
             problem("%s setting %d: the fix's gain %s at %s threads, pair table says %s" %
                     (s.family, s.number, gm.group(1), gm.group(2), cell))
-    pm = re.search(r"U test at (\d+) threads?: p (?:= )?([^)]+)\)", fix)
+    pm = re.search(r"(?:U|sign) test at (\d+) threads?: p (?:= )?([^)]+)\)", fix)
     if pm:
         _, p = s.pair_cell(pm.group(1))
         if p != pm.group(2):
@@ -190,6 +190,10 @@ def check_summary(families):
             family = code(row[0])
             defaults = [s for f in families if f["name"] == family
                         for s in f["settings"] if s.heading.endswith("(defaults)")]
+            # No setting at the defaults: the report's summary takes the first.
+            if not defaults:
+                defaults = [f["settings"][0] for f in families
+                            if f["name"] == family and f["settings"]][:1]
             # Several files: "`has_pinned` (file 2)" is the second file's.
             m = re.search(r"\(file (\d+)\)$", row[0])
             if m and int(m.group(1)) <= len(result_files(families)):

@@ -11,6 +11,11 @@
 #            matches tables, links and SVGs valid), and a report whose
 #            verdict was altered fails it;
 # many:      a generated 500-benchmark file reports and passes the check;
+# rounds:    a run whose rounds switched between a fast and a slow mode
+#            (tests/data/results-rounds.json): paired by round, the claim
+#            "store_always / read_then_set <= 2.00x" is seen with a CI of
+#            0.90-1.24; the same rows without rounds (its context names no
+#            `bouncelab run`) give a bootstrap CI past 2x, not seen;
 # quick-run: a real `run --quick` reports and passes the check, and
 #            compares with itself to a geometric mean of 1.00x.
 set -u
@@ -142,6 +147,24 @@ claims() {
 		fail "claims: the claim is listed $(grep -c 'a locked update pays a line transfer' "$md") times, expected 3 (banner, table, lesson)"
 }
 
+rounds() {
+	report_and_check "$tests/data/results-rounds.json"
+	claim=$(grep 'store_always / read_then_set ≤ 2.00x' "$tmp/out/report.md")
+	echo "$claim" | grep -q '| seen | 51.5 vs 48.9 ns/op: 1.10x (95% CI 0.90–1.24, paired by round), p = 0.07,' ||
+		fail "rounds: paired, the claim is not seen at 1.10x (0.90-1.24): $claim"
+	"$python3" - "$tests/data/results-rounds.json" "$tmp/unpaired.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["context"]["command"] = "a Google Benchmark binary, repetitions not in rounds"
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+	rm -rf "$tmp/out"
+	report_and_check "$tmp/unpaired.json"
+	claim=$(grep 'store_always / read_then_set ≤ 2.00x' "$tmp/out/report.md")
+	echo "$claim" | grep -q '| \*\*NOT SEEN\*\* | 51.5 vs 48.9 ns/op: 1.05x (95% CI [0-9.]*–[2-9]\.[0-9]*), p = ' ||
+		fail "rounds: unpaired, the claim should not be seen, its bootstrap CI past 2x: $claim"
+}
+
 many() {
 	"$python3" "$tests/gen_results.py" --benchmarks 500 "$tmp/many.json" || fail "generator"
 	report_and_check "$tmp/many.json"
@@ -164,6 +187,7 @@ malformed) malformed ;;
 fixed) fixed ;;
 many) many ;;
 claims) claims ;;
+rounds) rounds ;;
 quick-run) quick_run ;;
 *) echo "unknown check $check"; exit 2 ;;
 esac

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Every number of the report's tables against independent values.
 
-  test_report_numbers.py BOUNCELAB TESTS_DIR
+  test_report_numbers.py BOUNCELAB TESTS_DIR [RESULTS EXPECTED]
 
-Runs `bouncelab report tests/data/results-fixed.json --full` and compares
+Runs `bouncelab report tests/data/results-fixed.json --full` (or RESULTS,
+against EXPECTED: tests/data/results-rounds.json and rounds-expected.tsv,
+a run whose rounds switched between a fast and a slow mode) and compares
 each case's ns/op and Mops/s medians and 95% CIs, its CV, its noisy flag,
 its ratio to the best variant and that p-value, the fixes' gains (the
 summary, "Before and after" in the appendix details.md, "Other settings")
@@ -12,6 +14,9 @@ and the physical baseline's
 one-way latencies with tests/data/report-expected.tsv, which
 tests/oracles/report_expected.py computed from the same file with numpy
 and scipy, not with bouncelab's code (its header says how to remake it).
+
+A ratio the expected file calls paired must be marked "paired by round"
+and its 95% CI must agree too; an unpaired one must not be marked.
 
 A printed number agrees when it is the expected value rounded to the
 digits printed: within half a unit of its last digit. Every expected case
@@ -24,6 +29,8 @@ import sys
 import tempfile
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
+results_name, expected_name = (sys.argv[3:5] if len(sys.argv) > 4 else
+                               ("results-fixed.json", "report-expected.tsv"))
 problems = []
 
 
@@ -34,7 +41,7 @@ def problem(msg):
 
 def load_expected():
     cases, gains, one_way = {}, {}, {}
-    with open(os.path.join(tests, "data", "report-expected.tsv")) as f:
+    with open(os.path.join(tests, "data", expected_name)) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
@@ -44,10 +51,12 @@ def load_expected():
                 cases[(family, setting, int(threads), variant)] = {
                     "n": int(n), "ns": tuple(map(float, rest[0:3])),
                     "mops": tuple(map(float, rest[3:6])), "cv": float(rest[6]),
-                    "noisy": rest[7] == "yes", "x_best": rest[8], "p": rest[9]}
+                    "noisy": rest[7] == "yes", "x_best": rest[8], "p": rest[9],
+                    "x_ci": rest[10:12], "method": rest[12]}
             elif f_[0] == "gain":
-                _, family, setting, threads, before, after, ratio, p = f_
-                gains[(family, setting, int(threads))] = (before, after, float(ratio), float(p))
+                _, family, setting, threads, before, after, ratio, p, lo, hi, method = f_
+                gains[(family, setting, int(threads))] = (before, after, float(ratio), float(p),
+                                                          (lo, hi), method)
             elif f_[0] == "one_way":
                 _, distance, variant, med, lo, hi, mn, n, noisy = f_
                 one_way[(distance, variant)] = (float(med), float(lo), float(hi), float(mn),
@@ -81,13 +90,26 @@ def with_ci(what, text, expected):
         check(f"{what} {name}", part, value)
 
 
-def ratio(what, text, expected):
-    """'1.57x (95% CI 1.54–1.62)...' or '1.57x': the point estimate."""
+def ratio(what, text, expected, ci=None, method=None):
+    """'1.57x (95% CI 1.54–1.62)...' or '1.57x': the point estimate; with
+    method, the paired mark and a paired ratio's interval (ci: lo, hi)."""
     m = re.match(r"\s*([0-9.]+)x\b", text)
     if not m:
         problem(f"{what}: {text!r} does not start with a ratio")
         return
     check(what, m.group(1), expected)
+    if method is None:
+        return
+    if ("paired by round" in text) != (method == "paired"):
+        problem(f"{what}: {text!r} is {method}, expected {'' if method == 'paired' else 'no '}"
+                "'paired by round'")
+    if method == "paired":
+        m = re.search(r"\(95% CI (\S+)–(\S+?), paired by round\)", text)
+        if not m:
+            problem(f"{what}: {text!r} has no paired 95% CI")
+            return
+        check(f"{what} CI low", m.group(1), float(ci[0]))
+        check(f"{what} CI high", m.group(2), float(ci[1]))
 
 
 def p_value(what, text, expected):
@@ -110,7 +132,7 @@ def variant_name(cell):
 def main():
     cases, gains, one_way = load_expected()
     out = tempfile.mkdtemp(prefix="bouncelab-numbers.")
-    subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-fixed.json"),
+    subprocess.run([bouncelab, "report", os.path.join(tests, "data", results_name),
                     "--full", "-o", out], check=True, stdout=subprocess.DEVNULL)
     lines = open(os.path.join(out, "report.md"), encoding="utf-8").read().split("\n")
 
@@ -155,7 +177,7 @@ def main():
                     if row[5] != "best":
                         problem(f"{what}: × best is {row[5]!r}, but it is the best variant")
                 else:
-                    ratio(f"{what} × best", row[5], float(e["x_best"]))
+                    ratio(f"{what} × best", row[5], float(e["x_best"]), e["x_ci"], e["method"])
                     p_value(f"{what} p vs best", row[6], float(e["p"]))
                 check(f"{what} CV", row[7].rstrip("%"), e["cv"])
                 if row[8] != str(e["n"]):
@@ -173,7 +195,7 @@ def main():
                 seen_gains.add((family, setting, int(row[0])))
                 with_ci(f"{what} {before}", row[1], cases[(family, setting, int(row[0]), before)]["ns"])
                 with_ci(f"{what} {after}", row[2], cases[(family, setting, int(row[0]), after)]["ns"])
-                ratio(what, row[3], g[2])
+                ratio(what, row[3], g[2], g[4], g[5])
                 p_value(what, row[4], g[3])
             elif header[:2] == ["setting", "changes"]:
                 # Other settings: medians at the most threads, the fix's gain.
@@ -216,9 +238,9 @@ def main():
                 if fam not in defaults or row[3] == "not measured":
                     continue
                 at = sorted(t for (f, s, t) in gains if f == fam and s == defaults[fam])
-                ratio(f"{fam} summary gain at 1 thread", row[3], gains[(fam, defaults[fam], at[0])][2])
-                ratio(f"{fam} summary gain at the most threads", row[4],
-                      gains[(fam, defaults[fam], at[-1])][2])
+                first, most = gains[(fam, defaults[fam], at[0])], gains[(fam, defaults[fam], at[-1])]
+                ratio(f"{fam} summary gain at 1 thread", row[3], first[2], first[4], first[5])
+                ratio(f"{fam} summary gain at the most threads", row[4], most[2], most[4], most[5])
                 if f"at {at[-1]} threads" not in row[4]:
                     problem(f"{fam} summary: {row[4]!r} does not say 'at {at[-1]} threads'")
 
@@ -246,7 +268,7 @@ def main():
     checked = sum(seen.values())
     print(f"{checked} case rows, {len(seen_gains)} gains, {len(seen_one_way)} one-way rows checked")
     if problems:
-        print(f"{len(problems)} numbers disagree with tests/data/report-expected.tsv")
+        print(f"{len(problems)} numbers disagree with tests/data/{expected_name}")
         return 1
     return 0
 

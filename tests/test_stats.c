@@ -277,6 +277,56 @@ static void test_ratio_many_repetitions(void **state)
 	}
 }
 
+/*
+ * has_pinned at already_set=0, 2 threads, from a run whose last three
+ * rounds fell in the VM's slow mode (tests/data/results-rounds.json):
+ * each side in its own order of rounds, read_then_set without round 4.
+ * Expected values from numpy and scipy (tests/data/rounds-expected.tsv):
+ * the median of the 8 per-round ratios, its order-statistic interval (the
+ * whole range at 8 pairs) and binomtest(1, 8, 0.5).
+ */
+static void test_ratio_by_round(void **state)
+{
+	const double store[] = { 119.3, 51.52, 43.45, 52.56, 108.9, 48.16, 47.81, 114.6, 44.44 };
+	const long store_rounds[] = { 6, 0, 4, 1, 8, 2, 5, 7, 3 };
+	const double rts[] = { 47.50, 98.33, 48.43, 93.94, 41.57, 96.41, 49.31, 47.35 };
+	const long rts_rounds[] = { 0, 8, 1, 7, 2, 6, 3, 5 };
+	const long twice[] = { 0, 8, 1, 7, 2, 6, 3, 3 };
+	const double ties[] = { 1, 1, 2, 2, 2, 2, 2, 2 }, nine_up[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+	const double seven_of_nine[] = { 2, 2, 2, 2, 2, 2, 2, 0.5, 0.5 };
+	const double zero[] = { 47.50, 98.33, 48.43, 93.94, 0, 96.41, 49.31, 47.35 };
+	struct stats_ratio r, unpaired;
+	double p = -1;
+	char buf[FORMAT_LEN];
+
+	(void)state;
+	assert_int_equal(stats_ratio_by_round(store, store_rounds, N(store), rts, rts_rounds,
+					      N(rts), &r, &p), 0);
+	assert_int_equal(r.pairs, 8);
+	assert_float_equal(r.ratio, 1.0963864448745002, 1e-12);
+	assert_float_equal(r.lo, 0.9012370715879131, 1e-12);
+	assert_float_equal(r.hi, 1.2374235037859143, 1e-12);
+	assert_float_equal(p, 0.0703125, 1e-12);
+	assert_string_equal(format_ratio_ci(buf, &r), "1.10x (95% CI 0.90–1.24, paired by round)");
+	/* unpaired, the modes make the same data look anything from 0.5x to 2.3x */
+	assert_int_equal(stats_ratio_of_medians(store, N(store), rts, N(rts), &unpaired), 0);
+	assert_int_equal(unpaired.pairs, 0);
+	assert_true(unpaired.lo < 0.6 && unpaired.hi > 2);
+	assert_true(r.hi - r.lo < (unpaired.hi - unpaired.lo) / 4);
+	/* not pairs: a round twice, too few rounds in common, a zero */
+	assert_int_equal(stats_ratio_by_round(store, store_rounds, N(store), rts, twice,
+					      N(rts), &r, &p), 1);
+	assert_int_equal(stats_ratio_by_round(store, store_rounds, N(store), rts, rts_rounds,
+					      5, &r, &p), 1);
+	assert_int_equal(stats_ratio_by_round(store, store_rounds, N(store), zero, rts_rounds,
+					      N(zero), &r, &p), 1);
+	/* the exact sign test (scipy.stats.binomtest), ties dropped */
+	assert_float_equal(stats_sign_test_p(nine_up, 9), 2.0 / 512, 1e-15);
+	assert_float_equal(stats_sign_test_p(seven_of_nine, 9), 0.1796875, 1e-15);
+	assert_float_equal(stats_sign_test_p(ties, 8), 0.03125, 1e-15);
+	assert_float_equal(stats_sign_test_p(ties, 2), 1, 0);
+}
+
 static void test_geomean(void **state)
 {
 	const double v[] = { 1, 4, 16 };
@@ -384,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_normal),
 		cmocka_unit_test(test_ratio),
 		cmocka_unit_test(test_ratio_many_repetitions),
+		cmocka_unit_test(test_ratio_by_round),
 		cmocka_unit_test(test_geomean),
 		cmocka_unit_test(test_usl_exact),
 		cmocka_unit_test(test_usl_constrained),

@@ -14,10 +14,20 @@ the rank sum up to 20 values a side, ties kept; the normal approximation
 with continuity correction above); and the fix's
 gain, the before variant's median over the after variant's.
 
+Paired by round: a file whose context says `bouncelab run` ran every case
+once per round, repetition_index the round. Two of its cases with at
+least 6 rounds in common (failed repetitions left out) are compared round
+by round instead: the ratio is numpy's median of the per-round ratios,
+its 95% interval the same order statistics of those ratios, and p the
+exact two-sided sign test of the ratios against 1 (scipy's binomtest,
+ties dropped). Those rows say "paired" and give the interval; the others
+say "unpaired" and leave it out (a bootstrap has no independent value).
+
 Needs scipy (apt-get install python3-scipy) only when the numbers are
 made, never when the test runs:
 
   /usr/bin/python3 tests/oracles/report_expected.py tests/data/results-fixed.json > tests/data/report-expected.tsv
+  /usr/bin/python3 tests/oracles/report_expected.py tests/data/results-rounds.json > tests/data/rounds-expected.tsv
 """
 import json
 import sys
@@ -71,9 +81,36 @@ def p_value(a, b):
                                     use_continuity=True).pvalue)
 
 
+MIN_PAIRS = 6           # below this no order-statistic interval reaches 95%
+
+
+def ran_in_rounds(context):
+    command = context.get("command", "")
+    return "bouncelab_version" in context and (command == "bouncelab run" or
+                                               command.startswith("bouncelab run "))
+
+
+def compare(a_reps, b_reps, rounds):
+    """(ratio, p, lo, hi, method) of a's ns_per_op over b's."""
+    a = [r["ns_per_op"] for r in a_reps]
+    b = [r["ns_per_op"] for r in b_reps]
+    if rounds:
+        by_round = {r["repetition_index"]: r["ns_per_op"] for r in b_reps}
+        ratios = np.array([r["ns_per_op"] / by_round[r["repetition_index"]]
+                           for r in a_reps if r["repetition_index"] in by_round])
+        if len(ratios) >= MIN_PAIRS:
+            above, below = int(np.sum(ratios > 1)), int(np.sum(ratios < 1))
+            p = float(stats.binomtest(above, above + below, 0.5).pvalue) if above + below else 1.0
+            lo, hi = median_ci(ratios)
+            return float(np.median(ratios)), p, repr(float(lo)), repr(float(hi)), "paired"
+    return float(np.median(a)) / float(np.median(b)), p_value(a, b), "n/a", "n/a", "unpaired"
+
+
 def main():
     with open(sys.argv[1]) as f:
-        rows = json.load(f)["benchmarks"]
+        doc = json.load(f)
+    rows = doc["benchmarks"]
+    rounds = ran_in_rounds(doc["context"])
     cases = {}
     for r in rows:
         if r.get("run_type") != "iteration" or r.get("error_occurred") or "bouncelab" not in r:
@@ -82,12 +119,13 @@ def main():
         key = (b["family"], setting_of(b), r["threads"], b["variant"])
         cases.setdefault(key, []).append(r)
 
-    print("# Expected numbers of: bouncelab report results-fixed.json --full")
-    print("# Made by: /usr/bin/python3 tests/oracles/report_expected.py tests/data/results-fixed.json"
+    name = sys.argv[1].split("/")[-1]
+    print(f"# Expected numbers of: bouncelab report {name} --full")
+    print(f"# Made by: /usr/bin/python3 tests/oracles/report_expected.py tests/data/{name}"
           f" (scipy {__import__('scipy').__version__}, numpy {np.__version__})")
     print("# case\tfamily\tsetting\tthreads\tvariant\tn\tns_median\tns_lo\tns_hi\t"
-          "mops_median\tmops_lo\tmops_hi\tcv_percent\tnoisy\tx_best\tp_vs_best")
-    print("# gain\tfamily\tsetting\tthreads\tbefore\tafter\tratio\tp")
+          "mops_median\tmops_lo\tmops_hi\tcv_percent\tnoisy\tx_best\tp_vs_best\tx_lo\tx_hi\tmethod")
+    print("# gain\tfamily\tsetting\tthreads\tbefore\tafter\tratio\tp\tlo\thi\tmethod")
     print("# one_way\tdistance\tvariant\tmedian\tlo\thi\tmin\tn\tnoisy")
     medians, ns_of = {}, {}
     for key, reps in cases.items():
@@ -107,21 +145,22 @@ def main():
         rivals = [k for k in cases if k[:3] == key[:3] and (family, k[3]) not in NEVER_BEST]
         best = min(rivals, key=lambda k: medians[k])
         if best == key:
-            x_best, p = "best", "n/a"
+            x_best, p, x_lo, x_hi, method = "best", "n/a", "n/a", "n/a", "n/a"
         else:
-            x_best = repr(medians[key] / medians[best])
-            p = repr(p_value(ns, ns_of[best]))
+            x_best, p, x_lo, x_hi, method = compare(reps, cases[best], rounds)
+            x_best, p = repr(x_best), repr(p)
         print(f"case\t{family}\t{setting}\t{threads}\t{variant}\t{len(ns)}\t"
               f"{medians[key]!r}\t{lo!r}\t{hi!r}\t{float(np.median(mops))!r}\t{mlo!r}\t{mhi!r}\t"
-              f"{100 * cv!r}\t{'yes' if cv > NOISY_CV else 'no'}\t{x_best}\t{p}")
+              f"{100 * cv!r}\t{'yes' if cv > NOISY_CV else 'no'}\t{x_best}\t{p}\t{x_lo}\t{x_hi}\t{method}")
 
     for family, (before, after) in FIX.items():
         for (fam, setting, threads, variant) in cases:
             if fam != family or variant != before or (fam, setting, threads, after) not in cases:
                 continue
-            a, b = ns_of[(fam, setting, threads, before)], ns_of[(fam, setting, threads, after)]
+            ratio, p, lo, hi, method = compare(cases[(fam, setting, threads, before)],
+                                               cases[(fam, setting, threads, after)], rounds)
             print(f"gain\t{family}\t{setting}\t{threads}\t{before}\t{after}\t"
-                  f"{float(np.median(a)) / float(np.median(b))!r}\t{p_value(a, b)!r}")
+                  f"{ratio!r}\t{p!r}\t{lo}\t{hi}\t{method}")
 
     for (family, setting, threads, variant), reps in cases.items():
         if family != "pingpong":

@@ -254,9 +254,15 @@ static unsigned int this_store_buffer(char *source, size_t len)
 	if (!strcmp(vendor, "GenuineIntel")) {
 		entries = 56;
 		snprintf(source, len, "Intel optimization manual: 56 store-buffer entries (Skylake)");
-	} else if (!strcmp(vendor, "AuthenticAMD") && family >= 0x19) {
+	} else if (!strcmp(vendor, "AuthenticAMD") && family == 0x19) {
 		entries = 64;
 		snprintf(source, len, "AMD family 19h optimization guide: 64-entry store queue");
+	} else if (!strcmp(vendor, "AuthenticAMD") && family > 0x19) {
+		/* a later family is not in the table: the latest one it has */
+		entries = 64;
+		snprintf(source, len,
+			 "AMD family %xh not tabled: family 19h's 64-entry store queue taken",
+			 family);
 	} else if (!strcmp(vendor, "AuthenticAMD") && family == 0x17) {
 		entries = 48;
 		snprintf(source, len, "AMD family 17h optimization guide: 48-entry store queue");

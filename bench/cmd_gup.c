@@ -397,10 +397,6 @@ static void verify_pages(struct gup_bench *b, struct gup_page **pages,
 			fail(b, "gup: pages[%lu] of %lu is pinned for long but sits in CMA", i, nr);
 }
 
-/*
- * The body of __gup_test_ioctl(): calls until the range is covered or a
- * call returns short; size is how far it got.
- */
 static double median(double *v, unsigned int n);
 
 /* Closes the current stretch at time t, if it holds any page. */
@@ -412,6 +408,10 @@ static void end_stretch(struct gup_stretches *st, uint64_t t)
 	st->pages = 0;
 }
 
+/*
+ * The body of __gup_test_ioctl(): calls until the range is covered or a
+ * call returns short; size is how far it got.
+ */
 static unsigned long gup_get_loop(struct gup_worker *w, struct gup_task *task,
 				  unsigned long start, unsigned long size,
 				  unsigned long *pinned)

@@ -211,7 +211,7 @@ static int one_sample(const struct topo *topo, const struct kernel_family *f,
 	uint64_t ops[2] = { round_trips, round_trips };
 	char msg[256];
 	void *state;
-	int ret = 0;
+	int ret = 0, started;
 
 	state = f->create(cfg, err, errlen);
 	if (!state)
@@ -225,8 +225,10 @@ static int one_sample(const struct topo *topo, const struct kernel_family *f,
 			.round_trips = round_trips, .start = &start,
 		};
 	/* Thread 1 is the caller: if no thread starts, nothing waits. */
-	if (pthread_create(&w[0].tid, NULL, pingpong_thread_main, &w[0])) {
-		snprintf(err, errlen, "cannot start a thread: %s", strerror(errno));
+	started = pthread_create(&w[0].tid, NULL, pingpong_thread_main, &w[0]);
+	if (started) {
+		/* pthread_create() returns its error; errno is left as it was */
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(started));
 		pthread_barrier_destroy(&start);
 		f->destroy(state);
 		return -1;
@@ -384,6 +386,7 @@ static int fetch_sample(const struct topo *topo, struct fetch_shared *s,
 {
 	struct fetch_thread w[2];
 	pthread_barrier_t start;
+	int started;
 
 	atomic_store(&s->turn, 0);
 	pthread_barrier_init(&start, NULL, 2);
@@ -392,8 +395,10 @@ static int fetch_sample(const struct topo *topo, struct fetch_shared *s,
 			.shared = s, .topo = topo, .cpu = t ? cpu_b : cpu_a,
 			.thread = t, .start = &start,
 		};
-	if (pthread_create(&w[0].tid, NULL, fetch_thread_main, &w[0])) {
-		snprintf(err, errlen, "cannot start a thread: %s", strerror(errno));
+	started = pthread_create(&w[0].tid, NULL, fetch_thread_main, &w[0]);
+	if (started) {
+		/* pthread_create() returns its error; errno is left as it was */
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(started));
 		pthread_barrier_destroy(&start);
 		return -1;
 	}

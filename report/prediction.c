@@ -454,10 +454,14 @@ static void write_median(FILE *out, const struct validation *v)
 		fprintf(out, "; a cold miss %.1f ns, a load of a line the other CPU modified, "
 			"measured at the start of the run", v->cold_miss);
 	fputs(").\n\n", out);
-	/* several files: each file's cases are predicted from its own numbers */
+	/*
+	 * Several files: each file's transfer and cold miss are its own; the
+	 * locked-op hold may be another file's (run_machine()), so the text
+	 * names only the two.
+	 */
 	if (strchr(v->machines + 1, ';'))
-		fprintf(out, "Each file's cases are predicted from that file's own measurements%s.\n\n",
-			v->machines);
+		fprintf(out, "Each file's cases are predicted from that file's own one-way transfer "
+			"and cold miss%s.\n\n", v->machines);
 }
 
 /*

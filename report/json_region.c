@@ -30,7 +30,10 @@ struct json_region {
 	bool populate;		/* MADV_POPULATE_WRITE works here */
 };
 
-/* The open regions: a free() of memory in one of them does nothing. */
+/*
+ * The open regions: a free() of memory in one of them does nothing. Read
+ * by every jansson free in the process, unlocked: see json_region.h.
+ */
 static struct json_region **open_regions;
 static size_t nr_open, cap_open;
 static _Thread_local struct json_region *filling;

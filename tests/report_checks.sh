@@ -16,7 +16,8 @@
 #            "store_always / read_then_set <= 2.00x" is seen with a CI of
 #            0.90-1.24; the same rows without rounds (its context names no
 #            `bouncelab run`) give a bootstrap CI past 2x, not seen;
-# quick-run: a real `run --quick` reports and passes the check, and
+# quick-run: a real `run --quick` reports and passes the check, says it
+#            ran in rounds as the report's pairing reads it, and
 #            compares with itself to a geometric mean of 1.00x.
 set -u
 check=$1 bouncelab=$2 tests=$3 python3=$4
@@ -176,6 +177,17 @@ quick_run() {
 	"$bouncelab" run --quick --filter '^has_pinned/' --out "$tmp/run/results.json" >/dev/null 2>"$tmp/run.log" ||
 		{ cat "$tmp/run.log"; fail "run --quick"; return; }
 	report_and_check "$tmp/run/results.json"
+	# what the report reads as a run in rounds (results_read.c), so that
+	# its ratios are paired: the command, and each row's round
+	"$python3" - "$tmp/run/results.json" <<'PY' || fail "run --quick: the results do not say they ran in rounds"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ctx = doc["context"]
+assert isinstance(ctx.get("bouncelab_version"), str), ctx
+assert ctx["command"].startswith("bouncelab run "), ctx["command"]
+rows = [b for b in doc["benchmarks"] if "bouncelab" in b and not b.get("error_occurred")]
+assert rows and all(0 <= b["repetition_index"] < 3 for b in rows), rows[:1]
+PY
 	"$bouncelab" compare "$tmp/run/results.json" "$tmp/run/results.json" >"$tmp/compare.txt" ||
 		fail "compare with itself"
 	grep -q "Geometric mean of B/A over [0-9]* benchmarks: 1.00x" "$tmp/compare.txt" ||

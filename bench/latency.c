@@ -297,7 +297,11 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
  * ahead, and hands the turn over on a line of its own; thread b follows
  * the chain, each load's address the previous load's value, and times
  * it; then follows it again, now from its own cache, and takes that time
- * off (the clock reads and the hits). The roles swap every round.
+ * off (the clock reads and the hits). The roles swap every round. The
+ * time taken off is the fastest warm chase of the sample, not each
+ * round's own: an interrupt in a warm chase would otherwise lower the
+ * sample, and the fastest sample would pick it, where one in a cold
+ * chase only raises it.
  */
 #define FETCH_LINES 32
 #define FETCH_STRIDE 4096
@@ -317,8 +321,9 @@ struct fetch_thread {
 	unsigned int thread;
 	pthread_barrier_t *start;
 	int bind_error;
-	double ns;			/* cold less warm, summed over its rounds */
-	unsigned long loads;
+	double cold_ns;			/* the cold chases, summed over its rounds */
+	double warm_ns;			/* the fastest warm chase */
+	unsigned long chases;
 };
 
 static inline unsigned long *fetch_line(struct fetch_shared *s, unsigned int i)
@@ -371,8 +376,9 @@ static void *fetch_thread_main(void *arg)
 			t1 = now_ns();
 			sink += chase(s);
 			t2 = now_ns();
-			w->ns += (t1 - t0) - (t2 - t1);
-			w->loads += FETCH_LINES;
+			w->cold_ns += t1 - t0;
+			w->warm_ns = fmin(w->warm_ns, t2 - t1);
+			w->chases++;
 			atomic_store_explicit(&s->turn, 2 * r + 2, memory_order_release);
 		}
 	}
@@ -393,7 +399,7 @@ static int fetch_sample(const struct topo *topo, struct fetch_shared *s,
 	for (unsigned int t = 0; t < 2; t++)
 		w[t] = (struct fetch_thread){
 			.shared = s, .topo = topo, .cpu = t ? cpu_b : cpu_a,
-			.thread = t, .start = &start,
+			.thread = t, .start = &start, .warm_ns = INFINITY,
 		};
 	started = pthread_create(&w[0].tid, NULL, fetch_thread_main, &w[0]);
 	if (started) {
@@ -412,7 +418,9 @@ static int fetch_sample(const struct topo *topo, struct fetch_shared *s,
 			return -1;
 		}
 	}
-	*ns = (w[0].ns + w[1].ns) / (double)(w[0].loads + w[1].loads);
+	*ns = (w[0].cold_ns - w[0].chases * w[0].warm_ns +
+	       w[1].cold_ns - w[1].chases * w[1].warm_ns) /
+	      (double)((w[0].chases + w[1].chases) * FETCH_LINES);
 	return 0;
 }
 

@@ -304,12 +304,17 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
  * chase only raises it.
  */
 #define FETCH_LINES 32
-#define FETCH_STRIDE 4096
+/*
+ * A page and a line apart: each line in a cache set of its own, so the
+ * warm chase hits L1. At exactly a page all 32 lines share one L1 set,
+ * more than its ways, and the warm chase would be L2 hits.
+ */
+#define FETCH_STRIDE (4096 + 64)
 #define FETCH_ROUNDS 64
 
 struct fetch_shared {
 	_Alignas(CACHE_PAD) atomic_ulong turn;
-	char *lines;			/* FETCH_LINES x FETCH_STRIDE */
+	_Alignas(CACHE_PAD) char *lines;	/* FETCH_LINES x FETCH_STRIDE */
 	unsigned int order[FETCH_LINES];
 };
 
@@ -434,7 +439,7 @@ int latency_measure_fetch(const struct topo *topo, int cpu_a, int cpu_b,
 	uint64_t x = 1;
 	int ret = 0;
 
-	if (!s || posix_memalign((void **)&s->lines, FETCH_STRIDE,
+	if (!s || posix_memalign((void **)&s->lines, 4096,
 				 (size_t)FETCH_LINES * FETCH_STRIDE)) {
 		free(s);
 		snprintf(err, errlen, "out of memory");

@@ -397,8 +397,6 @@ static void verify_pages(struct gup_bench *b, struct gup_page **pages,
 			fail(b, "gup: pages[%lu] of %lu is pinned for long but sits in CMA", i, nr);
 }
 
-static double median(double *v, unsigned int n);
-
 /* Closes the current stretch at time t, if it holds any page. */
 static void end_stretch(struct gup_stretches *st, uint64_t t)
 {
@@ -497,7 +495,7 @@ static void gup_one_repeat(struct gup_worker *w)
 	s->put_usec = s->put_ns / 1000;
 	s->pages = pinned;
 	s->get_stretch_ns_per_page = w->stretches.nr ?
-		median(w->stretches.ns_per_page, w->stretches.nr) : NAN;
+		stats_median(w->stretches.ns_per_page, w->stretches.nr) : NAN;
 	print_sample(b, s, size, full);
 }
 
@@ -670,20 +668,6 @@ struct combo_stats {
 	double put_ns_per_page;
 };
 
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), compare_doubles);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * Each sample's get time (us), its get per page (ns: the median of its
  * stretches) and its put per page (ns).
@@ -724,10 +708,10 @@ static void combo_stats(const struct gup_bench *b, const struct gup_combo *c,
 		sq += (get[i] - st->get_mean_us) * (get[i] - st->get_mean_us);
 	st->get_sd_pct = n > 1 && sum > 0 ?
 			 100.0 * sqrt(sq / (n - 1)) / st->get_mean_us : 0;
-	st->get_median_us = median(get, n);
+	st->get_median_us = stats_median(get, n);
 	st->put_mean_us = put / n;
-	st->get_ns_per_page = median(get + n, n);
-	st->put_ns_per_page = median(get + 2 * n, n);
+	st->get_ns_per_page = stats_median(get + n, n);
+	st->put_ns_per_page = stats_median(get + 2 * n, n);
 	free(get);
 }
 

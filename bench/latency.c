@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "latency.h"
+#include "stats.h"
 
 /*
  * Two groups count as two modes when the gap between them is a ratio of
@@ -24,18 +25,6 @@
  */
 #define MODE_GAP_RATIO 1.5
 #define MODE_MIN_SHARE 10
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double sorted_median(const double *s, size_t n)
-{
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
 
 /* The nearest-rank percentile of sorted values. */
 static double sorted_percentile(const double *s, size_t n, unsigned int pct)
@@ -63,8 +52,8 @@ static void find_modes(const double *s, size_t n, struct latency_summary *out)
 	if (!split || widest < MODE_GAP_RATIO)
 		return;
 	out->bimodal = true;
-	out->low_mode = sorted_median(s, split);
-	out->high_mode = sorted_median(s + split, n - split);
+	out->low_mode = stats_median_sorted(s, split);
+	out->high_mode = stats_median_sorted(s + split, n - split);
 	out->high_share = (double)(n - split) / (double)n;
 }
 
@@ -80,8 +69,8 @@ void latency_summarize(const double *samples, size_t n,
 	if (!s)
 		return;
 	memcpy(s, samples, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), compare_doubles);
-	out->median = sorted_median(s, n);
+	stats_sort(s, n);
+	out->median = stats_median_sorted(s, n);
 	out->min = s[0];
 	out->p10 = sorted_percentile(s, n, 10);
 	out->p90 = sorted_percentile(s, n, 90);

@@ -113,7 +113,10 @@ struct model_prediction {
 	/* the busiest line: its name (a static string, NULL if none) and busy share */
 	const char *bottleneck;
 	double busy;
-	double transfer_ns;		/* mean one-way transfer on that line */
+	double transfer_ns;		/* mean one-way transfer on that line, any two sharers */
+	/* the mean handoff on it: transfer_ns, or less where a domain's waiters go first */
+	double handoff_ns;
+	double local_handoffs;		/* handoffs within a cache domain per domain visit */
 	double retries;			/* cmpxchg retries per success */
 };
 

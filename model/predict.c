@@ -68,21 +68,38 @@ static void pairs_by_class(struct machine_profile *m, const struct placement *pl
 	m->cache[slot].count = count;
 }
 
-/*
- * The mean one-way transfer between two of the threads, or with cold the
- * mean cold miss (a one-way transfer where the profile gives none); -1: a
- * class without a latency.
- */
-static double mean_transfer(struct machine_profile *m, const struct placement *pl,
-			    const char *policy, unsigned int count, bool cold,
-			    char *err, size_t errlen)
-{
-	double pairs[NR_DISTANCE_CLASSES], sum = 0, n = 0;
+/* Where the threads that share a line sit, as one-way transfers between them. */
+struct spread {
+	double all;		/* mean over every ordered pair: first come, first served */
+	double local;		/* mean within a cache domain; 0: no pair shares one */
+	double cross;		/* mean between domains; 0: one domain holds them all */
+	double local_peers;	/* other threads in a thread's domain, on average */
+};
 
+/* Classes whose CPUs share a cache that hands a line on by itself. */
+static bool same_domain(int c)
+{
+	return c == DISTANCE_SMT || c == DISTANCE_L2 || c == DISTANCE_L3;
+}
+
+/*
+ * The transfers among the first count threads of a placement, or with
+ * cold their cold misses (a one-way transfer where the profile gives
+ * none). -1 with err filled: a class without a latency.
+ */
+static int spread_of(struct machine_profile *m, const struct placement *pl,
+		     const char *policy, unsigned int count, bool cold,
+		     struct spread *s, char *err, size_t errlen)
+{
+	double pairs[NR_DISTANCE_CLASSES], sum[2] = { 0 }, n[2] = { 0 };
+
+	*s = (struct spread){ 0 };
 	if (count < 2)
 		return 0;
 	pairs_by_class(m, pl, policy, count, pairs);
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		int local = same_domain(c);
+
 		if (!pairs[c])
 			continue;
 		if (c == DISTANCE_SAME_PU)
@@ -93,11 +110,16 @@ static double mean_transfer(struct machine_profile *m, const struct placement *p
 				 pl->nr_cpus, policy);
 			return -1;
 		}
-		sum += pairs[c] * (cold && m->cold_miss_ns[c] > 0 ? m->cold_miss_ns[c] :
-				   m->one_way_ns[c]);
-		n += pairs[c];
+		sum[local] += pairs[c] * (cold && m->cold_miss_ns[c] > 0 ? m->cold_miss_ns[c] :
+					  m->one_way_ns[c]);
+		n[local] += pairs[c];
 	}
-	return n ? sum / n : 0;
+	if (n[0] + n[1])
+		s->all = (sum[0] + sum[1]) / (n[0] + n[1]);
+	s->cross = n[0] ? sum[0] / n[0] : 0;
+	s->local = n[1] ? sum[1] / n[1] : 0;
+	s->local_peers = n[1] / count;
+	return 0;
 }
 
 static bool drains_store_buffer(const struct access_profile *p)
@@ -120,81 +142,145 @@ static bool only_group_lines(const struct access_profile *p)
 	return true;
 }
 
+/* A line several threads fight over: a queueing centre. */
+struct centre {
+	const char *name;
+	double rate;		/* visits it needs per operation, at most one */
+	struct spread at;	/* where its sharers sit */
+	double copies;
+	double sharers;
+	bool cas;		/* cmpxchg: failed attempts visit again */
+	double retries;		/* per success, now */
+	double handoff;		/* the mean one-way handoff now */
+	double local_handoffs;	/* handoffs within a domain per domain visit */
+};
+
 struct network {
 	double think;
+	double z;		/* the private cost per operation */
 	unsigned int nr;
+	unsigned int population;
+	struct centre c[MVA_MAX_CENTRES];
 	double demand[MVA_MAX_CENTRES];
-	double base[MVA_MAX_CENTRES];		/* demand before cmpxchg retries */
 	double copies[MVA_MAX_CENTRES];
-	double sharers[MVA_MAX_CENTRES];
-	double transfer[MVA_MAX_CENTRES];
-	bool retries[MVA_MAX_CENTRES];
-	const char *name[MVA_MAX_CENTRES];
 	bool one_group;		/* the network is one group of false sharers */
 };
 
+/*
+ * A handoff keeps the line from every other CPU for two transfers: the
+ * transfer to the new owner, and the new owner's tenure, which lasts until
+ * the next request reaches it, a transfer again. The owner goes on with
+ * its own visits meanwhile, one every z / rate ns: a handoff serves
+ * 1 + h x rate / z of them. So a tight loop pays a fraction of a handoff
+ * per operation, and a line visited once in 32 operations nearly all of
+ * one. The pin_work sweep of has_pinned on the 2-vCPU guests, where a
+ * transfer took 216-237 ns, measured this: 2-thread ns/op 4.2-311 against
+ * 3.8-309 predicted, where one transfer per handoff predicted half the
+ * cost from 4 locked adds up (model_doc.md).
+ */
+static double centre_demand(const struct centre *c, double z)
+{
+	double h = c->handoff;
+	double visits = c->rate / (1 + (z > 0 ? h * c->rate / z : 0));
+
+	return visits * 2 * h * (1 + c->retries);
+}
+
+/*
+ * Domain first. While the line is in a cache domain (an L3 and the cores
+ * under it), the domain's shared cache hands it from core to core by
+ * itself; a request from another domain has to go through the line's home,
+ * whose probe reaches the domain a cross-domain transfer later. Requesters
+ * already waiting in the domain take the line in turn meanwhile, each
+ * handoff two local transfers: m = min(local waiters, cross / (2 local))
+ * of them per domain visit, which lasts two cross-domain transfers. The
+ * mean handoff is then cross / (1 + m), never worse than first come,
+ * first served. Without waiters, or with one domain, it is the all-pairs
+ * mean.
+ */
+static void centre_handoff(struct centre *c, double waiting, unsigned int n)
+{
+	double m = 0;
+
+	if (c->at.local > 0 && c->at.cross > 0 && n > 1 && waiting > 0)
+		m = fmin(waiting * c->at.local_peers / (n - 1), c->at.cross / (2 * c->at.local));
+	c->local_handoffs = m;
+	c->handoff = fmin(c->at.all, c->at.cross / (1 + m));
+	if (!(c->handoff > 0))
+		c->handoff = c->at.all;
+}
+
 /* One line of the profile: a centre, latency, or nothing. */
 static int add_line(struct network *net, const struct line_access *a,
-		    const struct machine_profile *m, double transfer,
-		    unsigned int n, double z, bool hides)
+		    const struct machine_profile *m, const struct spread *at,
+		    unsigned int n, bool hides)
 {
 	unsigned int k = a->shared_by == LINE_SHARED_BY_ALL ? n :
 			 (a->group_size < n ? a->group_size : n);
-	double must, visits, rate, hold;
+	struct centre *c;
+	double must;
 
-	if (k < 2 || a->stores + a->locked + a->cas <= 0 || transfer <= 0)
+	if (k < 2 || a->stores + a->locked + a->cas <= 0 || at->all <= 0)
 		return 0;	/* private, or read-only: every copy stays valid */
 	must = a->locked + a->cas + (hides ? 0 : a->stores) +
 	       (a->shared_by == LINE_SHARED_BY_ALL ? a->reads : 0);
 	if (hides && a->stores > 0)
-		net->think += transfer / m->store_buffer * fmin(1, a->stores);
+		net->think += at->all / m->store_buffer * fmin(1, a->stores);
 	if (must <= 0)
 		return 0;
-	/*
-	 * Tenure: while the next request travels (one transfer), the owner
-	 * goes on with its own visits to the line, one every z / rate ns;
-	 * each handoff serves 1 + transfer x rate / z of them. A line visited
-	 * once in 32 operations is kept for fewer of them than one visited by
-	 * every operation.
-	 */
-	rate = fmin(1, must);
-	visits = rate / (1 + (z > 0 ? transfer * rate / z : 0));
-	/* the locked ops' own time on the line moves from think to service */
-	hold = fmin((a->locked + a->cas) * m->locked_ns, net->think);
-	net->think -= hold;
 	if (net->nr == MVA_MAX_CENTRES)
 		return -1;
-	net->name[net->nr] = a->line;
-	net->base[net->nr] = net->demand[net->nr] = visits * transfer + hold;
-	net->copies[net->nr] = a->shared_by == LINE_SHARED_BY_ALL || net->one_group ?
-			       1 : (double)n / k;
-	net->sharers[net->nr] = k;
-	net->transfer[net->nr] = transfer;
-	net->retries[net->nr] = a->cas > 0;
+	c = &net->c[net->nr];
+	*c = (struct centre){
+		.name = a->line,
+		.rate = fmin(1, must),
+		.at = *at,
+		.copies = a->shared_by == LINE_SHARED_BY_ALL || net->one_group ? 1 : (double)n / k,
+		.sharers = k,
+		.cas = a->cas > 0,
+		.handoff = at->all,
+	};
+	/* a group's line: its sharers are the group, placed as it comes */
+	if (a->shared_by != LINE_SHARED_BY_ALL)
+		c->at.local = c->at.cross = 0;
+	net->copies[net->nr] = c->copies;
+	net->demand[net->nr] = centre_demand(c, net->z);
 	net->nr++;
 	return 0;
 }
 
-/* Solves, then re-solves while cmpxchg retries change the demands. */
-static int solve(struct network *net, unsigned int n, struct mva_result *r,
-		 double *retries)
+/*
+ * Solves, then re-solves while what the solution implies changes the
+ * demands: cmpxchg retries, and the local handoffs that waiting
+ * requesters allow. A fixed point, approached by halves so that it does
+ * not swing between the two sides of it.
+ */
+static int solve(struct network *net, struct mva_result *r, double *retries)
 {
 	*retries = 0;
-	for (int iter = 0; iter < 50; iter++) {
+	for (int iter = 0; iter < 200; iter++) {
 		double change = 0;
 
-		if (mva_solve(net->think, net->demand, net->copies, net->nr, n, r))
+		if (mva_solve(net->think, net->demand, net->copies, net->nr, net->population, r))
 			return -1;
 		for (unsigned int k = 0; k < net->nr; k++) {
-			double fail, d;
+			struct centre *c = &net->c[k];
+			/* customers at the line beyond the one it serves */
+			double waiting = fmax(0, r->throughput * r->residence[k] / c->copies -
+					      r->utilisation[k]);
+			double d, before = c->handoff;
 
-			if (!net->retries[k])
-				continue;
-			/* a failure: the line was busy and went to another sharer */
-			fail = fmin(r->utilisation[k], 0.95) * (net->sharers[k] - 1) / net->sharers[k];
-			*retries = fail / (1 - fail);
-			d = net->base[k] * (1 + *retries);
-			change = fmax(change, fabs(d - net->demand[k]));
+			if (c->cas) {
+				/* a failure: the line was busy and went to another sharer */
+				double fail = fmin(r->utilisation[k], 0.95) * (c->sharers - 1) / c->sharers;
+
+				c->retries = (c->retries + fail / (1 - fail)) / 2;
+				*retries = c->retries;
+			}
+			centre_handoff(c, waiting, net->population);
+			c->handoff = (before + c->handoff) / 2;
+			d = centre_demand(c, net->z);
+			change = fmax(change, fabs(d - net->demand[k]) / fmax(d, 1e-12));
 			net->demand[k] = d;
 		}
 		if (change < 1e-9)
@@ -224,8 +310,8 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 	struct network net = { 0 };
 	unsigned int n = cfg->nr_threads;
 	struct mva_result r;
-	double z, all, cold, retries;
-	unsigned int population;
+	struct spread all, cold;
+	double z, retries;
 
 	policy = policy ? policy : "compact";
 	*out = (struct model_prediction){ .nr_threads = n };
@@ -234,11 +320,9 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 			 f->name);
 		return -1;
 	}
-	if (!n || plan(m, policy, n, &pl, err, errlen))
-		return -1;
-	all = mean_transfer(m, &pl, policy, n, false, err, errlen);
-	cold = mean_transfer(m, &pl, policy, n, true, err, errlen);
-	if (all < 0 || cold < 0)
+	if (!n || plan(m, policy, n, &pl, err, errlen) ||
+	    spread_of(m, &pl, policy, n, false, &all, err, errlen) ||
+	    spread_of(m, &pl, policy, n, true, &cold, err, errlen))
 		return -1;
 	f->access(cfg, &p);
 	z = private_ns;
@@ -246,35 +330,35 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		z *= private_ghz / m->clock_ghz;
 	if (f->spins) {
 		/* a handoff each way per round trip: the transfer is the whole cost */
-		out->ns_per_op = 2 * all;
+		out->ns_per_op = 2 * all.all;
 		out->ops_per_s = out->ns_per_op > 0 ? n * 1e9 / out->ns_per_op : 0;
 		out->bottleneck = p.nr_lines ? p.lines[0].line : NULL;
 		out->busy = 1;
-		out->transfer_ns = all;
+		out->transfer_ns = out->handoff_ns = all.all;
 		return 0;
 	}
-	net.think = z + p.cold_transfers * cold;
+	net.z = z;
+	net.think = z + p.cold_transfers * cold.all;
 	/*
 	 * False sharing alone: each group of threads fights over its own
 	 * line and the groups are independent, so one group is the network,
 	 * exactly. Mixed with lines all threads share, a group's line is one
 	 * of n / k copies chosen at random (an approximation).
 	 */
-	population = n;
+	net.population = n;
 	if (p.nr_lines && only_group_lines(&p))
-		population = p.lines[0].group_size < n ? p.lines[0].group_size : n;
-	net.one_group = population < n;
+		net.population = p.lines[0].group_size < n ? p.lines[0].group_size : n;
+	net.one_group = net.population < n;
 	for (unsigned int i = 0; i < p.nr_lines; i++) {
 		const struct line_access *a = &p.lines[i];
-		double transfer = all;
+		struct spread at = all;
 
-		if (a->shared_by == LINE_SHARED_BY_GROUP && a->group_size < n)
-			transfer = mean_transfer(m, &pl, policy, a->group_size, false, err, errlen);
-		if (transfer < 0 ||
-		    add_line(&net, a, m, transfer, n, z, m->store_buffer && !drains_store_buffer(&p))) {
-			if (transfer >= 0)
-				snprintf(err, errlen, "family '%s': more than %d contended lines",
-					 f->name, MVA_MAX_CENTRES);
+		if (a->shared_by == LINE_SHARED_BY_GROUP && a->group_size < n &&
+		    spread_of(m, &pl, policy, a->group_size, false, &at, err, errlen))
+			return -1;
+		if (add_line(&net, a, m, &at, n, m->store_buffer && !drains_store_buffer(&p))) {
+			snprintf(err, errlen, "family '%s': more than %d contended lines",
+				 f->name, MVA_MAX_CENTRES);
 			return -1;
 		}
 	}
@@ -284,7 +368,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 			 f->name, f->variants[cfg->variant].name);
 		return -1;
 	}
-	if (solve(&net, population, &r, &retries)) {
+	if (solve(&net, &r, &retries)) {
 		snprintf(err, errlen, "%s: the network has no solution (a negative or infinite cost)",
 			 f->name);
 		return -1;
@@ -295,9 +379,11 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 	for (unsigned int k = 0; k < net.nr; k++) {
 		if (out->bottleneck && r.utilisation[k] <= out->busy)
 			continue;
-		out->bottleneck = net.name[k];
+		out->bottleneck = net.c[k].name;
 		out->busy = r.utilisation[k];
-		out->transfer_ns = net.transfer[k];
+		out->transfer_ns = net.c[k].at.all;
+		out->handoff_ns = net.c[k].handoff;
+		out->local_handoffs = net.c[k].local_handoffs;
 	}
 	return 0;
 }

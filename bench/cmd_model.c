@@ -181,35 +181,6 @@ static int measure_this(struct machine_profile *m)
 	return rc;
 }
 
-/*
- * How long a locked RMW holds its line, measured here: counter's locked
- * add on a private padded slot less its plain add, one thread each (the
- * same loop otherwise). Scaled to the profile's clock like the private
- * costs; 0 (no holding time) if the difference is not positive.
- */
-static int measure_locked(struct machine_profile *m, double here_ghz)
-{
-	const struct kernel_family *f = catalog_find("counter");
-	struct kernel_config cfg;
-	int locked = f ? catalog_variant_index(f, "percpu_padded_locked") : -1;
-	int plain = f ? catalog_variant_index(f, "percpu_padded") : -1;
-	double ns[2];
-
-	if (locked < 0 || plain < 0)
-		return 0;
-	kernel_config_defaults(f, &cfg);
-	cfg.variant = (unsigned int)locked;
-	if (measure_private(f, &cfg, &ns[0]))
-		return EXIT_RUNTIME;
-	cfg.variant = (unsigned int)plain;
-	if (measure_private(f, &cfg, &ns[1]))
-		return EXIT_RUNTIME;
-	m->locked_ns = ns[0] > ns[1] ? ns[0] - ns[1] : 0;
-	if (here_ghz > 0 && m->clock_ghz > 0)
-		m->locked_ns *= here_ghz / m->clock_ghz;
-	return 0;
-}
-
 static void apply_params(const struct model_options *o, const struct kernel_family *f,
 			 struct kernel_config *cfg)
 {
@@ -227,8 +198,6 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 	printf("; placement %s.\nPrivate cost per op: 1 thread measured here now%s.\n",
 	       o->placement ? o->placement : "compact",
 	       strcmp(m->name, "this") ? ", scaled by the clock ratio" : "");
-	printf("A locked RMW holds its line %.1f ns (counter's percpu_padded_locked less percpu_padded, measured here%s).\n",
-	       m->locked_ns, strcmp(m->name, "this") ? ", clock-scaled" : "");
 	printf("One-way transfer per class:");
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
 		if (m->one_way_ns[c] > 0)
@@ -277,7 +246,11 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 			ns[v][t] = p.ns_per_op;
 			printf("  %7u  %-18s %12.2f %12.2f  ", p.nr_threads, f->variants[v].name,
 			       p.ns_per_op, p.ops_per_s / 1e6);
-			if (p.bottleneck)
+			if (p.bottleneck && p.local_handoffs >= 0.05)
+				printf("%s: %.0f%% busy, %.0f ns a handoff (%.1f within a cache domain per visit; any two: %.0f ns)",
+				       p.bottleneck, 100 * p.busy, p.handoff_ns, p.local_handoffs,
+				       p.transfer_ns);
+			else if (p.bottleneck)
 				printf("%s: %.0f%% busy, %.0f ns a transfer", p.bottleneck,
 				       100 * p.busy, p.transfer_ns);
 			else
@@ -375,10 +348,6 @@ int cmd_model(int argc, char **argv)
 			return usage_error("--threads %u: machine '%s' has %u CPUs, expected at most that many",
 					   o.threads[t], m.name, m.nr_cpus);
 		}
-	}
-	if ((rc = measure_locked(&m, here_ghz))) {
-		machine_profile_close(&m);
-		return rc;
 	}
 	print_header(&m, &o);
 	for (unsigned int i = 0; i < catalog_size && !rc; i++)

@@ -63,13 +63,6 @@ struct machine_profile {
 	 * a cold miss is charged a one-way transfer.
 	 */
 	double cold_miss_ns[NR_DISTANCE_CLASSES];
-	/*
-	 * How long a locked RMW holds its line, ns at this profile's clock:
-	 * the caller's to fill from a measurement (counter's
-	 * percpu_padded_locked less percpu_padded, one thread); 0: unknown,
-	 * and locked operations are taken to hold their line for no time.
-	 */
-	double locked_ns;
 	char source[NR_DISTANCE_CLASSES][240];	/* where each number comes from */
 	char clock_source[240];
 	char store_buffer_source[240];

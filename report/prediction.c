@@ -24,16 +24,10 @@
 #include "prediction.h"
 #include "results_read.h"
 #include "seeds.h"
+#include "stats.h"
 #include "svg.h"
 
 #define MAX_CASES 512
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Median ns/op of the rows of one case (family, variant, setting) at t threads. */
 static double case_median(const struct results *set, const struct result_row *like, long t)
@@ -51,33 +45,29 @@ static double case_median(const struct results *set, const struct result_row *li
 		    !strcmp(r->setting ? r->setting : "", like->setting ? like->setting : ""))
 			v[n++] = r->ns_per_op;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	m = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+	m = n ? stats_median(v, n) : NAN;
 	free(v);
 	return m;
 }
 
 /*
- * A file's one-way transfer: pingpong store_load, half a round trip, in
- * its fastest repetition. A ping-pong waits for both vCPUs to run at once:
- * on a shared or overcommitted host a repetition can only be slowed down
- * (60 ns or 250 ns between the same two vCPUs, or microseconds when the
- * host runs something else), so the fastest is the hardware's.
+ * A file's one-way transfer: pingpong store_load, half a round trip, the
+ * median of its repetitions. The cases it predicts are medians of the
+ * same rounds, and the host may run those rounds with the two vCPUs near
+ * or far apart (a 45 or a 230 ns one-way on the EPYC guests): the median
+ * transfer is the one most rounds ran at, where the fastest was a mode
+ * that one round in nine saw.
  */
 static double run_one_way(const struct results *set, unsigned int file)
 {
-	double v[64];
-	size_t n = 0;
-
-	for (size_t i = 0; i < set->nr_rows && n < 64; i++) {
+	for (size_t i = 0; i < set->nr_rows; i++) {
 		const struct result_row *r = &set->rows[i];
 
 		if (r->family && r->source_file == file && r->threads == 2 &&
 		    !strcmp(r->family, "pingpong") && !strcmp(r->variant, "store_load"))
-			v[n++] = r->ns_per_op / 2;
+			return case_median(set, r, 2) / 2;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+	return NAN;
 }
 
 /* The row's parameters into a configuration; -1 if one is not the family's. */
@@ -108,46 +98,6 @@ static int config_of(const struct result_row *r, const struct kernel_family *f,
 			return -1;
 	}
 	return 0;
-}
-
-/* The 1-thread median of a variant at its family's defaults in one file; NAN if none. */
-static double default_one_thread(const struct results *set, unsigned int file,
-				 const char *family, const char *variant)
-{
-	const struct kernel_family *f = catalog_find(family);
-	struct kernel_config def, cfg;
-
-	if (!f)
-		return NAN;
-	kernel_config_defaults(f, &def);
-	for (size_t i = 0; i < set->nr_rows; i++) {
-		const struct result_row *r = &set->rows[i];
-		bool defaults = true;
-
-		if (!r->family || r->source_file != file || r->threads != 1 ||
-		    strcmp(r->family, family) || strcmp(r->variant, variant) ||
-		    config_of(r, f, &cfg))
-			continue;
-		for (unsigned int p = 0; p < f->nr_params; p++)
-			defaults &= cfg.param[p] == def.param[p];
-		if (defaults)
-			return case_median(set, r, 1);
-	}
-	return NAN;
-}
-
-/*
- * How long a locked RMW holds its line on the run's machine: a locked add
- * on a private padded slot less a plain one (counter's percpu_padded_locked
- * and percpu_padded, one thread, the same loop otherwise). 0 when the run
- * has not both.
- */
-static double run_locked_ns(const struct results *set, unsigned int file)
-{
-	double locked = default_one_thread(set, file, "counter", "percpu_padded_locked");
-	double plain = default_one_thread(set, file, "counter", "percpu_padded");
-
-	return isfinite(locked) && isfinite(plain) && locked > plain ? locked - plain : 0;
 }
 
 /*
@@ -183,10 +133,6 @@ static int run_machine(const struct report_input *in, unsigned int file,
 		return -1;
 	m->nr_cpus = 2;
 	m->store_buffer = machine_store_buffer_of_name(cpu);
-	m->locked_ns = run_locked_ns(in->set, file);
-	/* a file without counter's two cases (a sweep of one family): another file's */
-	for (unsigned int f = 0; f < in->set->nr_files && !m->locked_ns; f++)
-		m->locked_ns = run_locked_ns(in->set, f);
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++) {
 		m->one_way_ns[c] = one_way;
 		m->cold_miss_ns[c] = run_cold_miss(in->set, file);
@@ -340,9 +286,7 @@ static int build_validation(const struct report_input *in, struct validation *v)
 	}
 	if (!v->nr)
 		return -1;
-	qsort(errs, v->nr, sizeof(*errs), cmp_double);
-	v->median_error = v->nr % 2 ? errs[v->nr / 2] :
-			  (errs[v->nr / 2 - 1] + errs[v->nr / 2]) / 2;
+	v->median_error = stats_median(errs, v->nr);
 	return 0;
 }
 
@@ -450,17 +394,13 @@ static void write_median(FILE *out, const struct validation *v)
 {
 	fprintf(out, "**On this machine:** median |predicted / measured − 1| = **%.0f%%** over %zu "
 		"two-thread cases, %zu of them within 2x (ns/op per thread, medians; one-way transfer "
-		"%.1f ns, the run's fastest pingpong",
+		"%.1f ns, the run's median pingpong",
 		100 * v->median_error, v->nr, within_2x(v), v->one_way);
 	if (isfinite(v->cold_miss))
 		fprintf(out, "; a cold miss %.1f ns, a load of a line the other CPU modified, "
 			"measured at the start of the run", v->cold_miss);
 	fputs(").\n\n", out);
-	/*
-	 * Several files: each file's transfer and cold miss are its own; the
-	 * locked-op hold may be another file's (run_machine()), so the text
-	 * names only the two.
-	 */
+	/* several files: each file's transfer and cold miss are its own */
 	if (strchr(v->machines + 1, ';'))
 		fprintf(out, "Each file's cases are predicted from that file's own one-way transfer "
 			"and cold miss%s.\n\n", v->machines);
@@ -534,7 +474,6 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 {
 	const char *variants[2] = { "store_always", "read_then_set" };
 	char path[1024];
-	double locked = 0;
 
 	sm->f = catalog_find("gup");
 	for (int k = 0; k < 2; k++) {
@@ -554,15 +493,10 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 			json_t *mhz = json_object_get(in->set->files[r->source_file].context, "mhz_per_cpu");
 
 			sm->ghz = json_is_number(mhz) ? json_number_value(mhz) / 1000 : 0;
-			locked = run_locked_ns(in->set, r->source_file);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, seed_runs[i].profile);
-	if (machine_profile_load(path, &sm->m, err, errlen))
-		return -1;
-	/* this run's locked op, at the seed machine's clock as the private costs are */
-	sm->m.locked_ns = sm->ghz > 0 && sm->m.clock_ghz > 0 ? locked * sm->ghz / sm->m.clock_ghz : locked;
-	return 0;
+	return machine_profile_load(path, &sm->m, err, errlen) ? -1 : 0;
 }
 
 /* Predictions before and after the fix at n threads on the seed's machine. */

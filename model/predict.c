@@ -7,18 +7,19 @@
  * - Private work: the 1-thread ns/op, scaled by the clock ratio when the
  *   machine is another one. It is the delay centre.
  * - A line several threads use and some thread writes is a queueing
- *   centre. Handing it to the next owner costs one one-way transfer, the
- *   mean over the pairs of threads that share it (FIFO handoff: the next
- *   owner is any other sharer).
- * - An owner keeps the line for every visit it makes while the next
- *   request is on its way, one transfer time: with a visit every Z / v ns
- *   (v visits per operation), 1 + L v / Z visits per handoff, so a tight
- *   loop pays a fraction of a transfer per operation, and a line visited
- *   once in 32 operations nearly a whole transfer per visit.
- * - A locked RMW or cmpxchg holds its line while it executes (the cost of
- *   one on a private line, measured): that part of the private work is the
- *   line's service, not think time, since no other CPU can have the line
- *   meanwhile.
+ *   centre. A handoff costs a one-way transfer to the next owner, the
+ *   mean over the pairs of threads that share it (FIFO: the next owner is
+ *   any other sharer), and keeps the line from everyone else for a second
+ *   one: the new owner's tenure, until the next request reaches it.
+ * - The owner goes on with its own visits during its tenure: with a visit
+ *   every Z / v ns (v visits per operation), 1 + L v / Z visits per
+ *   handoff, so a tight loop pays a fraction of a handoff per operation,
+ *   and a line visited once in 32 operations nearly a whole one per visit.
+ *   Locked ops and cmpxchg run inside the tenure.
+ * - Domain first: while requesters wait in the cache domain that holds
+ *   the line, the domain's shared cache hands it among them before the
+ *   home's probe for a farther requester arrives, so a saturated line
+ *   moves faster than the all-pairs mean (centre_handoff()).
  * - Plain stores that no locked op or fence drains in the same operation
  *   retire into the store buffer (x86); each drain needs the line once,
  *   for a buffer's worth of stores: L / entries per store, as latency.

@@ -772,8 +772,8 @@ void markdown_prediction(FILE *out, const struct report_input *in)
 	const struct validation *v = validation_of(in, &storage);
 
 	fputs("## Prediction: a contention model from measured primitives\n\n"
-	      "Each shared line is a server whose service time is a one-way line transfer; each "
-	      "case is predicted from its own 1-thread cost and the run's pingpong, with nothing "
+	      "Each shared line is a server: a handoff costs a one-way line transfer and keeps the "
+	      "line for one more, the new owner's tenure; each case is predicted from its own 1-thread cost and the run's pingpong, with nothing "
 	      "fitted. Every case, the seeds' curves and how the model works: [" PREDICTION_FILE "]("
 	      PREDICTION_FILE ").\n\n", out);
 	if (seed_plotted(in, PIN_FAST))

@@ -179,12 +179,14 @@ struct network {
  * 3.8-309 predicted, where one transfer per handoff predicted half the
  * cost from 4 locked adds up (model_doc.md).
  */
+static double centre_visits(const struct centre *c, double z)
+{
+	return c->rate / (1 + (z > 0 ? c->handoff * c->rate / z : 0));
+}
+
 static double centre_demand(const struct centre *c, double z)
 {
-	double h = c->handoff;
-	double visits = c->rate / (1 + (z > 0 ? h * c->rate / z : 0));
-
-	return visits * 2 * h * (1 + c->retries);
+	return centre_visits(c, z) * 2 * c->handoff * (1 + c->retries);
 }
 
 /*
@@ -272,8 +274,16 @@ static int solve(struct network *net, struct mva_result *r, double *retries)
 			double d, before = c->handoff;
 
 			if (c->cas) {
-				/* a failure: the line was busy and went to another sharer */
-				double fail = fmin(r->utilisation[k], 0.95) * (c->sharers - 1) / c->sharers;
+				/*
+				 * A failure: the line was busy and went to another
+				 * sharer between the load and the cmpxchg. It leaves
+				 * once a handoff, so an attempt fails at most as often
+				 * as the owner loses the line: in a tight loop the
+				 * owner's tenure covers many attempts and only the one
+				 * a handoff interrupts can fail.
+				 */
+				double fail = fmin(fmin(r->utilisation[k], 0.95) * (c->sharers - 1) / c->sharers,
+						   centre_visits(c, net->z));
 
 				c->retries = (c->retries + fail / (1 - fail)) / 2;
 				*retries = c->retries;

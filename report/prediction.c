@@ -51,23 +51,31 @@ static double case_median(const struct results *set, const struct result_row *li
 }
 
 /*
- * A file's one-way transfer: pingpong store_load, half a round trip, the
- * median of its repetitions. The cases it predicts are medians of the
- * same rounds, and the host may run those rounds with the two vCPUs near
- * or far apart (a 45 or a 230 ns one-way on the EPYC guests): the median
- * transfer is the one most rounds ran at, where the fastest was a mode
- * that one round in nine saw.
+ * A file's one-way transfer for cases whose farthest pair of threads is
+ * of class widest: pingpong store_load at that class (its first row, of
+ * any class, if none matches), half a round trip, the median of its
+ * repetitions. The cases it predicts are medians of the same rounds, and
+ * the host may run those rounds with the two vCPUs near or far apart (a
+ * 45 or a 230 ns one-way on the EPYC guests): the median transfer is the
+ * one most rounds ran at, where the fastest was a mode that one round in
+ * nine saw.
  */
-static double run_one_way(const struct results *set, unsigned int file)
+static double run_one_way(const struct results *set, unsigned int file, const char *widest)
 {
+	const struct result_row *first = NULL;
+
 	for (size_t i = 0; i < set->nr_rows; i++) {
 		const struct result_row *r = &set->rows[i];
 
-		if (r->family && r->source_file == file && r->threads == 2 &&
-		    !strcmp(r->family, "pingpong") && !strcmp(r->variant, "store_load"))
+		if (!r->family || r->source_file != file || r->threads != 2 ||
+		    strcmp(r->family, "pingpong") || strcmp(r->variant, "store_load"))
+			continue;
+		if (widest && r->widest_class && !strcmp(r->widest_class, widest))
 			return case_median(set, r, 2) / 2;
+		if (!first)
+			first = r;
 	}
-	return NAN;
+	return first ? case_median(set, first, 2) / 2 : NAN;
 }
 
 /* The row's parameters into a configuration; -1 if one is not the family's. */
@@ -248,21 +256,16 @@ static int build_validation(const struct report_input *in, struct validation *v)
 	v->machines[0] = '\0';
 	for (unsigned int file = 0; file < in->set->nr_files; file++) {
 		struct machine_profile m;
-		double one_way = run_one_way(in->set, file);
+		double any = run_one_way(in->set, file, NULL), file_one_way = NAN;
 
-		if (!isfinite(one_way) || one_way <= 0 ||
-		    run_machine(in, file, &m, one_way, err, sizeof(err)))
+		if (!(any > 0) || run_machine(in, file, &m, any, err, sizeof(err)))
 			continue;
-		if (!isfinite(v->one_way)) {
-			v->one_way = one_way;
-			v->cold_miss = run_cold_miss(in->set, file);
-		}
-		append_machine(v, in->set, file, one_way);
 		for (size_t i = 0; i < in->set->nr_rows && v->nr < MAX_CASES; i++) {
 			const struct result_row *r = &in->set->rows[i];
 			struct validation_point *pt = &v->p[v->nr];
 			const struct kernel_family *f;
 			struct model_prediction pred;
+			double one_way;
 
 			if (!r->family || r->source_file != file || r->threads != 2 ||
 			    !strcmp(r->family, "pingpong") || seen_case(v, r))
@@ -270,6 +273,12 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			f = catalog_find(r->family);
 			if (!f || !f->access || config_of(r, f, &pt->cfg))
 				continue;
+			/* the transfer between the two CPUs the case ran on */
+			one_way = run_one_way(in->set, file, r->widest_class);
+			if (!(one_way > 0))
+				continue;
+			for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++)
+				m.one_way_ns[c] = one_way;
 			pt->row = r;
 			pt->one = case_median(in->set, r, 1);
 			pt->measured = case_median(in->set, r, 2);
@@ -281,6 +290,14 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			pt->bottleneck = pred.bottleneck;
 			errs[v->nr] = fabs(pt->predicted / pt->measured - 1);
 			v->nr++;
+			if (isfinite(file_one_way))
+				continue;
+			file_one_way = one_way;
+			if (!isfinite(v->one_way)) {
+				v->one_way = one_way;
+				v->cold_miss = run_cold_miss(in->set, file);
+			}
+			append_machine(v, in->set, file, one_way);
 		}
 		machine_profile_close(&m);
 	}

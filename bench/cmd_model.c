@@ -247,7 +247,7 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 			printf("  %7u  %-18s %12.2f %12.2f  ", p.nr_threads, f->variants[v].name,
 			       p.ns_per_op, p.ops_per_s / 1e6);
 			if (p.bottleneck && p.local_handoffs >= 0.05)
-				printf("%s: %.0f%% busy, %.0f ns a handoff (%.1f within a cache domain per visit; any two: %.0f ns)",
+				printf("%s: %.0f%% busy, %.0f ns a transfer (%.1f handoffs in a cache domain per visit; any two: %.0f ns)",
 				       p.bottleneck, 100 * p.busy, p.handoff_ns, p.local_handoffs,
 				       p.transfer_ns);
 			else if (p.bottleneck)

@@ -107,7 +107,11 @@ struct model_prediction {
 	const char *bottleneck;
 	double busy;
 	double transfer_ns;		/* mean one-way transfer on that line, any two sharers */
-	/* the mean handoff on it: transfer_ns, or less where a domain's waiters go first */
+	/*
+	 * The mean one-way transfer of a handoff on it: transfer_ns, or less
+	 * where a domain's waiters go first. A handoff keeps the line twice
+	 * that: the transfer and the new owner's tenure.
+	 */
 	double handoff_ns;
 	double local_handoffs;		/* handoffs within a cache domain per domain visit */
 	double retries;			/* cmpxchg retries per success */

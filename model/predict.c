@@ -152,7 +152,8 @@ struct centre {
 	double sharers;
 	bool cas;		/* cmpxchg: failed attempts visit again */
 	double retries;		/* per success, now */
-	double handoff;		/* the mean one-way handoff now */
+	double handoff;		/* the mean one-way transfer of a handoff, now */
+	double lo, hi;		/* where the handoff's fixed point lies */
 	double local_handoffs;	/* handoffs within a domain per domain visit */
 };
 
@@ -174,10 +175,10 @@ struct network {
  * its own visits meanwhile, one every z / rate ns: a handoff serves
  * 1 + h x rate / z of them. So a tight loop pays a fraction of a handoff
  * per operation, and a line visited once in 32 operations nearly all of
- * one. The pin_work sweep of has_pinned on the 2-vCPU guests, where a
- * transfer took 216-237 ns, measured this: 2-thread ns/op 4.2-311 against
- * 3.8-309 predicted, where one transfer per handoff predicted half the
- * cost from 4 locked adds up (model_doc.md).
+ * one. has_pinned's pin_work sweep on the 2-vCPU guest (one-way 223 ns)
+ * measured this: one transfer per handoff predicted 0.50-0.67 of the
+ * 2-thread ns/op from pin_work 1 up, two predict 0.88-1.12
+ * (test_against_measurements in tests/test_model.c, model_doc.md).
  */
 static double centre_visits(const struct centre *c, double z)
 {
@@ -197,20 +198,18 @@ static double centre_demand(const struct centre *c, double z)
  * already waiting in the domain take the line in turn meanwhile, each
  * handoff two local transfers: m = min(local waiters, cross / (2 local))
  * of them per domain visit, which lasts two cross-domain transfers. The
- * mean handoff is then cross / (1 + m), never worse than first come,
- * first served. Without waiters, or with one domain, it is the all-pairs
- * mean.
+ * mean transfer of a handoff is then cross / (1 + m), never worse than
+ * first come, first served. Without waiters, or with one domain, it is the
+ * all-pairs mean. Returns what the waiting implies.
  */
-static void centre_handoff(struct centre *c, double waiting, unsigned int n)
+static double domain_first_handoff(const struct centre *c, double waiting)
 {
-	double m = 0;
+	double m;
 
-	if (c->at.local > 0 && c->at.cross > 0 && n > 1 && waiting > 0)
-		m = fmin(waiting * c->at.local_peers / (n - 1), c->at.cross / (2 * c->at.local));
-	c->local_handoffs = m;
-	c->handoff = fmin(c->at.all, c->at.cross / (1 + m));
-	if (!(c->handoff > 0))
-		c->handoff = c->at.all;
+	if (!(c->at.local > 0 && c->at.cross > 0) || c->sharers < 2 || !(waiting > 0))
+		return c->at.all;
+	m = fmin(waiting * c->at.local_peers / (c->sharers - 1), c->at.cross / (2 * c->at.local));
+	return fmin(c->at.all, c->at.cross / (1 + m));
 }
 
 /* One line of the profile: a centre, latency, or nothing. */
@@ -242,10 +241,10 @@ static int add_line(struct network *net, const struct line_access *a,
 		.sharers = k,
 		.cas = a->cas > 0,
 		.handoff = at->all,
+		.hi = at->all,
 	};
-	/* a group's line: its sharers are the group, placed as it comes */
-	if (a->shared_by != LINE_SHARED_BY_ALL)
-		c->at.local = c->at.cross = 0;
+	/* the shortest handoff: every domain visit full of local ones */
+	c->lo = domain_first_handoff(c, INFINITY);
 	net->copies[net->nr] = c->copies;
 	net->demand[net->nr] = centre_demand(c, net->z);
 	net->nr++;
@@ -253,15 +252,33 @@ static int add_line(struct network *net, const struct line_access *a,
 }
 
 /*
+ * The attempts of a cmpxchg that fail: the line was busy and went to
+ * another sharer between the load and the cmpxchg. It leaves once a
+ * handoff, so an attempt fails at most as often as the owner loses the
+ * line: in a tight loop the owner's tenure covers many attempts and only
+ * the one a handoff interrupts can fail.
+ */
+static double cas_failures(const struct centre *c, double busy, double z)
+{
+	double taken = fmin(busy, 0.95) * (c->sharers - 1) / c->sharers;
+
+	return fmin(taken, centre_visits(c, z) / (c->rate * (1 + c->retries)));
+}
+
+/*
  * Solves, then re-solves while what the solution implies changes the
  * demands: cmpxchg retries, and the local handoffs that waiting
- * requesters allow. A fixed point, approached by halves so that it does
- * not swing between the two sides of it.
+ * requesters allow. The handoff is found by bisection: a longer one
+ * makes more requesters wait, which can only shorten it, so its fixed
+ * point is one, between the shortest handoff and the all-pairs mean.
+ * (Iterating it directly swung between two states on a line near
+ * saturation.) Returns -1 when the network has no solution or does not
+ * settle.
  */
 static int solve(struct network *net, struct mva_result *r, double *retries)
 {
 	*retries = 0;
-	for (int iter = 0; iter < 200; iter++) {
+	for (int iter = 0; iter < 400; iter++) {
 		double change = 0;
 
 		if (mva_solve(net->think, net->demand, net->copies, net->nr, net->population, r))
@@ -271,31 +288,34 @@ static int solve(struct network *net, struct mva_result *r, double *retries)
 			/* customers at the line beyond the one it serves */
 			double waiting = fmax(0, r->throughput * r->residence[k] / c->copies -
 					      r->utilisation[k]);
-			double d, before = c->handoff;
+			double d;
 
 			if (c->cas) {
-				/*
-				 * A failure: the line was busy and went to another
-				 * sharer between the load and the cmpxchg. It leaves
-				 * once a handoff, so an attempt fails at most as often
-				 * as the owner loses the line: in a tight loop the
-				 * owner's tenure covers many attempts and only the one
-				 * a handoff interrupts can fail.
-				 */
-				double fail = fmin(fmin(r->utilisation[k], 0.95) * (c->sharers - 1) / c->sharers,
-						   centre_visits(c, net->z));
+				double fail = cas_failures(c, r->utilisation[k], net->z);
 
 				c->retries = (c->retries + fail / (1 - fail)) / 2;
 				*retries = c->retries;
 			}
-			centre_handoff(c, waiting, net->population);
-			c->handoff = (before + c->handoff) / 2;
+			if (c->hi - c->lo > 1e-12 * c->hi) {
+				if (domain_first_handoff(c, waiting) >= c->handoff)
+					c->lo = c->handoff;
+				else
+					c->hi = c->handoff;
+				c->handoff = (c->lo + c->hi) / 2;
+			}
 			d = centre_demand(c, net->z);
 			change = fmax(change, fabs(d - net->demand[k]) / fmax(d, 1e-12));
 			net->demand[k] = d;
 		}
 		if (change < 1e-9)
 			break;
+		if (iter == 399)
+			return -1;
+	}
+	for (unsigned int k = 0; k < net->nr; k++) {
+		struct centre *c = &net->c[k];
+
+		c->local_handoffs = c->handoff < c->at.all ? c->at.cross / c->handoff - 1 : 0;
 	}
 	return 0;
 }
@@ -380,7 +400,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		return -1;
 	}
 	if (solve(&net, &r, &retries)) {
-		snprintf(err, errlen, "%s: the network has no solution (a negative or infinite cost)",
+		snprintf(err, errlen, "%s: the network has no solution (a negative or infinite cost, or a fixed point that does not settle)",
 			 f->name);
 		return -1;
 	}

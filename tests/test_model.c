@@ -231,9 +231,53 @@ static void test_domain_first(void **state)
 					    1e6, 0, &p, err, sizeof(err)), 0);
 	assert_float_equal(p.handoff_ns, all, 1e-6);
 	assert_true(p.local_handoffs < 1e-3);
+	/*
+	 * Between the two: fewer waiters than the window holds. One line, so
+	 * the requesters at it beyond the one served are n - n Z / cycle - U,
+	 * and 15 of the other 31 threads share a thread's CCX.
+	 */
+	for (double z = 2400; z <= 4000; z += 400) {
+		double waiting;
+
+		assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL, 32,
+						    z, 0, &p, err, sizeof(err)), 0);
+		waiting = 32 - 32 * z / p.ns_per_op - p.busy;
+		assert_true(p.handoff_ns < all && p.local_handoffs < within);
+		assert_float_equal(p.local_handoffs, waiting * 15 / 31, 1e-5);
+		assert_float_equal(p.handoff_ns, cross / (1 + p.local_handoffs), 1e-6);
+	}
 	predict(&m, "counter", "shared_atomic", NULL, 0, 16, &p);
 	assert_float_equal(p.handoff_ns, p.transfer_ns, 1e-12);
 	assert_float_equal(p.local_handoffs, 0, 1e-12);
+	machine_profile_close(&m);
+}
+
+/*
+ * The handoff's fixed point settles near saturation: percpu_batched on
+ * 256 CPUs of the Milan profile with a private cost of 700-1500 ns puts
+ * its fold line at the edge of saturation, where iterating the handoff
+ * directly swung between two states and returned a mix of them (1337
+ * ns/op at a private cost of 1000, against a fixed point of 1099). The
+ * ns/op must grow smoothly with the private cost: by no more than the
+ * added cost times the threads.
+ */
+static void test_settles_near_saturation(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+	char err[512];
+	double last = 0;
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	for (double z = 700; z <= 1500; z += 25) {
+		assert_int_equal(model_predict_case(&m, "counter", "percpu_batched", 0, NULL, NULL,
+						    256, z, 0, &p, err, sizeof(err)), 0);
+		if (last && !(p.ns_per_op >= last && p.ns_per_op - last <= 25))
+			fail_msg("private cost %.0f ns: %.1f ns/op after %.1f at %.0f", z, p.ns_per_op,
+				 last, z - 25);
+		last = p.ns_per_op;
+	}
 	machine_profile_close(&m);
 }
 
@@ -596,6 +640,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_shipped_profiles),
 		cmocka_unit_test(test_tenure_by_visit_rate),
 		cmocka_unit_test(test_domain_first),
+		cmocka_unit_test(test_settles_near_saturation),
 		cmocka_unit_test(test_against_measurements),
 		cmocka_unit_test(test_cold_miss),
 		cmocka_unit_test(test_thp_heads),

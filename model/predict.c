@@ -19,7 +19,7 @@
  * - Domain first: while requesters wait in the cache domain that holds
  *   the line, the domain's shared cache hands it among them before the
  *   home's probe for a farther requester arrives, so a saturated line
- *   moves faster than the all-pairs mean (centre_handoff()).
+ *   moves faster than the all-pairs mean (domain_first_handoff()).
  * - Plain stores that no locked op or fence drains in the same operation
  *   retire into the store buffer (x86); each drain needs the line once,
  *   for a buffer's worth of stores: L / entries per store, as latency.

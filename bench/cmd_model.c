@@ -16,6 +16,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "config.h"
 #include "latency.h"
 #include "model.h"
 
@@ -41,8 +42,9 @@ static void model_usage(void)
 	       "Predicts ns/op, throughput and the busiest line at each thread count from\n"
 	       "each variant's access profile, its 1-thread cost measured here, and a\n"
 	       "machine's one-way line-transfer latencies (exact MVA, see model/model_doc.md).\n\n"
-	       "  --profile FILE|this     a machine profile (model/profiles/*.json), or this\n"
-	       "                          machine with its latencies measured now (default)\n"
+	       "  --profile FILE|NAME|this  a machine profile: a file, or the name of one\n"
+	       "                          shipped in model/profiles/ (e.g. epyc-milan-2s-256),\n"
+	       "                          or this machine with its latencies measured now (default)\n"
 	       "  --family F              one family (default: all)\n"
 	       "  --variant V             one variant (default: all)\n"
 	       "  --threads LIST          e.g. 1,2,4,8 (default 1,2,4,... up to the machine's CPUs)\n"
@@ -319,11 +321,25 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 	return 0;
 }
 
+/*
+ * A profile given by name (no slash, no .json) is one of those shipped;
+ * anything else is a path.
+ */
+static const char *profile_path(const char *arg, char *buf, size_t len)
+{
+	size_t n = strlen(arg);
+
+	if (strchr(arg, '/') || (n > 5 && !strcmp(arg + n - 5, ".json")))
+		return arg;
+	snprintf(buf, len, "%s/%s.json", BOUNCELAB_PROFILE_DIR, arg);
+	return buf;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_options o = { 0 };
 	struct machine_profile m;
-	char err[512];
+	char err[512], path[1024];
 	double here_ghz = model_this_clock_ghz();
 	int rc = parse_options(argc, argv, &o);
 
@@ -336,7 +352,8 @@ int cmd_model(int argc, char **argv)
 			machine_profile_close(&m);
 			return rc;
 		}
-	} else if (machine_profile_load(o.profile, &m, err, sizeof(err))) {
+	} else if (machine_profile_load(profile_path(o.profile, path, sizeof(path)), &m,
+					err, sizeof(err))) {
 		return usage_error("--profile %s", err);
 	}
 	if (!o.nr_threads)

@@ -23,6 +23,11 @@ profile="$profiles/xeon-e5-2630v4-2s.json"
 "$bouncelab" model --profile "$profile" --family has_pinned --threads 1,4,40 \
 	>"$tmp/hp" 2>&1 || fail "model --family has_pinned failed: $(cat "$tmp/hp")"
 
+# A shipped profile by its name is the same machine as by its file.
+"$bouncelab" model --profile xeon-e5-2630v4-2s --family pingpong --threads 2 --placement spread \
+	>"$tmp/pp-name" 2>&1 || fail "model --profile by name failed: $(cat "$tmp/pp-name")"
+cmp -s "$tmp/pp" "$tmp/pp-name" || fail "model --profile xeon-e5-2630v4-2s differs from its file"
+
 "$py" - "$profile" "$tmp/pp" "$tmp/hp" <<'PY' || failures=$((failures + 1))
 import json, re, sys
 

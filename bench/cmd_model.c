@@ -7,12 +7,14 @@
  * is a short 1-thread run of the kernel itself, and with --profile this
  * the one-way latency per distance class is a short ping-pong per class.
  */
+#include <dirent.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "cli.h"
@@ -165,8 +167,13 @@ static int measure_this(struct machine_profile *m)
 			break;
 		}
 		latency_summarize(pairs[i].samples, pairs[i].nr_samples, &sum);
-		/* the fastest sample: a descheduled vCPU only adds time */
-		m->one_way_ns[pairs[i].cls] = sum.min;
+		/*
+		 * The median sample, as the report takes the median of a
+		 * run's rounds: a descheduled vCPU slows a few samples, and
+		 * the fastest can be a placement the host keeps the vCPUs in
+		 * only now and then.
+		 */
+		m->one_way_ns[pairs[i].cls] = sum.median;
 		/* and what a cold miss costs between the same two CPUs */
 		if (latency_measure_fetch(m->topo, pairs[i].cpu_a, pairs[i].cpu_b, 7,
 					  &m->cold_miss_ns[pairs[i].cls], err, sizeof(err))) {
@@ -174,7 +181,7 @@ static int measure_this(struct machine_profile *m)
 			break;
 		}
 		snprintf(m->source[pairs[i].cls], sizeof(m->source[0]),
-			 "pingpong store_load measured now on CPUs %d and %d, fastest of 7 samples",
+			 "pingpong store_load measured now on CPUs %d and %d, median of 7 samples",
 			 pairs[i].cpu_a, pairs[i].cpu_b);
 	}
 	for (unsigned int i = 0; i < nr; i++)
@@ -249,7 +256,7 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 			printf("  %7u  %-18s %12.2f %12.2f  ", p.nr_threads, f->variants[v].name,
 			       p.ns_per_op, p.ops_per_s / 1e6);
 			if (p.bottleneck && p.local_handoffs >= 0.05)
-				printf("%s: %.0f%% busy, %.0f ns a transfer (%.1f handoffs in a cache domain per visit; any two: %.0f ns)",
+				printf("%s: %.0f%% busy, %.0f ns a transfer (%.1f handoffs in a cache domain per domain visit; any two: %.0f ns)",
 				       p.bottleneck, 100 * p.busy, p.handoff_ns, p.local_handoffs,
 				       p.transfer_ns);
 			else if (p.bottleneck)
@@ -322,24 +329,42 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 }
 
 /*
- * A profile given by name (no slash, no .json) is one of those shipped;
- * anything else is a path.
+ * --profile FILE or NAME: a file that exists (or a path) is read; else
+ * the name of a profile shipped in BOUNCELAB_PROFILE_DIR. An unknown
+ * name is an error that lists the shipped ones.
  */
-static const char *profile_path(const char *arg, char *buf, size_t len)
+static int load_profile(const char *arg, struct machine_profile *m, char *err, size_t errlen)
 {
-	size_t n = strlen(arg);
+	char path[1024];
+	size_t used;
+	DIR *dir;
+	struct dirent *e;
 
-	if (strchr(arg, '/') || (n > 5 && !strcmp(arg + n - 5, ".json")))
-		return arg;
-	snprintf(buf, len, "%s/%s.json", BOUNCELAB_PROFILE_DIR, arg);
-	return buf;
+	if (strchr(arg, '/') || !access(arg, F_OK))
+		return machine_profile_load(arg, m, err, errlen);
+	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, arg);
+	if (!access(path, F_OK))
+		return machine_profile_load(path, m, err, errlen);
+	used = (size_t)snprintf(err, errlen, "'%s': no such file, and not a shipped profile, expected one of:",
+				arg);
+	dir = opendir(BOUNCELAB_PROFILE_DIR);
+	while (dir && (e = readdir(dir)) && used < errlen) {
+		size_t n = strlen(e->d_name);
+
+		if (n > 5 && !strcmp(e->d_name + n - 5, ".json"))
+			used += (size_t)snprintf(err + used, errlen - used, " %.*s", (int)(n - 5),
+						 e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return -1;
 }
 
 int cmd_model(int argc, char **argv)
 {
 	struct model_options o = { 0 };
 	struct machine_profile m;
-	char err[512], path[1024];
+	char err[512];
 	double here_ghz = model_this_clock_ghz();
 	int rc = parse_options(argc, argv, &o);
 
@@ -352,8 +377,7 @@ int cmd_model(int argc, char **argv)
 			machine_profile_close(&m);
 			return rc;
 		}
-	} else if (machine_profile_load(profile_path(o.profile, path, sizeof(path)), &m,
-					err, sizeof(err))) {
+	} else if (load_profile(o.profile, &m, err, sizeof(err))) {
 		return usage_error("--profile %s", err);
 	}
 	if (!o.nr_threads)

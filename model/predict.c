@@ -29,8 +29,9 @@
  *   ping-pong, whose handoff also invalidates the waiter's copy first.
  * - A cmpxchg fails when the line left between its load and its attempt;
  *   each retry is another visit. The share of failures is taken as the
- *   line's utilisation times the chance the taker was another thread, a
- *   fixed point iterated with the network.
+ *   line's utilisation times the chance the taker was another thread, at
+ *   most the handoffs per attempt, a fixed point iterated with the
+ *   network (cas_failures()).
  * - A line nobody writes stays shared in every cache: reads are local.
  */
 #include <math.h>
@@ -241,10 +242,7 @@ static int add_line(struct network *net, const struct line_access *a,
 		.sharers = k,
 		.cas = a->cas > 0,
 		.handoff = at->all,
-		.hi = at->all,
 	};
-	/* the shortest handoff: every domain visit full of local ones */
-	c->lo = domain_first_handoff(c, INFINITY);
 	net->copies[net->nr] = c->copies;
 	net->demand[net->nr] = centre_demand(c, net->z);
 	net->nr++;
@@ -254,15 +252,22 @@ static int add_line(struct network *net, const struct line_access *a,
 /*
  * The attempts of a cmpxchg that fail: the line was busy and went to
  * another sharer between the load and the cmpxchg. It leaves once a
- * handoff, so an attempt fails at most as often as the owner loses the
- * line: in a tight loop the owner's tenure covers many attempts and only
- * the one a handoff interrupts can fail.
+ * handoff, so an attempt fails at most as often as the line changes hands
+ * per attempt: in a tight loop the owner's tenure covers many attempts
+ * and only the one a handoff interrupts can fail.
  */
 static double cas_failures(const struct centre *c, double busy, double z)
 {
 	double taken = fmin(busy, 0.95) * (c->sharers - 1) / c->sharers;
 
-	return fmin(taken, centre_visits(c, z) / (c->rate * (1 + c->retries)));
+	return fmin(taken, centre_visits(c, z) / c->rate);
+}
+
+/* Where a centre's handoff lies: from the shortest one to the all-pairs mean. */
+static void open_bracket(struct centre *c)
+{
+	c->lo = domain_first_handoff(c, INFINITY);
+	c->hi = c->at.all;
 }
 
 /*
@@ -272,14 +277,20 @@ static double cas_failures(const struct centre *c, double busy, double z)
  * makes more requesters wait, which can only shorten it, so its fixed
  * point is one, between the shortest handoff and the all-pairs mean.
  * (Iterating it directly swung between two states on a line near
- * saturation.) Returns -1 when the network has no solution or does not
- * settle.
+ * saturation.) A bracket that closed while the retries or another line
+ * still moved can miss the fixed point: it is opened again. Returns -1
+ * when the network has no solution or does not settle.
  */
 static int solve(struct network *net, struct mva_result *r, double *retries)
 {
+	int reopened = 0;
+
 	*retries = 0;
-	for (int iter = 0; iter < 400; iter++) {
+	for (unsigned int k = 0; k < net->nr; k++)
+		open_bracket(&net->c[k]);
+	for (int iter = 0; iter < 4000; iter++) {
 		double change = 0;
+		bool settled = true;
 
 		if (mva_solve(net->think, net->demand, net->copies, net->nr, net->population, r))
 			return -1;
@@ -288,7 +299,7 @@ static int solve(struct network *net, struct mva_result *r, double *retries)
 			/* customers at the line beyond the one it serves */
 			double waiting = fmax(0, r->throughput * r->residence[k] / c->copies -
 					      r->utilisation[k]);
-			double d;
+			double target = domain_first_handoff(c, waiting), d;
 
 			if (c->cas) {
 				double fail = cas_failures(c, r->utilisation[k], net->z);
@@ -297,19 +308,27 @@ static int solve(struct network *net, struct mva_result *r, double *retries)
 				*retries = c->retries;
 			}
 			if (c->hi - c->lo > 1e-12 * c->hi) {
-				if (domain_first_handoff(c, waiting) >= c->handoff)
+				if (target >= c->handoff)
 					c->lo = c->handoff;
 				else
 					c->hi = c->handoff;
 				c->handoff = (c->lo + c->hi) / 2;
+			} else if (fabs(target - c->handoff) > 1e-6 * c->handoff) {
+				settled = false;
 			}
 			d = centre_demand(c, net->z);
 			change = fmax(change, fabs(d - net->demand[k]) / fmax(d, 1e-12));
 			net->demand[k] = d;
 		}
-		if (change < 1e-9)
+		if (change < 1e-9 && settled)
 			break;
-		if (iter == 399)
+		if (change < 1e-9) {
+			if (++reopened > 50)
+				return -1;
+			for (unsigned int k = 0; k < net->nr; k++)
+				open_bracket(&net->c[k]);
+		}
+		if (iter == 3999)
 			return -1;
 	}
 	for (unsigned int k = 0; k < net->nr; k++) {

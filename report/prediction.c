@@ -52,9 +52,9 @@ static double case_median(const struct results *set, const struct result_row *li
 
 /*
  * A file's one-way transfer for cases whose farthest pair of threads is
- * of class widest: pingpong store_load at that class (its first row, of
- * any class, if none matches), half a round trip, the median of its
- * repetitions. The cases it predicts are medians of the same rounds, and
+ * of class widest: pingpong store_load at that class, half a round trip,
+ * the median of its repetitions; NAN if the run has no pingpong at that
+ * class (a file that records no classes: its first pingpong). The cases it predicts are medians of the same rounds, and
  * the host may run those rounds with the two vCPUs near or far apart (a
  * 45 or a 230 ns one-way on the EPYC guests): the median transfer is the
  * one most rounds ran at, where the fastest was a mode that one round in
@@ -70,10 +70,12 @@ static double run_one_way(const struct results *set, unsigned int file, const ch
 		if (!r->family || r->source_file != file || r->threads != 2 ||
 		    strcmp(r->family, "pingpong") || strcmp(r->variant, "store_load"))
 			continue;
-		if (widest && r->widest_class && !strcmp(r->widest_class, widest))
-			return case_median(set, r, 2) / 2;
-		if (!first)
+		if (widest && r->widest_class) {
+			if (!strcmp(r->widest_class, widest))
+				return case_median(set, r, 2) / 2;
+		} else if (!first) {
 			first = r;
+		}
 	}
 	return first ? case_median(set, first, 2) / 2 : NAN;
 }
@@ -196,7 +198,8 @@ struct validation_point {
 struct validation {
 	size_t nr;
 	struct validation_point p[MAX_CASES];
-	double one_way;
+	double one_way;			/* the first case's, at its distance class: */
+	const char *one_way_class;	/* that class, or NULL */
 	double cold_miss;		/* NAN: not measured */
 	double median_error;		/* |predicted / measured - 1| */
 	/* each file's one-way transfer and cold miss, for the text */
@@ -252,6 +255,7 @@ static int build_validation(const struct report_input *in, struct validation *v)
 
 	v->nr = 0;
 	v->one_way = NAN;
+	v->one_way_class = NULL;
 	v->cold_miss = NAN;
 	v->machines[0] = '\0';
 	for (unsigned int file = 0; file < in->set->nr_files; file++) {
@@ -295,6 +299,7 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			file_one_way = one_way;
 			if (!isfinite(v->one_way)) {
 				v->one_way = one_way;
+				v->one_way_class = r->widest_class;
 				v->cold_miss = run_cold_miss(in->set, file);
 			}
 			append_machine(v, in->set, file, one_way);
@@ -411,8 +416,10 @@ static void write_median(FILE *out, const struct validation *v)
 {
 	fprintf(out, "**On this machine:** median |predicted / measured − 1| = **%.0f%%** over %zu "
 		"two-thread cases, %zu of them within 2x (ns/op per thread, medians; one-way transfer "
-		"%.1f ns, the run's median pingpong",
-		100 * v->median_error, v->nr, within_2x(v), v->one_way);
+		"%.1f ns%s%s%s, the run's median pingpong at each case's distance class",
+		100 * v->median_error, v->nr, within_2x(v), v->one_way,
+		v->one_way_class ? " (" : "", v->one_way_class ? v->one_way_class : "",
+		v->one_way_class ? ")" : "");
 	if (isfinite(v->cold_miss))
 		fprintf(out, "; a cold miss %.1f ns, a load of a line the other CPU modified, "
 			"measured at the start of the run", v->cold_miss);

@@ -253,13 +253,43 @@ static void test_domain_first(void **state)
 }
 
 /*
+ * Domain first holds for a false sharers' line too: eight threads on one
+ * line of same_line, four cores of one CCX and four of another (CPUs 0,
+ * 2, 4, 6 and 16, 18, 20, 22 on the Milan profile). A thread has 3
+ * others at 23 ns and 4 at 108 ns; locked updates saturate the line, so
+ * each CCX visit holds 108 / 46 local handoffs.
+ */
+static void test_domain_first_false_sharing(void **state)
+{
+	const struct kernel_family *f = catalog_find("false_sharing");
+	struct machine_profile m;
+	struct model_prediction p;
+	struct kernel_config cfg;
+	const double within = 108.0 / (2 * 23);
+	char err[512];
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	kernel_config_defaults(f, &cfg);
+	cfg.variant = (unsigned int)catalog_variant_index(f, "same_line");
+	cfg.nr_threads = 8;
+	assert_int_equal(model_predict(&m, f, &cfg, 30, 0, "cpus:0,2,4,6,16,18,20,22", &p,
+				       err, sizeof(err)), 0);
+	assert_float_equal(p.transfer_ns, (3 * 23 + 4 * 108) / 7.0, 1e-9);
+	assert_float_equal(p.local_handoffs, within, 1e-6);
+	assert_float_equal(p.handoff_ns, 108 / (1 + within), 1e-6);
+	machine_profile_close(&m);
+}
+
+/*
  * The handoff's fixed point settles near saturation: percpu_batched on
  * 256 CPUs of the Milan profile with a private cost of 700-1500 ns puts
  * its fold line at the edge of saturation, where iterating the handoff
  * directly swung between two states and returned a mix of them (1337
  * ns/op at a private cost of 1000, against a fixed point of 1099). The
  * ns/op must grow smoothly with the private cost: by no more than the
- * added cost times the threads.
+ * added cost (25 ns a step) itself.
  */
 static void test_settles_near_saturation(void **state)
 {
@@ -640,6 +670,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_shipped_profiles),
 		cmocka_unit_test(test_tenure_by_visit_rate),
 		cmocka_unit_test(test_domain_first),
+		cmocka_unit_test(test_domain_first_false_sharing),
 		cmocka_unit_test(test_settles_near_saturation),
 		cmocka_unit_test(test_against_measurements),
 		cmocka_unit_test(test_cold_miss),

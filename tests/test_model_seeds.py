@@ -53,7 +53,8 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(out, "prediction.md")) as f:
         text = f.read()
 
-m = re.search(r"one-way transfer ([0-9.]+) ns, the run's median pingpong", text)
+m = re.search(r"one-way transfer ([0-9.]+) ns \(package\), the run's median pingpong at each case's "
+              r"distance class", text)
 if not m:
     problem("no one-way transfer named as the run's median pingpong")
 elif abs(float(m.group(1)) - one_way) > 0.05:

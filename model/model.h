@@ -54,7 +54,10 @@ struct machine_profile {
 	char topology[256];
 	unsigned int nr_cpus;
 	double clock_ghz;		/* 0: unknown (private costs are not scaled) */
-	/* store-buffer entries; 0: plain stores are not hidden (not x86) */
+	/*
+	 * Store-buffer entries: how many plain stores a CPU runs on while
+	 * their line is away; 0: none (not x86, or unknown)
+	 */
 	unsigned int store_buffer;
 	double one_way_ns[NR_DISTANCE_CLASSES];	/* <= 0: not given */
 	/*

@@ -175,13 +175,13 @@ static const char *missing_mechanism(const struct kernel_family *f,
 	if (ratio > 1 && p.cold_transfers > 0)
 		return "memory-level parallelism: cold misses charged one after another overlap when no locked op or fence orders them, and a prefetcher fetches a pool walked in order ahead of use";
 	if (ratio > 1 && stores && !locked && !cas && p.private_locked <= 0 && !p.fenced)
-		return "store-buffer drains: plain stores to a line the other CPU writes cost 1-2 ns more per store at 2 threads whether a transfer takes 31 or 232 ns, where the model charges a transfer per buffer's worth of stores";
+		return "store-buffer depth: a thread whose plain stores nothing drains runs on while the line is away for as many stores as its buffer holds, where the model takes the entries the CPU's guide gives and charges the rest as handoffs";
 	if (ratio > 1)
 		return "line tenure: the owner completes more operations per handoff than one transfer time allows";
 	if (locked)
 		return "the handoff's cost: more than the transfer and the tenure the model charges (invalidations of many sharers, a request and a reply)";
 	if (stores)
-		return "store-buffer drains: the hardware stalls on more than one transfer per buffer";
+		return "plain stores: the hardware stalls on a store more often than once a handoff (a full store buffer, a fence the profile does not show)";
 	if (!p.nr_lines)
 		return "no shared line in the access profile: two threads slow each other through something else (the VM's vCPUs, a shared core, memory)";
 	return "a cost outside the access profile (loads that miss, prefetch pairs, the VM)";
@@ -762,8 +762,9 @@ static void write_appendix(FILE *out)
 	      "(D = 2L / (1 + L/Z) per visit); while requesters wait in the cache domain that holds "
 	      "the line (a CCX, a socket's L3), the domain's cache hands it among them before a "
 	      "farther request arrives, so a saturated line moves faster than the all-pairs mean; "
-	      "plain stores that nothing drains retire into the store buffer and cost a share of a "
-	      "transfer per drain; lines nobody writes stay shared and cost nothing. "
+	      "plain stores are visits too, and on x86 a thread whose stores nothing drains runs a "
+	      "store buffer's worth of them more while the line is away; lines nobody writes stay "
+	      "shared and cost nothing. "
 	      "`model/model.h` and `bouncelab model` give the same numbers for any machine profile.\n\n",
 	      out);
 }

@@ -7,7 +7,6 @@
  * is a short 1-thread run of the kernel itself, and with --profile this
  * the one-way latency per distance class is a short ping-pong per class.
  */
-#include <dirent.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +17,6 @@
 
 #include "catalog.h"
 #include "cli.h"
-#include "config.h"
 #include "latency.h"
 #include "model.h"
 
@@ -330,34 +328,13 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 
 /*
  * --profile FILE or NAME: a file that exists (or a path) is read; else
- * the name of a profile shipped in BOUNCELAB_PROFILE_DIR. An unknown
- * name is an error that lists the shipped ones.
+ * the name of a shipped profile.
  */
 static int load_profile(const char *arg, struct machine_profile *m, char *err, size_t errlen)
 {
-	char path[1024];
-	size_t used;
-	DIR *dir;
-	struct dirent *e;
-
 	if (strchr(arg, '/') || !access(arg, F_OK))
 		return machine_profile_load(arg, m, err, errlen);
-	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, arg);
-	if (!access(path, F_OK))
-		return machine_profile_load(path, m, err, errlen);
-	used = (size_t)snprintf(err, errlen, "'%s': no such file, and not a shipped profile, expected one of:",
-				arg);
-	dir = opendir(BOUNCELAB_PROFILE_DIR);
-	while (dir && (e = readdir(dir)) && used < errlen) {
-		size_t n = strlen(e->d_name);
-
-		if (n > 5 && !strcmp(e->d_name + n - 5, ".json"))
-			used += (size_t)snprintf(err + used, errlen - used, " %.*s", (int)(n - 5),
-						 e->d_name);
-	}
-	if (dir)
-		closedir(dir);
-	return -1;
+	return machine_profile_load_shipped(arg, m, err, errlen);
 }
 
 int cmd_model(int argc, char **argv)

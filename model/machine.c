@@ -15,12 +15,15 @@
  * Every number carries the source it comes from: a profile is a claim
  * about hardware, and the report prints where each claim was read.
  */
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "config.h"
 #include "model.h"
 
 static int copy_string(json_t *root, const char *key, bool required, char *dst,
@@ -197,6 +200,33 @@ int machine_profile_load(const char *path, struct machine_profile *m,
 	if (rc)
 		machine_profile_close(m);
 	return rc;
+}
+
+int machine_profile_load_shipped(const char *name, struct machine_profile *m,
+				 char *err, size_t errlen)
+{
+	char path[1024];
+	size_t used;
+	DIR *dir;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, name);
+	if (!access(path, F_OK))
+		return machine_profile_load(path, m, err, errlen);
+	*m = (struct machine_profile){ 0 };
+	used = (size_t)snprintf(err, errlen, "'%s': no such file, and not a shipped profile, expected one of:",
+				name);
+	dir = opendir(BOUNCELAB_PROFILE_DIR);
+	while (dir && (e = readdir(dir)) && used < errlen) {
+		size_t n = strlen(e->d_name);
+
+		if (n > 5 && !strcmp(e->d_name + n - 5, ".json"))
+			used += (size_t)snprintf(err + used, errlen - used, " %.*s", (int)(n - 5),
+						 e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return -1;
 }
 
 double model_this_clock_ghz(void)

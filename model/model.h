@@ -90,6 +90,12 @@ unsigned int machine_store_buffer_of_name(const char *cpu);
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen);
 /*
+ * Reads the profile shipped as NAME.json in model/profiles/. An unknown
+ * name is an error that lists the shipped ones.
+ */
+int machine_profile_load_shipped(const char *name, struct machine_profile *m,
+				 char *err, size_t errlen);
+/*
  * The running system: its topology, clock and store buffer from
  * /proc/cpuinfo; the latencies are the caller's to fill (measured).
  */

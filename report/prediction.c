@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "config.h"
 #include "markdown.h"
 #include "model.h"
 #include "output.h"
@@ -497,7 +496,6 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 			   struct seed_model *sm, char *err, size_t errlen)
 {
 	const char *variants[2] = { "store_always", "read_then_set" };
-	char path[1024];
 
 	sm->f = catalog_find("gup");
 	for (int k = 0; k < 2; k++) {
@@ -519,8 +517,7 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 			sm->ghz = json_is_number(mhz) ? json_number_value(mhz) / 1000 : 0;
 		}
 	}
-	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, seed_runs[i].profile);
-	return machine_profile_load(path, &sm->m, err, errlen) ? -1 : 0;
+	return machine_profile_load_shipped(seed_runs[i].profile, &sm->m, err, errlen);
 }
 
 /* Predictions before and after the fix at n threads on the seed's machine. */

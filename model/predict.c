@@ -157,7 +157,6 @@ struct centre {
 	double retries;		/* per success, now */
 	double handoff;		/* the mean one-way transfer of a handoff, now */
 	double lo, hi;		/* where the handoff's fixed point lies */
-	double local_handoffs;	/* handoffs within a domain per domain visit */
 };
 
 struct network {
@@ -334,11 +333,6 @@ static int solve(struct network *net, struct mva_result *r, double *retries)
 		if (iter == 3999)
 			return -1;
 	}
-	for (unsigned int k = 0; k < net->nr; k++) {
-		struct centre *c = &net->c[k];
-
-		c->local_handoffs = c->handoff < c->at.all ? c->at.cross / c->handoff - 1 : 0;
-	}
 	return 0;
 }
 
@@ -436,7 +430,9 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		out->busy = r.utilisation[k];
 		out->transfer_ns = net.c[k].at.all;
 		out->handoff_ns = net.c[k].handoff;
-		out->local_handoffs = net.c[k].local_handoffs;
+		/* a handoff shorter than first come, first served: cross / (1 + m) */
+		out->local_handoffs = net.c[k].handoff < net.c[k].at.all ?
+				      net.c[k].at.cross / net.c[k].handoff - 1 : 0;
 	}
 	return 0;
 }

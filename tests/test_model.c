@@ -103,17 +103,26 @@ static void test_bad_networks(void **state)
 	assert_int_equal(mva_solve(0, NULL, NULL, 0, 2, &r), -1);	/* no work at all */
 }
 
-static int profile_error(const char *json, char *err, size_t errlen)
+/* A machine profile from JSON text, through a file as users give one. */
+static int profile_from_text(const char *json, struct machine_profile *m,
+			     char *err, size_t errlen)
 {
 	char path[] = "/tmp/bouncelab-profile-XXXXXX";
 	int fd = mkstemp(path), rc;
-	struct machine_profile m;
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
 	close(fd);
-	rc = machine_profile_load(path, &m, err, errlen);
+	rc = machine_profile_load(path, m, err, errlen);
 	unlink(path);
+	return rc;
+}
+
+static int profile_error(const char *json, char *err, size_t errlen)
+{
+	struct machine_profile m;
+	int rc = profile_from_text(json, &m, err, errlen);
+
 	if (!rc)
 		machine_profile_close(&m);
 	return rc;
@@ -370,16 +379,11 @@ static void test_against_measurements(void **state)
 		"\"clock_ghz\": {\"value\": 2.1, \"source\": \"s\"}, "
 		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
 		"\"one_way_ns\": {\"package\": {\"value\": 222.6, \"source\": \"s\"}}}";
-	char path[] = "/tmp/bouncelab-profile-XXXXXX", err[512];
-	int fd = mkstemp(path);
+	char err[512];
 	struct machine_profile m;
 
 	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, guest, strlen(guest)), (ssize_t)strlen(guest));
-	close(fd);
-	assert_int_equal(machine_profile_load(path, &m, err, sizeof(err)), 0);
-	unlink(path);
+	assert_int_equal(profile_from_text(guest, &m, err, sizeof(err)), 0);
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		const char *names[1] = { runs[i].param };
 		struct model_prediction p;

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "counters.h"
+#include "cpu_id.h"
 #include "output.h"
 #include "results.h"
 
@@ -52,6 +53,35 @@ static void cpu_facts(char *model, size_t len, bool *hypervisor)
 	fclose(f);
 }
 
+/*
+ * context.cpu: what the CPU says it is (topo/cpu_id.h), where the brand
+ * string of a VM often says only "AMD EPYC". Absent where nothing is known.
+ */
+static json_t *cpu_object(void)
+{
+	struct cpu_id id;
+	json_t *obj;
+	char sig[16];
+
+	if (cpu_id_read(&id))
+		return NULL;
+	obj = json_pack("{ss}", "vendor", id.vendor);
+	if (id.family >= 0) {
+		snprintf(sig, sizeof(sig), "0x%08x", (unsigned int)id.signature);
+		json_object_set_new(obj, "family", json_integer(id.family));
+		json_object_set_new(obj, "model", json_integer(id.model));
+		json_object_set_new(obj, "stepping", json_integer(id.stepping));
+		json_object_set_new(obj, "signature", json_string(sig));
+	} else {
+		json_object_set_new(obj, "implementer", json_integer(id.implementer));
+		json_object_set_new(obj, "part", json_integer(id.part));
+		json_object_set_new(obj, "variant", json_integer(id.variant));
+		json_object_set_new(obj, "revision", json_integer(id.revision));
+	}
+	json_object_set_new(obj, "microarchitecture", json_string(id.microarchitecture));
+	return obj;
+}
+
 /* Memory-model facts differ by architecture (the x86 store buffer). */
 static const char *compiled_arch(void)
 {
@@ -77,6 +107,7 @@ json_t *results_context(void)
 	char *gb = gbench_context_json();
 	json_t *doc = gb ? json_loads(gb, 0, NULL) : NULL;
 	json_t *ctx = doc ? json_incref(json_object_get(doc, "context")) : NULL;
+	json_t *cpu;
 	char model[256], governor[64];
 	struct utsname u;
 	bool hypervisor;
@@ -93,6 +124,9 @@ json_t *results_context(void)
 		snprintf(governor, sizeof(governor), "n/a (no cpufreq)");
 	json_object_set_new(ctx, "bouncelab_version", json_string(BOUNCELAB_VERSION));
 	json_object_set_new(ctx, "cpu_model", json_string(model));
+	cpu = cpu_object();
+	if (cpu)
+		json_object_set_new(ctx, "cpu", cpu);
 	json_object_set_new(ctx, "hypervisor", json_boolean(hypervisor));
 	json_object_set_new(ctx, "kernel_release",
 			    json_string(uname(&u) ? "unknown" : u.release));

@@ -4,7 +4,11 @@
  * other tools read it, with bouncelab's facts added.
  *
  * context: Google Benchmark's own keys, plus bouncelab_version,
- *   cpu_model, hypervisor (bool), kernel_release, compiler,
+ *   cpu_model (the brand string), cpu {vendor, family, model, stepping,
+ *   signature (leaf 1 EAX as "0x00a00f11"), microarchitecture} on x86 or
+ *   {vendor, implementer, part, variant, revision, microarchitecture} on
+ *   Arm, absent elsewhere (topo/cpu_id.h), hypervisor (bool),
+ *   kernel_release, compiler,
  *   gbench_version, governor, topology{...}, counters{...} and, for a run
  *   that stopped early, incomplete (a string saying why).
  *   counters: requested[] (sets), events_requested[] (--events),

@@ -134,11 +134,34 @@ static void caches_text(FILE *out, json_t *caches)
 	}
 }
 
+/*
+ * "AuthenticAMD family 25 model 1 stepping 1 (Zen 3)", or an Arm part:
+ * what the CPU said it is, from the reader's struct (report/results_read.h).
+ */
+static void cpu_identity(FILE *out, const struct result_cpu *cpu)
+{
+	if (!cpu->recorded) {
+		fputs("vendor and family not recorded (results from an older bouncelab)", out);
+		return;
+	}
+	md_escape(out, cpu->vendor);
+	if (cpu->family >= 0)
+		fprintf(out, " family %ld model %ld stepping %ld", cpu->family, cpu->model,
+			cpu->stepping);
+	else if (cpu->part >= 0)
+		fprintf(out, " part 0x%03lx r%ldp%ld", cpu->part, cpu->variant, cpu->revision);
+	fputs(" (", out);
+	md_escape(out, cpu->microarchitecture ? cpu->microarchitecture : "unknown");
+	fputc(')', out);
+}
+
 static void row_cpu(FILE *out, const struct report_input *in, unsigned int f)
 {
 	json_t *cpus = ctx(in, f, "num_cpus"), *mhz = ctx(in, f, "mhz_per_cpu");
 
 	cell_string(out, ctx(in, f, "cpu_model"));
+	fputs(": ", out);
+	cpu_identity(out, &in->set->files[f].cpu);
 	if (json_is_integer(cpus))
 		fprintf(out, ", %" JSON_INTEGER_FORMAT " CPUs", json_integer_value(cpus));
 	if (json_is_number(mhz))

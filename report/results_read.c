@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -232,6 +233,47 @@ static bool ran_in_rounds(json_t *ctx)
 	       (!strcmp(command, "bouncelab run") || !strncmp(command, "bouncelab run ", 14));
 }
 
+/*
+ * context.cpu into the file's struct: each field typed and within what
+ * its register field can hold (family: base 0xF plus an 8-bit extension).
+ */
+static int read_cpu(struct reader *r, json_t *ctx, struct result_cpu *cpu)
+{
+	static const struct {
+		const char *key;
+		long max;
+		size_t offset;
+	} numbers[] = {
+		{ "family", 0xf + 0xff, offsetof(struct result_cpu, family) },
+		{ "model", 0xff, offsetof(struct result_cpu, model) },
+		{ "stepping", 0xf, offsetof(struct result_cpu, stepping) },
+		{ "implementer", 0xff, offsetof(struct result_cpu, implementer) },
+		{ "part", 0xfff, offsetof(struct result_cpu, part) },
+		{ "variant", 0xf, offsetof(struct result_cpu, variant) },
+		{ "revision", 0xf, offsetof(struct result_cpu, revision) },
+	};
+	json_t *obj = json_object_get(ctx, "cpu");
+
+	*cpu = (struct result_cpu){ .family = -1, .model = -1, .stepping = -1,
+		.implementer = -1, .part = -1, .variant = -1, .revision = -1 };
+	if (!obj)
+		return 0;
+	if (!json_is_object(obj))
+		return bad(r, "cpu", obj, "expected an object");
+	r->prefix = "context.cpu.";
+	if (check_string(r, obj, "vendor", true, &cpu->vendor) ||
+	    check_string(r, obj, "microarchitecture", false, &cpu->microarchitecture) ||
+	    check_string(r, obj, "signature", false, NULL))
+		return -1;
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++)
+		if (check_integer(r, obj, numbers[i].key, 0, numbers[i].max, false,
+				  (long *)((char *)cpu + numbers[i].offset)))
+			return -1;
+	r->prefix = "context.";
+	cpu->recorded = true;
+	return 0;
+}
+
 /* The context: bouncelab's and Google Benchmark's known keys, typed. */
 static int check_context(struct reader *r, json_t *ctx)
 {
@@ -266,6 +308,8 @@ static int check_context(struct reader *r, json_t *ctx)
 	v = json_object_get(ctx, "load_avg");
 	if (v && !json_is_array(v))
 		return bad(r, "load_avg", v, "expected an array");
+	if (read_cpu(r, ctx, &r->set->files[r->file].cpu))
+		return -1;
 	r->prefix = NULL;
 	return 0;
 }

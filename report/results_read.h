@@ -65,6 +65,21 @@ struct result_failure {
 	const char *message;
 };
 
+/*
+ * context.cpu, what the CPU said it is (bench/results.h). recorded is
+ * false in a file from a bouncelab older than the field: then vendor and
+ * microarchitecture are NULL and every number is -1, as is each number a
+ * file's architecture lacks (family, model, stepping on Arm; implementer,
+ * part, variant, revision on x86). Strings are owned by the document.
+ */
+struct result_cpu {
+	bool recorded;
+	const char *vendor;
+	long family, model, stepping;
+	long implementer, part, variant, revision;
+	const char *microarchitecture;
+};
+
 struct json_region;
 
 struct result_file {
@@ -84,6 +99,7 @@ struct result_file {
 	 * (even randomly interleaved) have no rounds.
 	 */
 	bool rounds;
+	struct result_cpu cpu;
 };
 
 struct results {

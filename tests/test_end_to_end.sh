@@ -12,12 +12,16 @@ grep -q '^\[1/' "$tmp/stderr" || { echo "no progress lines on stderr"; exit 1; }
 grep -q 'median ns per op' "$tmp/stdout" || { echo "no summary on stdout"; exit 1; }
 
 python3 - "$tmp/run/results.json" <<'PY'
-import json, sys
+import json, os, sys
 doc = json.load(open(sys.argv[1]))
 ctx = doc["context"]
 for key in ("bouncelab_version", "cpu_model", "hypervisor", "kernel_release",
             "num_cpus", "library_build_type"):
     assert key in ctx, f"context lacks {key}"
+# What the CPU says it is (tests/test_cpu_id.c checks the decoding).
+if os.uname().machine in ("x86_64", "i686"):
+    for key in ("vendor", "family", "model", "stepping", "signature", "microarchitecture"):
+        assert key in ctx["cpu"], f"context.cpu lacks {key}"
 rows = doc["benchmarks"]
 reps = [r for r in rows if r["run_type"] == "iteration"]
 assert reps and len(reps) == len(rows), "expected per-repetition rows only"
@@ -62,4 +66,8 @@ PY
 "$bouncelab" report "$tmp/run/results.json" -o "$tmp/report" >/dev/null
 grep -q '^## has_pinned' "$tmp/report/report.md"
 grep -q '| store_always |' "$tmp/report/report.md"
+if [ "$(uname -m)" = x86_64 ]; then
+	grep -Eq '^\| CPU \| .*: [A-Za-z]+ family [0-9]+ model [0-9]+ stepping [0-9]+ \(' \
+		"$tmp/report/report.md" || { echo "report: no CPU identity in the environment"; exit 1; }
+fi
 echo "end to end: ok"

@@ -7,7 +7,8 @@ machine's runs are checked without editing this test), `bouncelab report`
 runs on each results file alone and on default.json with sweep.json
 together. It fails when report exits non-zero (old files must stay
 readable), when a claim is marked NOT SEEN, when a claim marked "not
-testable here" gives no reason, or when a report has no claims table.
+testable here" gives no reason, when a report has no claims table, or
+when the corpus README has no row naming the folder's CPU.
 
 usage: test_corpus_claims.py BOUNCELAB TESTS_DIR
 """
@@ -141,6 +142,9 @@ def main():
     failures = [] if runs else [f"{corpus}: no run folders"]
     with tempfile.TemporaryDirectory() as tmp:
         for run in runs:
+            if not readme_identity(run):
+                failures.append(f"{os.path.basename(run)}: no row in {corpus}/README.md "
+                                "naming its CPU")
             sets = reports(run)
             if not sets:
                 failures.append(f"{os.path.basename(run)}: no results files")

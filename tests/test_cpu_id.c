@@ -224,13 +224,14 @@ static int read_context(const char *ctx_json, struct results *set, char *err,
 
 static void test_results_files_give_the_identity_or_say_it_is_missing(void **state)
 {
+	static const char milan[] = "{\"cpu\": {\"vendor\": \"AuthenticAMD\", \"family\": 25, "
+		"\"model\": 1, \"stepping\": 1, \"signature\": \"0x00a00f11\", "
+		"\"microarchitecture\": \"Zen 3\"}}";
 	struct results set;
 	char err[512];
 
 	(void)state;
-	assert_int_equal(read_context("{\"cpu\": {\"vendor\": \"AuthenticAMD\", \"family\": 25, "
-				      "\"model\": 1, \"stepping\": 1, \"signature\": \"0x00a00f11\", "
-				      "\"microarchitecture\": \"Zen 3\"}}", &set, err, sizeof(err)), 0);
+	assert_int_equal(read_context(milan, &set, err, sizeof(err)), 0);
 	assert_true(set.files[0].cpu.recorded);
 	assert_string_equal(set.files[0].cpu.vendor, "AuthenticAMD");
 	assert_int_equal(set.files[0].cpu.family, 25);
@@ -262,7 +263,8 @@ static void test_a_bad_identity_is_refused_by_name(void **state)
 		const char *ctx, *says;
 	} bad[] = {
 		{ "{\"cpu\": \"AMD\"}", "context.cpu: expected an object" },
-		{ "{\"cpu\": {\"family\": 25}}", "context.cpu.vendor: expected a non-empty string" },
+		{ "{\"cpu\": {\"family\": 25}}",
+		  "context.cpu.vendor: expected a non-empty string" },
 		{ "{\"cpu\": {\"vendor\": \"AuthenticAMD\", \"family\": \"25\"}}",
 		  "context.cpu.family: expected an integer from 0 to 270" },
 		{ "{\"cpu\": {\"vendor\": \"AuthenticAMD\", \"stepping\": 16}}",

@@ -306,6 +306,27 @@ static void test_count_over_ops(void **state)
 	assert_false(case_counters_are_count_over_ops(&a, &one_a, &b, &one_b));
 }
 
+/* b: a variant of kf, or "FAMILY/VARIANT" of a family in the catalogue. */
+static bool claim_b_exists(const struct kernel_family *kf, const char *b)
+{
+	const char *slash = b ? strchr(b, '/') : NULL;
+	char family[64];
+
+	if (!slash)
+		return b && catalog_variant_index(kf, b) >= 0;
+	snprintf(family, sizeof(family), "%.*s", (int)(slash - b), b);
+	kf = catalog_find(family);
+	return kf && catalog_variant_index(kf, slash + 1) >= 0;
+}
+
+/* A counter that is a count or a fraction, not a time (one_way_ns, ns/op) */
+static bool counts_not_time(const char *metric)
+{
+	size_t len = metric ? strlen(metric) : 0;
+
+	return metric && !strstr(metric, "ns_per") && !(len > 3 && !strcmp(metric + len - 3, "_ns"));
+}
+
 /* Every claim in the catalogue names real variants, parameters and values. */
 static void test_catalogue_claims(void **state)
 {
@@ -319,7 +340,15 @@ static void test_catalogue_claims(void **state)
 
 			assert_non_null(c->text);
 			assert_true(catalog_variant_index(kf, c->a) >= 0);
-			assert_true(one || catalog_variant_index(kf, c->b) >= 0);
+			assert_true(one || claim_b_exists(kf, c->b));
+			/*
+			 * A bound on a time is a fact about one CPU: times are
+			 * compared with a time of the same run, never a number.
+			 */
+			if (one && !counts_not_time(c->metric))
+				fail_msg("%s: claim \"%s\" bounds a time by a constant: compare it "
+					 "with a case of the same run (b, b_metric, b_threads)",
+					 kf->name, c->text);
 			assert_true(c->relation != CLAIM_AT_LEAST || c->x >= 1);
 			assert_true(c->relation != CLAIM_WITHIN || c->x > 1);
 			assert_true(c->relation != CLAIM_AT_MOST || c->x > 0);

@@ -28,7 +28,8 @@
 
 #define DEFAULT_REPETITIONS 9
 #define DEFAULT_MIN_TIME 0.02
-#define QUICK_REPETITIONS 3
+/* the fewest paired rounds that can decide a claim (CLAIM_MIN_REPETITIONS) */
+#define QUICK_REPETITIONS 6
 #define QUICK_MIN_TIME 0.005
 /*
  * A run lasts about --min-time; Google Benchmark's iteration probing may
@@ -71,7 +72,8 @@ static void run_usage(FILE *out)
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
 		"  --placement P[,P...]    where threads go, swept if several: compact (default),\n"
 		"                          spread, cores, pair:CLASS, cpus:0,4,8 ('bouncelab topo')\n"
-		"  --quick                 %d repetitions of %g s, parameter defaults only\n"
+		"  --quick                 %d repetitions of %g s, parameter defaults and the settings\n"
+		"                          the lessons' claims name\n"
 		"  --counters SET[,SET]    counters per op: coherence, basic, sw or none (default %s);\n"
 		"                          'bouncelab list --events' shows what works here\n"
 		"  --events LIST           raw libpfm4 event strings, comma-separated\n"

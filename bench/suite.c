@@ -77,6 +77,29 @@ static unsigned int default_threads(unsigned int nr_cpus, unsigned int *out)
 	return n;
 }
 
+/*
+ * A quick run: the default, and each value a claim of the family names,
+ * so that every lesson's claim can be tested.
+ */
+static unsigned int quick_values(const struct kernel_family *family, int p, long *values)
+{
+	unsigned int n = 0;
+
+	values[n++] = family->params[p].def;
+	for (unsigned int k = 0; k < family->nr_claims && n < SUITE_MAX_VALUES; k++) {
+		unsigned int i;
+		long v;
+
+		if (!kernel_setting_value(family, family->claims[k].setting, p, &v))
+			continue;
+		for (i = 0; i < n && values[i] != v; i++)
+			;
+		if (i == n)
+			values[n++] = v;
+	}
+	return n;
+}
+
 /* The values a parameter takes in this suite. */
 static unsigned int param_values(const struct suite_options *opts,
 				 const struct kernel_family *family, int p,
@@ -94,7 +117,9 @@ static unsigned int param_values(const struct suite_options *opts,
 			return o->nr_values;
 		}
 	}
-	if (opts->quick || !param->suite) {
+	if (opts->quick)
+		return quick_values(family, p, values);
+	if (!param->suite) {
 		values[0] = param->def;
 		return 1;
 	}

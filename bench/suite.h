@@ -40,7 +40,7 @@ struct suite_options {
 	struct suite_override overrides[SUITE_MAX_OVERRIDES];
 	int repetitions;
 	double min_time;
-	bool quick;			/* parameter defaults only */
+	bool quick;			/* defaults and the settings the claims name */
 	bool console;			/* Google Benchmark's table on stdout */
 };
 

@@ -399,16 +399,18 @@ static int counter_verify(void *state, const struct kernel_config *cfg,
 }
 
 /*
- * Measured at 2 threads on a 2-vCPU AMD EPYC guest: shared_atomic 23.1 ns,
- * percpu_padded 0.47, percpu_packed 1.21 ns; on an Intel Xeon guest
- * packed and padded plain slots were within noise (0.56 vs 0.71 ns).
+ * Each bound is against the same run: the same locked add on a line of
+ * the thread's own, or the pingpong's one-way transfer. A plain packed
+ * update cost 1.2 ns on a Zen 5 guest but 2 to 27 ns, with the host's
+ * placement, on a Zen 3 one, where a transfer was 31 to 440 ns: what holds
+ * on both is that it costs less than a transfer.
  */
 static const struct kernel_claim counter_claims[] = {
 	{
 		.text = "a shared atomic counter serialises every update on one line",
-		.a = "shared_atomic", .b = "percpu_padded",
+		.a = "shared_atomic", .b = "percpu_padded_locked",
 		.threads = CLAIM_MOST_THREADS,
-		.relation = CLAIM_AT_LEAST, .x = 5,
+		.relation = CLAIM_AT_LEAST, .x = 2,
 	},
 	{
 		/* x86 only: see false_sharing's locked claim (far atomics elsewhere) */
@@ -418,10 +420,11 @@ static const struct kernel_claim counter_claims[] = {
 		.relation = CLAIM_AT_LEAST, .x = 2,
 	},
 	{
-		.text = "packed slots with plain updates cost far less than a transfer each (store buffer)",
-		.a = "percpu_packed",
+		.text = "packed slots with plain updates cost less than a line transfer each (store buffer)",
+		.a = "percpu_packed", .b = "pingpong/store_load", .b_metric = "one_way_ns",
+		.b_threads = CLAIM_B_MOST_THREADS,
 		.threads = CLAIM_MOST_THREADS, .arch = CLAIM_X86,
-		.relation = CLAIM_BELOW, .x = 10,
+		.relation = CLAIM_AT_MOST, .x = 1,
 	},
 	{
 		.text = "a plain ++ on a shared counter loses updates",

@@ -115,6 +115,29 @@ int kernel_param_parse(const struct kernel_param *param, const char *text,
 	return 0;
 }
 
+int kernel_setting_value(const struct kernel_family *family, const char *setting,
+			 int p, long *value)
+{
+	const struct kernel_param *param = &family->params[p];
+	size_t name_len = strlen(param->name);
+	char err[128], item[64];
+
+	for (const char *s = setting; s && *s;) {
+		size_t len = strcspn(s, ",");
+
+		if (len > name_len && !strncmp(s, param->name, name_len) && s[name_len] == '=') {
+			snprintf(item, sizeof(item), "%.*s", (int)(len - name_len - 1),
+				 s + name_len + 1);
+			if (!kernel_param_parse(param, item, value, err, sizeof(err)))
+				return 1;
+		}
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
 struct line_access *access_add_line(struct access_profile *p, const char *line,
 				    enum line_sharing shared_by,
 				    unsigned int group_size)

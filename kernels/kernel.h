@@ -96,9 +96,12 @@ enum claim_relation {
 	CLAIM_AT_LEAST,
 	/* within a factor x: the whole CI of a/b lies in [1/x, x] */
 	CLAIM_WITHIN,
-	/* a's metric itself is below x: the upper end of its median's CI */
+	/*
+	 * a's metric itself is below (above) x: the upper (lower) end of its
+	 * median's CI. Only for a count, such as lost_fraction > 0: a bound
+	 * on a time would hold on one CPU and fail on the next.
+	 */
 	CLAIM_BELOW,
-	/* a's metric itself is above x: the lower end of its median's CI */
 	CLAIM_ABOVE,
 	/*
 	 * a/b <= x: the upper end of the ratio's CI is at most x (a gain
@@ -119,12 +122,33 @@ enum claim_arch {
 	CLAIM_X86,
 };
 
+/*
+ * Where the claim's b is measured. A claim's bound is stated against
+ * physics the same run measures: b is another variant of the family at
+ * the same thread count, or a case of another family of the same run
+ * (b = "FAMILY/VARIANT", at that family's default setting), such as the
+ * pingpong's one-way transfer or a 1-thread cache hit. Rounds pair the
+ * two as they pair any two cases of one run.
+ */
+enum claim_b_threads {
+	CLAIM_B_SAME_THREADS,	/* at the thread count a is checked at */
+	CLAIM_B_ONE_THREAD,	/* b's 1-thread case: the cost with no sharing */
+	CLAIM_B_MOST_THREADS,	/* b's own most threads (a pingpong runs at 2) */
+};
+
+/* The metric name that means ns per operation, for b_metric. */
+#define CLAIM_NS_PER_OP "ns/op"
+
 struct kernel_claim {
 	/* the expectation in words, e.g. "a locked update pays the transfer" */
 	const char *text;
-	const char *a, *b;		/* variant names; b unused for BELOW and ABOVE */
+	/* a: a variant name; b: one, or "FAMILY/VARIANT"; b unused for BELOW and ABOVE */
+	const char *a, *b;
 	/* NULL: ns per op; else a counter of the row (retries_per_success) */
 	const char *metric;
+	/* b's metric: NULL, the same as a's; CLAIM_NS_PER_OP, ns per op */
+	const char *b_metric;
+	enum claim_b_threads b_threads;
 	/*
 	 * Parameter values, "update=locked,pin_work=0"; the parameters not
 	 * named are at their defaults. NULL: every parameter at its default.
@@ -292,5 +316,14 @@ const char *kernel_param_choice(const struct kernel_param *param, long value);
  */
 int kernel_param_parse(const struct kernel_param *param, const char *text,
 		       long *value, char *err, size_t errlen);
+
+/*
+ * The value a claim's setting ("update=locked,pin_work=0") gives parameter
+ * p of the family: 1 with *value set when it names p, else 0 (the
+ * parameter is at its default). The catalogue's tests check every setting
+ * parses.
+ */
+int kernel_setting_value(const struct kernel_family *family, const char *setting,
+			 int p, long *value);
 
 #endif

@@ -345,6 +345,43 @@ static int view_families(struct analysis *a)
 	return 0;
 }
 
+/*
+ * The file's transfer in each round: its pingpong on distinct cores at the
+ * nearest class measured there, the catalogue's first variant first.
+ */
+static const struct result_case *modes_pingpong(const struct analysis *a,
+						const struct family_view *f)
+{
+	const struct result_case **cases = malloc((a->cases->nr + 1) * sizeof(*cases));
+	const struct result_case *pick = NULL;
+	size_t nr;
+
+	if (!cases)
+		return NULL;
+	nr = analysis_one_way_cases(a, f, cases);
+	for (size_t i = 0; i < nr && !pick; i++)
+		if (cases[i]->rounds && distance_rank(cases[i]->widest_class) > distance_rank("smt"))
+			pick = cases[i];
+	free(cases);
+	return pick;
+}
+
+static int find_modes(struct analysis *a)
+{
+	a->modes = calloc(a->set->nr_files + 1, sizeof(*a->modes));
+	if (!a->modes)
+		return -1;
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+
+		if (!f->pingpong || a->modes[f->file].pingpong)
+			continue;
+		if (host_modes_find(modes_pingpong(a, f), &a->modes[f->file]))
+			return -1;
+	}
+	return 0;
+}
+
 int analysis_build(const struct results *set, const struct result_cases *cases,
 		   struct analysis *out)
 {
@@ -367,7 +404,7 @@ int analysis_build(const struct results *set, const struct result_cases *cases,
 			return -1;
 		}
 	}
-	if (view_families(out)) {
+	if (view_families(out) || find_modes(out)) {
 		analysis_free(out);
 		return -1;
 	}
@@ -385,6 +422,9 @@ void analysis_free(struct analysis *a)
 	}
 	free(a->groups);
 	free(a->families);
+	for (unsigned int i = 0; a->modes && i < a->set->nr_files; i++)
+		host_modes_free(&a->modes[i]);
+	free(a->modes);
 	memset(a, 0, sizeof(*a));
 }
 

@@ -10,6 +10,7 @@
 #define BOUNCELAB_ANALYSIS_H
 
 #include "cases.h"
+#include "host_modes.h"
 #include "kernel.h"
 #include "stats.h"
 #include "usl.h"
@@ -80,6 +81,8 @@ struct analysis {
 	struct group_view *groups;
 	size_t nr_families;
 	struct family_view *families;	/* by catalogue order, then file */
+	/* the host's modes in each file's rounds (set->nr_files of them) */
+	struct host_modes *modes;
 };
 
 /*

@@ -39,7 +39,32 @@ static bool single_variant(const struct kernel_claim *c)
 
 static const char *metric_name(const struct kernel_claim *c)
 {
-	return c->metric ? c->metric : "ns/op";
+	return c->metric ? c->metric : CLAIM_NS_PER_OP;
+}
+
+/* b's metric as a counter name, NULL for ns per op */
+static const char *b_metric(const struct kernel_claim *c)
+{
+	if (!c->b_metric)
+		return c->metric;
+	return strcmp(c->b_metric, CLAIM_NS_PER_OP) ? c->b_metric : NULL;
+}
+
+static const char *b_metric_name(const struct kernel_claim *c)
+{
+	return b_metric(c) ? b_metric(c) : CLAIM_NS_PER_OP;
+}
+
+/* b is a case of another family of the run: "pingpong/store_load" */
+static const char *b_elsewhere(const struct kernel_claim *c)
+{
+	return c->b ? strchr(c->b, '/') : NULL;
+}
+
+/* Whether b differs from "variant b of the family, same metric and threads". */
+static bool b_is_reference(const struct kernel_claim *c)
+{
+	return b_elsewhere(c) || c->b_metric || c->b_threads != CLAIM_B_SAME_THREADS;
 }
 
 void claim_condition(char *buf, size_t len, const struct kernel_claim *c)
@@ -50,22 +75,35 @@ void claim_condition(char *buf, size_t len, const struct kernel_claim *c)
 		 c->arch == CLAIM_X86 ? ", x86 only" : "");
 }
 
+/* "same_line (ns/op) / pingpong/store_load (one_way_ns, 1 thread)" */
+static void reference_sides(char *buf, size_t len, const struct kernel_claim *c)
+{
+	const char *where = c->b_threads == CLAIM_B_ONE_THREAD ? ", 1 thread" :
+			    c->b_threads == CLAIM_B_MOST_THREADS ? ", its most threads" : "";
+
+	snprintf(buf, len, "%s (%s) / %s (%s%s)", c->a, metric_name(c), c->b,
+		 b_metric_name(c), where);
+}
+
 void claim_expectation(char *buf, size_t len, const struct kernel_claim *c)
 {
-	char x[FORMAT_LEN];
+	char x[FORMAT_LEN], sides[192];
+	const char *op = c->relation == CLAIM_AT_LEAST ? "≥" : "≤";
 
 	switch (c->relation) {
 	case CLAIM_AT_LEAST:
-		snprintf(buf, len, "%s / %s ≥ %s (%s)", c->a, c->b, format_ratio(x, c->x),
-			 metric_name(c));
+	case CLAIM_AT_MOST:
+		if (b_is_reference(c)) {
+			reference_sides(sides, sizeof(sides), c);
+			snprintf(buf, len, "%s %s %s", sides, op, format_ratio(x, c->x));
+		} else {
+			snprintf(buf, len, "%s / %s %s %s (%s)", c->a, c->b, op,
+				 format_ratio(x, c->x), metric_name(c));
+		}
 		break;
 	case CLAIM_WITHIN:
 		snprintf(buf, len, "%s / %s within %s either way (%s)", c->a, c->b,
 			 format_ratio(x, c->x), metric_name(c));
-		break;
-	case CLAIM_AT_MOST:
-		snprintf(buf, len, "%s / %s ≤ %s (%s)", c->a, c->b, format_ratio(x, c->x),
-			 metric_name(c));
 		break;
 	case CLAIM_BELOW:
 		snprintf(buf, len, "%s of %s < %s", metric_name(c), c->a, format_sig(x, c->x));
@@ -76,10 +114,52 @@ void claim_expectation(char *buf, size_t len, const struct kernel_claim *c)
 	}
 }
 
+/* "31–49 ns" or, for one round, "96.2 ns" */
+static const char *mode_range(char *buf, size_t len, const struct host_mode *m)
+{
+	char lo[FORMAT_LEN], hi[FORMAT_LEN];
+
+	format_sig(lo, m->lo);
+	format_sig(hi, m->hi);
+	if (m->lo == m->hi)
+		snprintf(buf, len, "%s ns", lo);
+	else
+		snprintf(buf, len, "%s–%s ns", lo, hi);
+	return buf;
+}
+
+/*
+ * ". By host mode: 31–49 ns one way (7 rounds): seen, 5.1x; ..." when at
+ * least one mode had the rounds to test the claim.
+ */
+static void mode_numbers(char *buf, size_t len, const struct claim_result *r)
+{
+	size_t used = strlen(buf), testable = 0;
+
+	for (size_t i = 0; i < r->nr_modes; i++)
+		testable += r->modes[i].mark != CLAIM_NOT_TESTABLE;
+	for (size_t i = 0; testable && i < r->nr_modes && used < len; i++) {
+		const struct claim_in_mode *m = &r->modes[i];
+		char range[2 * FORMAT_LEN + 8], x[FORMAT_LEN], mark[2 * FORMAT_LEN];
+
+		if (m->mark == CLAIM_NOT_TESTABLE)
+			snprintf(mark, sizeof(mark), "not testable (needs %d)",
+				 CLAIM_MIN_REPETITIONS);
+		else
+			snprintf(mark, sizeof(mark), "%s, %s", claim_mark_word(m->mark),
+				 single_variant(r->claim) ? format_sig(x, m->ratio.ratio) :
+							    format_ratio(x, m->ratio.ratio));
+		used += (size_t)snprintf(buf + used, len - used, "%s%s one way (%zu round%s): %s",
+					 i ? "; " : ". By host mode: ", mode_range(range, sizeof(range), m->mode),
+					 m->rounds, m->rounds == 1 ? "" : "s", mark);
+	}
+}
+
 void claim_numbers(char *buf, size_t len, const struct claim_result *r)
 {
 	char ratio[FORMAT_LEN], p[FORMAT_LEN], a[FORMAT_LEN], b[FORMAT_LEN];
-	char where[96];
+	char where[96], sides[3 * FORMAT_LEN + 96];
+	double a_value = r->a_median, b_value = r->b_median;
 
 	if (r->mark == CLAIM_NOT_TESTABLE) {
 		snprintf(buf, len, "%s", r->why);
@@ -91,13 +171,30 @@ void claim_numbers(char *buf, size_t len, const struct claim_result *r)
 	if (single_variant(r->claim)) {
 		snprintf(buf, len, "%s (95%% CI %s–%s) %s", format_sig(a, r->ratio.ratio),
 			 format_sig(ratio, r->ratio.lo), format_sig(p, r->ratio.hi), where);
+		mode_numbers(buf, len, r);
 		return;
 	}
+	/*
+	 * A ratio paired by round is the median of the rounds' ratios: quote
+	 * the median round's two values, which agree with it, not the two
+	 * medians, which may point the other way.
+	 */
+	if (r->ratio.pairs) {
+		a_value = r->ratio.median_num;
+		b_value = r->ratio.median_den;
+	}
+	format_sig(a, a_value);
+	format_sig(b, b_value);
+	if (b_is_reference(r->claim))
+		snprintf(sides, sizeof(sides), "%s %s %s vs %s %s %s", r->claim->a, a,
+			 metric_name(r->claim), r->claim->b, b, b_metric_name(r->claim));
+	else
+		snprintf(sides, sizeof(sides), "%s vs %s %s", a, b, metric_name(r->claim));
 	format_ratio_ci(ratio, &r->ratio);
 	format_p(p, r->p);
-	snprintf(buf, len, "%s vs %s %s: %s, p %s%s, %s", format_sig(a, r->a_median),
-		 format_sig(b, r->b_median), metric_name(r->claim), ratio,
-		 p[0] == '<' ? "" : "= ", p, where);
+	snprintf(buf, len, "%s%s: %s, p %s%s, %s", r->ratio.pairs ? "median round: " : "", sides,
+		 ratio, p[0] == '<' ? "" : "= ", p, where);
+	mode_numbers(buf, len, r);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -121,25 +218,9 @@ static bool is_x86(const char *arch)
 static long setting_value(const struct kernel_family *kf, const char *setting,
 			  int p)
 {
-	const struct kernel_param *param = &kf->params[p];
-	size_t name_len = strlen(param->name);
-	char err[128], item[64];
 	long v;
 
-	for (const char *s = setting; s && *s; ) {
-		size_t len = strcspn(s, ",");
-
-		if (len > name_len && !strncmp(s, param->name, name_len) && s[name_len] == '=') {
-			snprintf(item, sizeof(item), "%.*s", (int)(len - name_len - 1),
-				 s + name_len + 1);
-			if (!kernel_param_parse(param, item, &v, err, sizeof(err)))
-				return v;
-		}
-		s += len;
-		if (*s == ',')
-			s++;
-	}
-	return param->def;
+	return kernel_setting_value(kf, setting, p, &v) ? v : kf->params[p].def;
 }
 
 /* A group's parameter p as a number (choices by index); missing: the default. */
@@ -178,7 +259,7 @@ static const struct group_view *find_setting(const struct analysis *a,
 	return NULL;
 }
 
-/* The metric's repetitions in a case, or NULL. */
+/* The metric's repetitions in a case (NULL metric: ns per op), or NULL. */
 static const double *metric_values(const struct result_case *c, const char *metric,
 				   size_t *n)
 {
@@ -199,13 +280,14 @@ static const double *metric_values(const struct result_case *c, const char *metr
 static long pick_threads(const struct analysis *a, const struct group_view *g,
 			 const struct kernel_claim *c, struct claim_result *r)
 {
+	bool needs_b = !single_variant(c) && !b_elsewhere(c) &&
+		       c->b_threads == CLAIM_B_SAME_THREADS;
+
 	if (c->threads == CLAIM_ONE_THREAD) {
-		if (group_view_find(a, g, c->a, 1) &&
-		    (single_variant(c) || group_view_find(a, g, c->b, 1)))
+		if (group_view_find(a, g, c->a, 1) && (!needs_b || group_view_find(a, g, c->b, 1)))
 			return 1;
 		not_testable(r, "no 1-thread case of %s%s%s in the run", c->a,
-			     single_variant(c) ? "" : " and ",
-			     single_variant(c) ? "" : c->b);
+			     needs_b ? " and " : "", needs_b ? c->b : "");
 		return 0;
 	}
 	for (size_t i = g->nr_threads; i-- > 0;) {
@@ -213,18 +295,67 @@ static long pick_threads(const struct analysis *a, const struct group_view *g,
 
 		if (t < 2)
 			break;
-		if (group_view_find(a, g, c->a, t) &&
-		    (single_variant(c) || group_view_find(a, g, c->b, t)))
+		if (group_view_find(a, g, c->a, t) && (!needs_b || group_view_find(a, g, c->b, t)))
 			return t;
 	}
 	if (g->threads[g->nr_threads - 1] >= 2)
 		not_testable(r, "no case of %s%s%s at 2 or more threads in the run (a --filter left "
 			     "it out, or the results predate the variant)", c->a,
-			     single_variant(c) ? "" : " and ", single_variant(c) ? "" : c->b);
+			     needs_b ? " and " : "", needs_b ? c->b : "");
 	else
 		not_testable(r, "only 1 thread was measured: the claim needs 2 or more on distinct "
 			     "cores (run with --threads 1,2 on a machine with 2 or more CPUs)");
 	return 0;
+}
+
+/* The default table of a family of the same file, by name, or NULL. */
+static const struct group_view *default_group_of(const struct analysis *a, unsigned int file,
+						 const char *family, size_t len)
+{
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+
+		if (f->file == file && f->nr_groups && strlen(f->name) == len &&
+		    !strncmp(f->name, family, len) && a->groups[f->default_group].is_default)
+			return &a->groups[f->default_group];
+	}
+	return NULL;
+}
+
+/* The case b stands for, or NULL with the reason. */
+static const struct result_case *find_b(const struct analysis *a, const struct family_view *f,
+					const struct group_view *g, long t, struct claim_result *r)
+{
+	const struct kernel_claim *c = r->claim;
+	const char *slash = b_elsewhere(c);
+	const char *variant = slash ? slash + 1 : c->b;
+	const struct case_view *v = NULL;
+
+	if (slash) {
+		g = default_group_of(a, f->file, c->b, (size_t)(slash - c->b));
+		if (!g) {
+			not_testable(r, "no case of %.*s at its default setting in the run, which the "
+				     "claim compares with (leave it in --filter)", (int)(slash - c->b), c->b);
+			return NULL;
+		}
+	}
+	switch (c->b_threads) {
+	case CLAIM_B_SAME_THREADS:
+		v = group_view_find(a, g, variant, t);
+		break;
+	case CLAIM_B_ONE_THREAD:
+		v = group_view_find(a, g, variant, 1);
+		break;
+	default:
+		for (size_t i = g->nr_threads; i-- > 0 && !v && g->threads[i] >= 2;)
+			v = group_view_find(a, g, variant, g->threads[i]);
+	}
+	if (!v)
+		not_testable(r, "no case of %s %s in the run, which the claim compares with", c->b,
+			     c->b_threads == CLAIM_B_ONE_THREAD ? "at 1 thread" :
+			     c->b_threads == CLAIM_B_MOST_THREADS ? "at 2 or more threads" :
+								    "at the same thread count");
+	return v ? v->c : NULL;
 }
 
 static bool distinct_cores(const char *cls)
@@ -242,32 +373,35 @@ static const char *counter_na_reason(const struct results *set, unsigned int fil
 	return json_is_string(why) ? json_string_value(why) : "not recorded in these results";
 }
 
-static void compare_cases(const struct results *set, const struct family_view *f,
-			  const struct result_case *ca, const struct result_case *cb,
-			  struct claim_result *r)
+/* One side of a claim: a case and its values of the claim's metric for it. */
+struct claim_side {
+	const struct result_case *c;
+	const double *v;
+	size_t n;
+};
+
+/*
+ * The mark of a claim on two sides' values (b.c NULL: one variant). Sets
+ * r's mark, ratio, p and medians; too few values to decide it is not
+ * testable, with the repetitions the test needs.
+ */
+static void judge(struct claim_side sa, struct claim_side sb, struct claim_result *r)
 {
 	const struct kernel_claim *c = r->claim;
-	const double *va, *vb = NULL;
-	size_t na = 0, nb = 0;
 	struct stats_summary s;
 
-	va = metric_values(ca, c->metric, &na);
-	if (cb)
-		vb = metric_values(cb, c->metric, &nb);
-	if (!va || (cb && !vb)) {
-		not_testable(r, "counter %s: %s", c->metric,
-			     counter_na_reason(set, f->file, c->metric));
-		return;
-	}
-	if (na < 2 || (cb && nb < 2)) {
-		not_testable(r, "one repetition: no interval to check against "
-			     "(run with --repetitions 5 or more)");
-		return;
-	}
-	r->a_median = stats_median(va, na);
+	r->a_median = stats_median(sa.v, sa.n);
 	if (single_variant(c)) {
-		if (stats_summarize(va, na, &s))
-			goto oom;
+		if (sa.n < CLAIM_MIN_REPETITIONS) {
+			not_testable(r, "%zu repetitions; this test needs at least %d (run with "
+				     "--repetitions %d or more)", sa.n, CLAIM_MIN_REPETITIONS,
+				     CLAIM_MIN_REPETITIONS);
+			return;
+		}
+		if (stats_summarize(sa.v, sa.n, &s)) {
+			not_testable(r, "out of memory checking the claim");
+			return;
+		}
 		r->ratio = (struct stats_ratio){ .ratio = s.median, .lo = s.ci_lo, .hi = s.ci_hi };
 		r->p = NAN;
 		if (c->relation == CLAIM_BELOW)
@@ -276,9 +410,17 @@ static void compare_cases(const struct results *set, const struct family_view *f
 			r->mark = s.ci_lo > c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
 		return;
 	}
-	r->b_median = stats_median(vb, nb);
-	if (r->b_median == 0 || analysis_compare(ca, va, na, cb, vb, nb, &r->ratio, &r->p)) {
-		not_testable(r, "%s of %s is 0: no ratio", metric_name(c), c->b);
+	r->b_median = stats_median(sb.v, sb.n);
+	if (r->b_median == 0 ||
+	    analysis_compare(sa.c, sa.v, sa.n, sb.c, sb.v, sb.n, &r->ratio, &r->p)) {
+		not_testable(r, "%s of %s is 0: no ratio", b_metric_name(c), c->b);
+		return;
+	}
+	/* paired rounds decide with 6; unpaired, each side needs as many */
+	if (!r->ratio.pairs && (sa.n < CLAIM_MIN_REPETITIONS || sb.n < CLAIM_MIN_REPETITIONS)) {
+		not_testable(r, "%zu repetitions; this test needs at least %d (run with "
+			     "--repetitions %d or more)", sa.n < sb.n ? sa.n : sb.n,
+			     CLAIM_MIN_REPETITIONS, CLAIM_MIN_REPETITIONS);
 		return;
 	}
 	if (c->relation == CLAIM_AT_LEAST)
@@ -291,9 +433,82 @@ static void compare_cases(const struct results *set, const struct family_view *f
 	else
 		r->mark = isfinite(r->ratio.lo) && r->ratio.lo >= 1 / c->x &&
 			  r->ratio.hi <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
-	return;
-oom:
-	not_testable(r, "out of memory checking the claim");
+}
+
+/* A side restricted to the rounds of one mode, in buffers of the side's size. */
+static struct claim_side side_in_mode(struct claim_side s, const struct host_mode *m,
+				      struct result_case *copy, double *v, long *rounds)
+{
+	*copy = *s.c;
+	copy->rounds = rounds;
+	copy->n = host_mode_filter(m, s.v, s.c->rounds, s.n, v, rounds);
+	return (struct claim_side){ copy, v, copy->n };
+}
+
+/*
+ * The claim on each host mode's rounds, when the file has several and both
+ * sides ran in them: a transfer's cost is the mode's.
+ */
+static void judge_modes(const struct analysis *a, unsigned int file, struct claim_side sa,
+			struct claim_side sb, struct claim_result *r)
+{
+	const struct host_modes *modes = &a->modes[file];
+	size_t room = sa.n > sb.n ? sa.n : sb.n;
+	double *va = malloc((room + 1) * sizeof(*va)), *vb = malloc((room + 1) * sizeof(*vb));
+	long *ra = malloc((room + 1) * sizeof(*ra)), *rb = malloc((room + 1) * sizeof(*rb));
+	struct result_case ca, cb;
+	struct claim_result in_mode;
+
+	if (modes->nr < 2 || !sa.c->rounds || sa.n != sa.c->n ||
+	    (sb.c && (!sb.c->rounds || sb.n != sb.c->n)) || !va || !vb || !ra || !rb)
+		goto out;
+	for (size_t i = 0; i < modes->nr; i++) {
+		struct claim_side ma = side_in_mode(sa, &modes->modes[i], &ca, va, ra);
+		struct claim_side mb = sb.c ? side_in_mode(sb, &modes->modes[i], &cb, vb, rb) : sb;
+
+		memset(&in_mode, 0, sizeof(in_mode));
+		in_mode.claim = r->claim;
+		in_mode.p = NAN;
+		if (!ma.n || (sb.c && !mb.n))
+			continue;
+		judge(ma, mb, &in_mode);
+		r->modes[r->nr_modes++] = (struct claim_in_mode){
+			.mode = &modes->modes[i], .mark = in_mode.mark, .ratio = in_mode.ratio,
+			.p = in_mode.p, .rounds = ma.n,
+		};
+	}
+out:
+	free(va);
+	free(vb);
+	free(ra);
+	free(rb);
+}
+
+static void compare_cases(const struct analysis *a, const struct family_view *f,
+			  const struct result_case *ca, const struct result_case *cb,
+			  struct claim_result *r)
+{
+	const struct kernel_claim *c = r->claim;
+	struct claim_side sa = { .c = ca }, sb = { .c = cb };
+
+	sa.v = metric_values(ca, c->metric, &sa.n);
+	if (cb)
+		sb.v = metric_values(cb, b_metric(c), &sb.n);
+	if (!sa.v || (cb && !sb.v)) {
+		const char *missing = sa.v ? b_metric(c) : c->metric;
+
+		not_testable(r, "counter %s: %s", missing,
+			     counter_na_reason(a->set, f->file, missing));
+		return;
+	}
+	if (sa.n < 2 || (cb && sb.n < 2)) {
+		not_testable(r, "one repetition: no interval to check against "
+			     "(run with --repetitions %d or more)", CLAIM_MIN_REPETITIONS);
+		return;
+	}
+	judge(sa, sb, r);
+	if (r->mark != CLAIM_NOT_TESTABLE && r->threads >= 2)
+		judge_modes(a, f->file, sa, sb, r);
 }
 
 /*
@@ -327,7 +542,8 @@ void claim_check(const struct results *set, const struct analysis *a,
 {
 	const char *arch = results_context_string(&set->files[f->file], "arch");
 	const struct group_view *g;
-	const struct case_view *va, *vb = NULL;
+	const struct case_view *va;
+	const struct result_case *cb = NULL;
 	double load;
 	long t;
 
@@ -370,8 +586,11 @@ void claim_check(const struct results *set, const struct analysis *a,
 		return;
 	r->threads = t;
 	va = group_view_find(a, g, c->a, t);
-	if (!single_variant(c))
-		vb = group_view_find(a, g, c->b, t);
+	if (!single_variant(c)) {
+		cb = find_b(a, f, g, t, r);
+		if (!cb)
+			return;
+	}
 	r->distance = va->c->widest_class;
 	if (t >= 2 && !r->distance) {
 		not_testable(r, "the placement's distance class was not recorded");
@@ -382,12 +601,13 @@ void claim_check(const struct results *set, const struct analysis *a,
 			     r->distance);
 		return;
 	}
-	compare_cases(set, f, va->c, vb ? vb->c : NULL, r);
+	compare_cases(a, f, va->c, cb, r);
 	load = load_per_cpu(set, f->file);
 	if (r->mark != CLAIM_NOT_TESTABLE && load > CLAIM_MAX_LOAD_PER_CPU) {
-		char numbers[256];
+		char numbers[512];
 
 		claim_numbers(numbers, sizeof(numbers), r);
+		r->nr_modes = 0;
 		not_testable(r, "busy machine (load average %.1f per CPU at the start): threads took "
 			     "turns with other work; rerun on an idle machine. Measured anyway: %s",
 			     load, numbers);

@@ -17,6 +17,19 @@
 
 enum claim_mark { CLAIM_SEEN, CLAIM_NOT_SEEN, CLAIM_NOT_TESTABLE };
 
+/*
+ * A claim at 2+ threads checked again on the rounds of one of the host's
+ * modes (host_modes.h), when the run has several: its mechanism is a line
+ * transfer, whose cost the mode sets.
+ */
+struct claim_in_mode {
+	const struct host_mode *mode;
+	enum claim_mark mark;
+	struct stats_ratio ratio;	/* as the claim's, on the mode's rounds */
+	double p;
+	size_t rounds;			/* the rounds a has in the mode */
+};
+
 struct claim_result {
 	const struct family_view *family;
 	const struct kernel_claim *claim;
@@ -27,6 +40,8 @@ struct claim_result {
 	struct stats_ratio ratio;	/* a over b; for CLAIM_BELOW a's median and CI */
 	double p;			/* U test of a vs b, NaN for CLAIM_BELOW */
 	char why[512];			/* not testable: the reason */
+	size_t nr_modes;		/* 0: one mode, or no rounds */
+	struct claim_in_mode modes[HOST_MODES_MAX];
 };
 
 struct claim_report {
@@ -56,8 +71,12 @@ void claim_expectation(char *buf, size_t len, const struct kernel_claim *c);
 
 /*
  * What was measured: "4.95x (95% CI 4.6–5.3), p < 0.001, at 2 threads
- * (l3)", or the reason it could not be tested.
+ * (l3)", or the reason it could not be tested; then, when the run had
+ * several host modes, the mark in each.
  */
 void claim_numbers(char *buf, size_t len, const struct claim_result *r);
+
+/* A claim's repetitions (or paired rounds) needed to test it. */
+#define CLAIM_MIN_REPETITIONS STATS_MIN_PAIRS
 
 #endif

@@ -745,14 +745,32 @@ static void write_pair_table(FILE *out, const struct group_view *g)
 	fputs(" ns/op | ", out);
 	md_code(out, g->after);
 	fputs(" faster by | p |\n|---:|---:|---:|---:|---:|\n", out);
+	bool paired = false;
+
 	for (size_t i = 0; i < g->nr_pairs; i++) {
 		const struct pair_view *pv = &g->pairs[i];
 
-		fprintf(out, "| %ld | %s | %s | %s | %s |\n", pv->threads,
-			format_median_ci(b, &pv->before->ns_stats, 1),
-			format_median_ci(a, &pv->after->ns_stats, 1),
+		/*
+		 * Paired, the gain is the median round's ratio: quote that
+		 * round's two times, which agree with it, where the two
+		 * medians may point the other way.
+		 */
+		if (pv->gain.pairs) {
+			paired = true;
+			format_sig(b, pv->gain.median_num);
+			format_sig(a, pv->gain.median_den);
+		} else {
+			format_median_ci(b, &pv->before->ns_stats, 1);
+			format_median_ci(a, &pv->after->ns_stats, 1);
+		}
+		fprintf(out, "| %ld | %s%s | %s%s | %s | %s |\n", pv->threads, b,
+			pv->gain.pairs ? "†" : "", a, pv->gain.pairs ? "†" : "",
 			format_ratio_ci(r, &pv->gain), format_p(p, pv->p));
 	}
+	if (paired)
+		fputs("\n† paired by round: the times of the round whose ratio is the median, which "
+		      "agree with the gain; each variant's median over the rounds is in the table above.\n",
+		      out);
 	fputc('\n', out);
 }
 

@@ -87,20 +87,25 @@ double stats_cv(const double *values, size_t n)
 	return sqrt(ss / (double)(n - 1)) / fabs(mean);
 }
 
+/*
+ * Two clusters: a gap between two sides of at least a fifth of the values
+ * each that is wider than their mean spread, all on a log scale, since a
+ * host's placements multiply a transfer's cost (2-4 ns in some rounds and
+ * 16-27 ns in others, or 31-85 and 235-440 ns): the wider side must not
+ * hide the gap, as it would if the gap had to beat the wider spread.
+ */
 bool stats_bimodal(const double *sorted, size_t n)
 {
 	size_t min_side = (n + 4) / 5 > 2 ? (n + 4) / 5 : 2;	/* ceil(n / 5) */
 
-	if (n < 5)
+	if (n < 5 || !(sorted[0] > 0))
 		return false;
 	for (size_t i = min_side; i + min_side <= n; i++) {
-		double gap = sorted[i] - sorted[i - 1];
-		double left = sorted[i - 1] - sorted[0];
-		double right = sorted[n - 1] - sorted[i];
-		double spread = left > right ? left : right;
+		double gap = log(sorted[i] / sorted[i - 1]);
+		double left = log(sorted[i - 1] / sorted[0]);
+		double right = log(sorted[n - 1] / sorted[i]);
 
-		if (gap > 0 && gap >= 2 * spread &&
-		    sorted[i] >= 1.2 * sorted[i - 1])
+		if (sorted[i] >= 1.2 * sorted[i - 1] && gap >= (left + right) / 2)
 			return true;
 	}
 	return false;
@@ -516,18 +521,32 @@ static struct in_round *sorted_by_round(const double *values, const long *rounds
 	return r;
 }
 
+struct round_pair {
+	double ratio, num, den;
+};
+
+static int compare_pairs(const void *a, const void *b)
+{
+	double x = ((const struct round_pair *)a)->ratio;
+	double y = ((const struct round_pair *)b)->ratio;
+
+	return (x > y) - (x < y);
+}
+
 int stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
 			 const double *den, const long *den_rounds, size_t nd,
 			 struct stats_ratio *out, double *p)
 {
 	struct in_round *a = sorted_by_round(num, num_rounds, nn);
 	struct in_round *b = sorted_by_round(den, den_rounds, nd);
-	double *ratios = malloc(((nn < nd ? nn : nd) + 1) * sizeof(*ratios));
-	size_t i = 0, j = 0, m = 0, lo, hi;
+	size_t room = (nn < nd ? nn : nd) + 1;
+	struct round_pair *pairs = malloc(room * sizeof(*pairs));
+	double *ratios = malloc(room * sizeof(*ratios));
+	size_t i = 0, j = 0, m = 0, lo, hi, mid;
 	double coverage;
 	int ret = -1;
 
-	if (!a || !b || !ratios)
+	if (!a || !b || !pairs || !ratios)
 		goto out;
 	ret = 1;
 	/* merge walk: the rounds both sides have */
@@ -542,22 +561,30 @@ int stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
 		} else {
 			if (!(a[i].value > 0) || !(b[j].value > 0))
 				goto out;
-			ratios[m++] = a[i++].value / b[j++].value;
+			pairs[m++] = (struct round_pair){ a[i].value / b[j].value, a[i].value,
+							  b[j].value };
+			i++;
+			j++;
 		}
 	}
 	if (m < STATS_MIN_PAIRS)
 		goto out;
+	qsort(pairs, m, sizeof(*pairs), compare_pairs);
+	for (i = 0; i < m; i++)
+		ratios[i] = pairs[i].ratio;
 	*p = stats_sign_test_p(ratios, m);
-	stats_sort(ratios, m);
 	stats_median_ci_ranks(m, &lo, &hi, &coverage);
+	mid = (m - 1) / 2;
 	*out = (struct stats_ratio){
 		.ratio = stats_median_sorted(ratios, m),
 		.lo = ratios[lo], .hi = ratios[hi], .pairs = m,
+		.median_num = pairs[mid].num, .median_den = pairs[mid].den,
 	};
 	ret = 0;
 out:
 	free(a);
 	free(b);
+	free(pairs);
 	free(ratios);
 	return ret;
 }

@@ -100,6 +100,13 @@ struct stats_ratio {
 	 * ratios, lo and hi its order-statistic interval.
 	 */
 	size_t pairs;
+	/*
+	 * Paired: the two values of the round whose ratio is the median (the
+	 * lower of the middle two when the pairs are even), so that prose
+	 * quoting "a vs b" beside the ratio shows numbers that agree with
+	 * it; the medians of each side need not. NaN when unpaired.
+	 */
+	double median_num, median_den;
 };
 
 /*

@@ -84,7 +84,7 @@ static void write_family_label(FILE *out, const struct report_input *in,
 static void write_claim_line(FILE *out, const struct report_input *in,
 			     const struct claim_result *r)
 {
-	char buf[512];
+	char buf[1024];
 
 	fputs("- ", out);
 	write_family_label(out, in, r->family);
@@ -115,6 +115,86 @@ static void write_not_seen(FILE *out, const struct report_input *in,
 		if (cr->results[i].mark == CLAIM_NOT_SEEN)
 			write_claim_line(out, in, &cr->results[i]);
 	fputc('\n', out);
+}
+
+/* "30.6–85.4 ns (7 rounds, median 42.5)" */
+static void write_mode(FILE *out, const struct host_mode *m)
+{
+	char lo[FORMAT_LEN], hi[FORMAT_LEN], med[FORMAT_LEN];
+
+	format_sig(lo, m->lo);
+	format_sig(hi, m->hi);
+	format_sig(med, m->median);
+	if (m->nr_rounds == 1)
+		fprintf(out, "%s ns (1 round)", lo);
+	else
+		fprintf(out, "%s–%s ns (%zu rounds, median %s)", lo, hi, m->nr_rounds, med);
+}
+
+/* Each family's fix at its most threads, in each mode's rounds. */
+static void write_mode_figures(FILE *out, const struct report_input *in, unsigned int file)
+{
+	const struct analysis *a = in->a;
+	const struct host_modes *hm = &a->modes[file];
+	char x[FORMAT_LEN];
+
+	fputs("| family | fix, at the most threads |", out);
+	for (size_t k = 0; k < hm->nr; k++) {
+		fputs(" mode ", out);
+		write_mode(out, &hm->modes[k]);
+		fputs(" |", out);
+	}
+	fputs("\n|---|---|", out);
+	for (size_t k = 0; k < hm->nr; k++)
+		fputs("---:|", out);
+	fputc('\n', out);
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+		const struct group_view *g = summary_group(a, f);
+		const struct pair_view *p = g ? group_view_widest_pair(g) : NULL;
+
+		if (f->file != file || !p || p->threads < 2)
+			continue;
+		fputs("| ", out);
+		write_family_label(out, in, f);
+		fprintf(out, " | `%s` over `%s`, %ld threads |", g->after, g->before, p->threads);
+		for (size_t k = 0; k < hm->nr; k++) {
+			double r = host_mode_ratio(&hm->modes[k], p->before, p->after);
+
+			fprintf(out, " %s |", isfinite(r) ? format_ratio(x, r) : "not measured");
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+/*
+ * At the top: the host moved the vCPUs. Every transfer of a round costs
+ * what the round's placement costs, so one median over all rounds mixes
+ * two machines; the modes say which.
+ */
+static void write_host_modes(FILE *out, const struct report_input *in)
+{
+	for (unsigned int file = 0; file < in->set->nr_files; file++) {
+		const struct host_modes *hm = &in->a->modes[file];
+
+		if (hm->nr < 2)
+			continue;
+		fputs("> **The host moved the vCPUs during this run", out);
+		if (in->nr_files > 1)
+			fprintf(out, " (file %u)", file + 1);
+		fprintf(out, ".** The pingpong's one-way transfer fell into %zu modes of rounds: ", hm->nr);
+		for (size_t k = 0; k < hm->nr; k++) {
+			fputs(k ? (k + 1 == hm->nr ? " and " : ", ") : "", out);
+			write_mode(out, &hm->modes[k]);
+		}
+		fprintf(out, ". A round's line transfers all cost what its mode costs, so the fix's gain is "
+			"given per mode below, and each claim at 2+ threads is checked again on each mode's "
+			"rounds where a mode has the %d rounds a test needs (the claims table says how it "
+			"fared). Rounds are modes when their one-way transfers differ by %gx or more.\n\n",
+			CLAIM_MIN_REPETITIONS, HOST_MODE_FACTOR);
+		write_mode_figures(out, in, file);
+	}
 }
 
 static void write_family_rows(FILE *out, const struct report_input *in,
@@ -177,7 +257,7 @@ static bool has_figure(const struct analysis *a)
 static void write_claims_table(FILE *out, const struct report_input *in,
 			       const struct claim_report *cr)
 {
-	char buf[512];
+	char buf[1024];
 
 	if (!cr->nr)
 		return;
@@ -224,6 +304,7 @@ void markdown_summary(FILE *out, const struct report_input *in)
 	}
 	fputs("## Summary\n\n", out);
 	write_not_seen(out, in, &cr);
+	write_host_modes(out, in);
 	if (cr.nr_not_testable && !cr.nr_seen && !cr.nr_not_seen)
 		fprintf(out, "> **None of the lessons' %zu claims could be tested on this run**: the claims "
 			"table below says why for each, with the numbers measured anyway.\n\n", cr.nr);

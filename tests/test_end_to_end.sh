@@ -39,14 +39,20 @@ for r in reps:
     assert len(facts["placement"]["cpus"]) == r["threads"]
 assert variants == {"store_always", "read_then_set", "set_bit_always",
                     "test_then_set_bit", "test_and_set_bit", "no_flag", "nop"}, variants
-# Three repetitions of each case, as --quick asks, numbered 0..2, each
-# with the iteration count the first one settled on.
+# Six repetitions of each case, as --quick asks (the fewest rounds a
+# claim's paired test can decide on), numbered 0..5, each with the
+# iteration count the first one settled on.
 names = {r["run_name"] for r in reps}
 for n in names:
     mine = [r for r in reps if r["run_name"] == n]
-    assert sorted(r["repetition_index"] for r in mine) == [0, 1, 2], n
-    assert all(r["repetitions"] == 3 for r in mine), n
+    assert sorted(r["repetition_index"] for r in mine) == list(range(6)), n
+    assert all(r["repetitions"] == 6 for r in mine), n
     assert len({r["iterations"] for r in mine}) == 1, n
+# The settings the family's claims name run too (already_set=0), and
+# only those beside the defaults.
+settings = {r["bouncelab"]["params"]["already_set"] for r in reps}
+assert settings == {0, 100}, settings
+assert {r["bouncelab"]["params"]["pin_work"] for r in reps} == {1}
 # Interleaved by rounds: every case's first repetition comes before any
 # case's second.
 order = [r["repetition_index"] for r in reps]
@@ -58,8 +64,8 @@ PY
 # from the count the later rounds reuse).
 "$bouncelab" run --quick --filter '^has_pinned/nop$' --threads 1 --console \
 	--out "$tmp/console/results.json" >"$tmp/stdout" 2>"$tmp/stderr"
-[ "$(grep -c '^has_pinned/nop/real_time/threads:1 ' "$tmp/stdout")" -eq 3 ] ||
-	{ echo "--console: expected 3 rows named has_pinned/nop/real_time/threads:1"; exit 1; }
+[ "$(grep -c '^has_pinned/nop/real_time/threads:1 ' "$tmp/stdout")" -eq 6 ] ||
+	{ echo "--console: expected 6 rows named has_pinned/nop/real_time/threads:1"; exit 1; }
 [ "$(grep -c '^Run on' "$tmp/stderr")" -eq 1 ] ||
 	{ echo "--console: expected the context once"; exit 1; }
 

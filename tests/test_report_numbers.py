@@ -40,7 +40,7 @@ def problem(msg):
 
 
 def load_expected():
-    cases, gains, one_way = {}, {}, {}
+    cases, gains, one_way, rounds = {}, {}, {}, {}
     with open(os.path.join(tests, "data", expected_name)) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
@@ -57,11 +57,14 @@ def load_expected():
                 _, family, setting, threads, before, after, ratio, p, lo, hi, method = f_
                 gains[(family, setting, int(threads))] = (before, after, float(ratio), float(p),
                                                           (lo, hi), method)
+            elif f_[0] == "gain_round":
+                _, family, setting, threads, before_ns, after_ns = f_
+                rounds[(family, setting, int(threads))] = (float(before_ns), float(after_ns))
             elif f_[0] == "one_way":
                 _, distance, variant, med, lo, hi, mn, n, noisy = f_
                 one_way[(distance, variant)] = (float(med), float(lo), float(hi), float(mn),
                                                 int(n), noisy == "yes")
-    return cases, gains, one_way
+    return cases, gains, one_way, rounds
 
 
 def agrees(text, expected):
@@ -130,7 +133,7 @@ def variant_name(cell):
 
 
 def main():
-    cases, gains, one_way = load_expected()
+    cases, gains, one_way, rounds = load_expected()
     out = tempfile.mkdtemp(prefix="bouncelab-numbers.")
     subprocess.run([bouncelab, "report", os.path.join(tests, "data", results_name),
                     "--full", "-o", out], check=True, stdout=subprocess.DEVNULL)
@@ -193,8 +196,16 @@ def main():
                     problem(f"{what}: {before} over {after} has no independent value")
                     continue
                 seen_gains.add((family, setting, int(row[0])))
-                with_ci(f"{what} {before}", row[1], cases[(family, setting, int(row[0]), before)]["ns"])
-                with_ci(f"{what} {after}", row[2], cases[(family, setting, int(row[0]), after)]["ns"])
+                paired_round = rounds.get((family, setting, int(row[0])))
+                if paired_round:
+                    # paired: the median round's two times, marked
+                    for text, value, name in zip(row[1:3], paired_round, (before, after)):
+                        if not text.endswith("†"):
+                            problem(f"{what} {name}: {text!r} is not marked as a round's time")
+                        check(f"{what} {name} (median round)", text.rstrip("†"), value)
+                else:
+                    with_ci(f"{what} {before}", row[1], cases[(family, setting, int(row[0]), before)]["ns"])
+                    with_ci(f"{what} {after}", row[2], cases[(family, setting, int(row[0]), after)]["ns"])
                 ratio(what, row[3], g[2], g[4], g[5])
                 p_value(what, row[4], g[3])
             elif header[:2] == ["setting", "changes"]:

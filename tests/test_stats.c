@@ -149,6 +149,28 @@ static void test_bimodal(void **state)
 }
 
 /*
+ * Rows of a Zen 3 guest's run whose host moved the vCPUs: a plain packed
+ * update at 2-5 ns in three rounds and 16-27 ns in six, and the pingpong
+ * at 31-85 ns one way in seven rounds and 235-440 in two. The old rule
+ * (a gap twice the wider side's spread, linear) flagged neither.
+ */
+static void test_bimodal_host_modes(void **state)
+{
+	double packed[] = { 26.5, 17.3, 23.1, 16.2, 20.1, 4.4, 4.3, 25.0, 4.7 };
+	double pingpong[] = { 43.2, 49.5, 40.6, 85.4, 42.5, 30.6, 439.8, 235.4, 41.4 };
+	/* one placement's rounds within 1.6x of each other: one mode */
+	double one[] = { 30.6, 40.6, 41.4, 42.5, 43.2, 49.5, 45.0, 38.0, 36.0 };
+
+	(void)state;
+	stats_sort(packed, N(packed));
+	stats_sort(pingpong, N(pingpong));
+	stats_sort(one, N(one));
+	assert_true(stats_bimodal(packed, N(packed)));
+	assert_true(stats_bimodal(pingpong, N(pingpong)));
+	assert_false(stats_bimodal(one, N(one)));
+}
+
+/*
  * Exact: for 3 against 3 with no ties, U is distributed over 0..9 with
  * counts 1 1 2 3 3 3 3 2 1 1 (of 20). x = {1,2,3} below y = {4,5,6}:
  * U = 0, p = 2/20. x = {1,3,5}, y = {2,4,6}: U = 3, p = 2 * 7/20 = 0.7.
@@ -430,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_cv),
 		cmocka_unit_test(test_noisy_starts_above_ten_percent),
 		cmocka_unit_test(test_bimodal),
+		cmocka_unit_test(test_bimodal_host_modes),
 		cmocka_unit_test(test_mann_whitney_exact),
 		cmocka_unit_test(test_mann_whitney_normal),
 		cmocka_unit_test(test_ratio),

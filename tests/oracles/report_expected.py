@@ -106,6 +106,17 @@ def compare(a_reps, b_reps, rounds):
     return float(np.median(a)) / float(np.median(b)), p_value(a, b), "n/a", "n/a", "unpaired"
 
 
+def median_round(a_reps, b_reps):
+    """The (a, b) ns_per_op of the round whose a/b is the median of the
+    paired rounds' ratios: the lower of the middle two when they are even."""
+    by_round = {r["repetition_index"]: r["ns_per_op"] for r in b_reps}
+    pairs = sorted((r["ns_per_op"] / by_round[r["repetition_index"]], r["ns_per_op"],
+                    by_round[r["repetition_index"]])
+                   for r in a_reps if r["repetition_index"] in by_round)
+    _, a, b = pairs[(len(pairs) - 1) // 2]
+    return a, b
+
+
 def main():
     with open(sys.argv[1]) as f:
         doc = json.load(f)
@@ -126,6 +137,7 @@ def main():
     print("# case\tfamily\tsetting\tthreads\tvariant\tn\tns_median\tns_lo\tns_hi\t"
           "mops_median\tmops_lo\tmops_hi\tcv_percent\tnoisy\tx_best\tp_vs_best\tx_lo\tx_hi\tmethod")
     print("# gain\tfamily\tsetting\tthreads\tbefore\tafter\tratio\tp\tlo\thi\tmethod")
+    print("# gain_round\tfamily\tsetting\tthreads\tbefore_ns\tafter_ns (a paired gain's median round)")
     print("# one_way\tdistance\tvariant\tmedian\tlo\thi\tmin\tn\tnoisy")
     medians, ns_of = {}, {}
     for key, reps in cases.items():
@@ -161,6 +173,10 @@ def main():
                                                cases[(fam, setting, threads, after)], rounds)
             print(f"gain\t{family}\t{setting}\t{threads}\t{before}\t{after}\t"
                   f"{ratio!r}\t{p!r}\t{lo}\t{hi}\t{method}")
+            if method == "paired":
+                a, b = median_round(cases[(fam, setting, threads, before)],
+                                    cases[(fam, setting, threads, after)])
+                print(f"gain_round\t{family}\t{setting}\t{threads}\t{a!r}\t{b!r}")
 
     for (family, setting, threads, variant), reps in cases.items():
         if family != "pingpong":

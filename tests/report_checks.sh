@@ -194,6 +194,29 @@ PY
 		fail "compare with itself: $(tail -2 "$tmp/compare.txt")"
 }
 
+# A Zen 3 guest's run whose host moved the vCPUs (tests/data/runs/): the
+# top of the report names the two modes of rounds the pingpong's one-way
+# transfer fell into, and gives the fix per mode, which a hand computation
+# from the file gives as the median of has_pinned's per-round ratios over
+# rounds 0-5 and 8 (5.61x) and over rounds 6-7 (6.95x).
+host_modes() {
+	report_and_check "$tests/data/runs/epyc-zen3-2026-12-01/default.json"
+	md="$tmp/out/report.md"
+	summary=$(grep -n '^| family | lesson' "$md" | head -1 | cut -d: -f1)
+	banner=$(grep -n 'The host moved the vCPUs during this run' "$md" | head -1 | cut -d: -f1)
+	[ -n "$banner" ] && [ "$banner" -lt "$summary" ] ||
+		{ fail "modes: no banner above the summary table"; return; }
+	grep -q 'fell into 2 modes of rounds: 30.6–85.4 ns (7 rounds, median 42.5) and 235–440 ns (2 rounds, median 338)' "$md" ||
+		fail "modes: the banner does not name the two modes: $(sed -n "${banner}p" "$md")"
+	grep -q '^| `has_pinned` | `read_then_set` over `store_always`, 2 threads | 5.61x | 6.95x |$' "$md" ||
+		fail "modes: has_pinned's fix per mode is not 5.61x and 6.95x"
+	# the pingpong alone, one mode: no banner
+	rm -rf "$tmp/out"
+	report_and_check "$tests/data/results-claims.json"
+	! grep -q 'The host moved the vCPUs' "$tmp/out/report.md" ||
+		fail "modes: a banner on a run without a pingpong"
+}
+
 case $check in
 malformed) malformed ;;
 fixed) fixed ;;
@@ -201,6 +224,7 @@ many) many ;;
 claims) claims ;;
 rounds) rounds ;;
 quick-run) quick_run ;;
+host-modes) host_modes ;;
 *) echo "unknown check $check"; exit 2 ;;
 esac
 [ "$failures" -eq 0 ] || exit 1

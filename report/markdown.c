@@ -873,10 +873,11 @@ static void write_plots(FILE *out, const struct analysis *a,
 			const struct group_view *g, bool end_paragraph)
 {
 	long t = g->threads[g->nr_threads - 1];
-	char alt[96];
+	char alt[SWEEP_TEXT_LEN + 96], changes[SWEEP_TEXT_LEN];
 
-	snprintf(alt, sizeof(alt), "%s, setting %u: ns per operation at %ld thread%s",
-		 g->group->family, g->number, t, plural(t));
+	setting_changes(changes, sizeof(changes), a, g);
+	snprintf(alt, sizeof(alt), "%s (%s): ns per operation at %ld thread%s",
+		 g->group->family, changes, t, plural(t));
 	/* One paragraph: a renderer sets the plots side by side. */
 	write_image(out, a, g, "ns", alt);
 	if (plot_has_scaling(g))

@@ -241,21 +241,34 @@ def find_setting(families, family, number, file=None):
     return None
 
 
-def check_seeds(families):
+def setting_items(text):
+    """ "k=v, k=v, placement P (defaults), `file`" -> {"k=v", ...}"""
+    return set(re.sub(r"( \(defaults\))?(, `[^`]*`)?$", "", text).split(", "))
+
+
+def check_seeds(families, details):
+    """Each seed's "ours" is the pair table's cell of the setting it is modelled by."""
     for f in families:
         for header, rows in tables(f["lines"]):
-            if "ours" not in header:
+            if "ours" not in header or "modelled by" not in header:
                 continue
-            col = header.index("ours")
+            col, by = header.index("ours"), header.index("modelled by")
             for row in rows:
-                m = re.match(r"(%s) at (\d+) threads?, setting (\d+)$" % RATIO, row[col])
+                # the pair tables are of ns_per_op; a seed's own quantity (get time) is not
+                m = re.match(r"(%s) at (\d+) threads?, by `ns_per_op`$" % RATIO, row[col])
+                where = re.match(r"`%s` at (.*)$" % re.escape(f["name"]), row[by].replace("\\_", "_"))
+                if not where:
+                    problem("%s: seed row modelled by %r, not by this family" % (f["name"], row[by]))
+                    continue
                 if not m:
                     continue
-                s = find_setting(families, f["name"], int(m.group(3)))
-                cell = s.pair_cell(m.group(2))[0] if s else None
+                want = setting_items(where.group(1))
+                found = [s for fam in families + details if fam["name"] == f["name"]
+                         for s in fam["settings"] if s.number and want <= setting_items(s.heading)]
+                cell = found[0].pair_cell(m.group(2))[0] if found else None
                 if cell != m.group(1):
-                    problem("%s: seeds table says %s at %s threads, pair table says %s" %
-                            (f["name"], m.group(1), m.group(2), cell))
+                    problem("%s: seeds table says %s at %s threads at %s, pair table says %s" %
+                            (f["name"], m.group(1), m.group(2), where.group(1), cell))
 
 
 def check_fleet(families):
@@ -387,7 +400,7 @@ def main():
         for s in f["settings"]:
             check_verdict(s)
             verdicts += any(l.startswith("**Verdict.**") for l in s.lines)
-    check_seeds(families)
+    check_seeds(families, details)
     check_fleet(families)
     gains = check_summary(families)
     check_files(directory, text, {"report.md"})

@@ -114,7 +114,8 @@ for name in sorted(os.listdir(os.path.join(out, "plots"))):
     title = root.find(SVG + "title").text
     family = name.split("-")[0]
     if not title.startswith(family) or "thread" not in title or \
-            not re.search(r"setting \d+ \(|against ", title):
+            not re.search(r"^[a-z_]+ \([^)]+\): |against ", title) or \
+            re.search(r"setting \d", title):
         problem("%s: title %r does not name family, setting and threads" % (name, title))
     if title in titles:
         problem("%s and %s share the title %r" % (titles[title], name, title))

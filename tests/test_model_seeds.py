@@ -23,7 +23,10 @@ must:
   MADV_HUGEPAGE buffer of 1024 pages per task; gup_test -m 512 -j: every
   thread on one 512 MiB buffer of 4K pages; one page per call in both),
   never beside has_pinned, and give at the seed's CPU count the very
-  ratio prediction.md predicts from the same run.
+  ratio prediction.md predicts from the same run;
+- on the same run with pin_fast's rows moved to buffer_mib=48, a setting
+  that is not pin_fast's, say that pin_fast's setting was not measured
+  and predict nothing for it, rather than set another setting beside it.
 """
 import json
 import os
@@ -147,6 +150,30 @@ for name, (what, by) in modelled.items():
     if not predicted or not at_count or at_count.group(1) != predicted.group(1):
         problem(f"{name}: at the seed's CPU count {row[6]!r}, prediction.md says "
                 f"{predicted.group(1) if predicted else None}x")
+
+# Without pin_fast's setting in the run, no other setting stands in for it.
+for b in run["benchmarks"]:
+    params = b.get("bouncelab", {}).get("params", {})
+    if b.get("bouncelab", {}).get("family") == "gup" and params.get("mode") == "private":
+        params["buffer_mib"] = 48
+with tempfile.TemporaryDirectory() as tmp:
+    moved = os.path.join(tmp, "moved.json")
+    with open(moved, "w") as f:
+        json.dump(run, f)
+    done = subprocess.run([bouncelab, "report", moved, "-o", os.path.join(tmp, "r")],
+                          capture_output=True, text=True)
+    if done.returncode:
+        problem(f"report on the moved run exited {done.returncode}: {done.stderr}")
+    else:
+        with open(os.path.join(tmp, "r", "report.md")) as f:
+            report = f.read()
+        rows = [r for r in seeds_rows("gup") if r[1].startswith("will-it-scale pin_fast")]
+        if len(rows) != 1 or not rows[0][5].startswith("not measured: this run has no case at "
+                                                       "pages_per_call=1, page_size=2m, "
+                                                       "mode=private, buffer_mib=4"):
+            problem(f"pin_fast without its setting: ours {rows[0][5] if rows else None!r}")
+        elif not rows[0][6].startswith("no model: "):
+            problem(f"pin_fast without its setting: at its CPU count {rows[0][6]!r}")
 
 print(f"{len(problems)} problems")
 sys.exit(1 if problems else 0)

@@ -93,11 +93,14 @@ static void write_failures(FILE *out, const struct report_input *in)
 	fputc('\n', out);
 }
 
-/* "setting 2 (pin_work=1, flag_line=shared, placement compact)" */
+/*
+ * "Setting: pin_work=1, flag_line=shared, placement compact": named by its
+ * parameters, never by its place in this run, which another run changes.
+ */
 static void write_setting_heading(FILE *out, const struct report_input *in,
 				  const struct group_view *g, const char *level)
 {
-	fprintf(out, "%s Setting %u: ", level, g->number);
+	fprintf(out, "%s Setting: ", level);
 	md_escape(out, g->group->setting && *g->group->setting ?
 		  g->group->setting : "defaults");
 	if (g->is_default)
@@ -967,7 +970,7 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 			continue;
 		if (!any) {
 			fputs("### Other settings: ns/op medians at the most threads\n\n"
-			      "| setting | changes | threads |", out);
+			      "| changes | threads |", out);
 			/* the baselines too: a like-for-like control reads across settings */
 			for (size_t i = 0; i < def->nr_variants; i++) {
 				fputc(' ', out);
@@ -976,7 +979,7 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 			}
 			if (def->before)
 				fputs(" the fix faster by | p |", out);
-			fputs(" lowest median |\n|---:|---|---:|", out);
+			fputs(" lowest median |\n|---|---:|", out);
 			for (size_t i = 0; i < def->nr_variants; i++)
 				fputs("---:|", out);
 			fputs(def->before ? "---:|---:|---|\n" : "---|\n", out);
@@ -990,7 +993,7 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 			/* The most threads: where the settings differ most, as in the sweep plots. */
 			if (t + 1 < g->nr_threads)
 				continue;
-			fprintf(out, "| %u | ", g->number);
+			fputs("| ", out);
 			md_escape(out, changes);
 			fprintf(out, " | %ld |", g->threads[t]);
 			for (size_t i = 0; i < def->nr_variants; i++) {

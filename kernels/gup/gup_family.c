@@ -567,7 +567,7 @@ const struct kernel_family gup_family = {
 	"fix then removes one transfer among several and its gain is smaller "
 	"and noisier than in private mode (gup_test: 5.4x on 40 CPUs). With "
 	"512 MiB the threads are seldom in the same THP (or 4K page's line) at "
-	"the same time and shared mode scales again. More pages per call "
+	"the same time, and after the fix shared mode scales again. More pages per call "
 	"amortise the flag and the seqcount over more pages, and a THP leaf "
 	"costs one grab and one recheck for up to 512 pages. The FOLL_LONGTERM "
 	"check costs little inside the walk, where the page's line is already "

@@ -512,17 +512,17 @@ static void gup_access(const struct kernel_config *cfg, struct access_profile *p
  * (gup_test -j 40, one shared buffer). On a 2-vCPU AMD EPYC Zen 3 guest,
  * default suite, 2 threads: private mode gained 1.44x to 1.60x (paired by
  * round, p 0.004 to 0.04) at every page and buffer size; shared mode with
- * 4 MiB gained 0.91x to 1.21x, within noise. With private buffers each
- * call of store_always writes the line that the other thread's seqcount
- * reads need: a transfer per page, which costs at least a fifth of a
- * whole pin on any machine with more than one core, hence 1.2x, not a
- * figure of that guest. Alone no line moves, and the two differ by a
- * load.
+ * 4 MiB of 4K pages 0.91x to 1.21x over three runs, 1.16x with THPs, all
+ * within noise. With private buffers each call of store_always writes
+ * the line that the other thread's seqcount reads need: a transfer per
+ * page, which costs at least a fifth of a whole pin on any machine with
+ * more than one core, hence 1.2x, not a figure of that guest. Alone no
+ * line moves, and the two differ by a load.
  *
  * Shared mode's negative scaling (2 threads pin fewer pages per second
- * than 1: 17.4 -> 16.2 Mops/s there) is a relation between thread counts
- * of one variant, which no claim relation compares yet: the lesson
- * explains it, unclaimed.
+ * than 1 with 4 MiB: 17.4 -> 16.2 Mops/s of 4K pages, 25.0 -> 21.4 of THP
+ * pages with read_then_set) compares one variant across thread counts,
+ * which no claim relation does yet: the lesson explains it, unclaimed.
  */
 static const struct kernel_claim gup_claims[] = {
 	{

@@ -16,6 +16,7 @@
 #include "model.h"
 #include "plots.h"
 #include "svg.h"
+#include "sweeps.h"
 
 /* Thread counts shown beside the most threads, at most. */
 #define FLEET_MAX_SHARED 8
@@ -445,7 +446,7 @@ static void write_family_table(FILE *out, const struct report_input *in,
 	const struct group_view *g0 = rows[0].g;
 	long *shared = calloc(g0->nr_pairs + 1, sizeof(*shared));
 	size_t nr_shared = shared ? shared_threads(rows, nr, shared) : 0;
-	char r[FORMAT_LEN], plot[PATH_MAX];
+	char r[FORMAT_LEN], plot[PATH_MAX], changes[SWEEP_TEXT_LEN];
 
 	fputs("### ", out);
 	md_code(out, rows[0].f->name);
@@ -470,12 +471,10 @@ static void write_family_table(FILE *out, const struct report_input *in,
 		machine_name(out, names, file);
 		fputs(" | ", out);
 		machine_line(out, in->set, file);
-		fprintf(out, " | %u", g->number);
-		if (g->group->policy) {
-			fputs(" (", out);
-			md_escape(out, g->group->policy);
-			fputc(')', out);
-		}
+		/* "defaults", "placement spread": by its parameters, as the tables name it */
+		setting_changes(changes, sizeof(changes), in->a, g);
+		fputs(" | ", out);
+		md_escape(out, changes);
 		fputs(" in ", out);
 		md_code(out, in->files[file]);
 		fprintf(out, " | %s at %ld thread%s | ", format_ratio_ci(r, &p->gain),

@@ -93,11 +93,14 @@ static void write_failures(FILE *out, const struct report_input *in)
 	fputc('\n', out);
 }
 
-/* "setting 2 (pin_work=1, flag_line=shared, placement compact)" */
+/*
+ * "Setting: pin_work=1, flag_line=shared, placement compact": named by its
+ * parameters, never by its place in this run, which another run changes.
+ */
 static void write_setting_heading(FILE *out, const struct report_input *in,
 				  const struct group_view *g, const char *level)
 {
-	fprintf(out, "%s Setting %u: ", level, g->number);
+	fprintf(out, "%s Setting: ", level);
 	md_escape(out, g->group->setting && *g->group->setting ?
 		  g->group->setting : "defaults");
 	if (g->is_default)
@@ -364,74 +367,50 @@ static const struct pair_view *seed_pair(const struct group_view *g,
 	return best;
 }
 
-static const struct variant_view *find_variant(const struct group_view *g,
-					       const char *name)
+/*
+ * The seed's CPU count: measured, or the contention model's gain there,
+ * the very figure of PREDICTION_FILE's seeds table (one function gives
+ * both).
+ */
+static void write_model_cell(FILE *out, const struct report_input *in,
+			     const struct group_view *g, const struct seed_figure *s)
 {
-	for (size_t k = 0; k < g->nr_variants; k++)
-		if (!strcmp(g->variants[k].name, name))
-			return &g->variants[k];
-	return NULL;
-}
+	char r[FORMAT_LEN], err[512];
+	const char *profile;
+	double gain;
 
-static void write_threads_list(FILE *out, const struct group_view *g)
-{
-	for (size_t t = 0; t < g->nr_threads; t++)
-		fprintf(out, "%s%ld", t == 0 ? "" : t + 1 == g->nr_threads ? " and " : ", ",
-			g->threads[t]);
-}
-
-static void write_model_cell(FILE *out, const struct group_view *g,
-			     const struct seed_figure *s)
-{
-	const struct variant_view *b = find_variant(g, s->before_variant);
-	const struct variant_view *a = find_variant(g, s->after_variant);
-	char r[FORMAT_LEN], m[FORMAT_LEN];
-	double usl;
-
-	if (g->nr_threads && g->threads[g->nr_threads - 1] >= (long)s->threads) {
+	if (g && g->nr_threads && g->threads[g->nr_threads - 1] >= (long)s->threads) {
 		fputs("measured: no extrapolation needed", out);
 		return;
 	}
-	if (!a || !b || !a->fitted || !b->fitted) {
-		fputs("no model: a USL fit needs 3 or more thread counts including 1 (this run: ", out);
-		write_threads_list(out, g);
-		fputc(')', out);
+	if (prediction_seed_gain(in, s, &gain, &profile, err, sizeof(err))) {
+		fputs("no model: ", out);
+		md_escape(out, err);
 		return;
 	}
-	usl = usl_throughput(&a->fit, s->threads) / usl_throughput(&b->fit, s->threads);
-	/*
-	 * A fit that puts the gain at the seed's CPU count below the gain
-	 * already measured, while the measured gains rise with threads,
-	 * contradicts the data it was fitted to: drop it.
-	 */
-	if (g->nr_pairs >= 2 && g->pairs[g->nr_pairs - 1].gain.ratio > g->pairs[0].gain.ratio &&
-	    usl < g->pairs[g->nr_pairs - 1].gain.ratio) {
-		fprintf(out, "USL dropped: it extrapolates %s at %u CPUs, below the %s measured at %ld threads "
-			"while the gain rises with threads; see the contention model's prediction",
-			format_ratio(r, usl), s->threads,
-			format_ratio(m, g->pairs[g->nr_pairs - 1].gain.ratio),
-			g->pairs[g->nr_pairs - 1].threads);
-		return;
-	}
-	fprintf(out, "**model**, not a measurement: %s at %u CPUs (USL fitted to %ld–%ld threads)",
-		format_ratio(r, usl), s->threads, g->threads[0], g->threads[g->nr_threads - 1]);
+	fprintf(out, "**model**, not a measurement: %s at %u CPUs on the profile ",
+		format_ratio(r, gain), s->threads);
+	md_code(out, profile);
+	fputs(" ([" PREDICTION_FILE "](" PREDICTION_FILE "))", out);
 }
 
-/* The table that matches the seed's benchmark best (seeds.h). */
+/*
+ * The table of the seed's setting (seeds.h), or NULL when the run has
+ * none: never another setting in its place.
+ */
 static const struct group_view *seed_group(const struct report_input *in,
 					   const struct family_view *f,
 					   const struct seed_figure *s)
 {
-	for (size_t k = f->first_group; s->setting && k < f->first_group + f->nr_groups; k++) {
+	if (!s->setting)
+		return &in->a->groups[f->default_group];
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
 		const struct group_view *g = &in->a->groups[k];
-		const char *const *want = s->setting;
 
-		while (*want && g->group->setting && strstr(g->group->setting, *want))
-			want++;
-		if (!*want)
+		if (g->group->setting && seed_setting_in(s, g->group->setting))
 			return g;
 	}
-	return &in->a->groups[f->default_group];
+	return NULL;
 }
 
 /*
@@ -460,7 +439,7 @@ static int seed_ours(const struct pair_view *p, const struct seed_figure *s,
 static void write_seeds(FILE *out, const struct report_input *in,
 			const struct family_view *f, bool *glossed)
 {
-	char gain[FORMAT_LEN], ours[FORMAT_LEN];
+	char gain[FORMAT_LEN], ours[FORMAT_LEN], setting[256];
 	bool any = false;
 
 	for (unsigned int i = 0; i < nr_seed_figures; i++) {
@@ -473,10 +452,12 @@ static void write_seeds(FILE *out, const struct report_input *in,
 		g = seed_group(in, f, s);
 		if (!any)
 			fputs("**The seeds' figures beside ours.**\n\n"
-			      "| seed | benchmark, machine | published | gain | ours | at the seed's CPU count |\n"
-			      "|---|---|---|---:|---|---|\n", out);
+			      "| seed | benchmark, machine | published | gain | modelled by | ours | "
+			      "at the seed's CPU count |\n"
+			      "|---|---|---|---:|---|---|---|\n", out);
 		any = true;
-		p = seed_pair(g, s);
+		p = g ? seed_pair(g, s) : NULL;
+		seed_setting_text(setting, sizeof(setting), s);
 		fputs("| ", out);
 		md_escape(out, s->source);
 		fputs(" | ", out);
@@ -486,15 +467,22 @@ static void write_seeds(FILE *out, const struct report_input *in,
 		fprintf(out, " | %.10g → %.10g %s; ", s->before, s->after, s->unit);
 		md_escape(out, s->published);
 		fprintf(out, " | %s | ", format_ratio(gain, seed_gain(s)));
+		md_code(out, s->family);
+		fputs(" at ", out);
+		md_escape(out, setting);
+		fputs(" | ", out);
 		if (p) {
 			struct stats_ratio r;
 			const char *what;
 
 			if (seed_ours(p, s, &r, &what))
 				r = p->gain, what = "ns_per_op";
-			fprintf(out, "%s at %ld thread%s, setting %u, by ", format_ratio_ci(ours, &r),
-				p->threads, plural(p->threads), g->number);
+			fprintf(out, "%s at %ld thread%s, by ", format_ratio_ci(ours, &r),
+				p->threads, plural(p->threads));
 			md_code(out, what);
+		} else if (!g) {
+			fputs("not measured: this run has no case at ", out);
+			md_escape(out, setting);
 		} else {
 			fputs("not measured: ", out);
 			md_code(out, s->before_variant);
@@ -503,15 +491,16 @@ static void write_seeds(FILE *out, const struct report_input *in,
 			fputs(" missing", out);
 		}
 		fputs(" | ", out);
-		write_model_cell(out, g, s);
+		write_model_cell(out, in, g, s);
 		fputs(" |\n", out);
 	}
 	if (any)
 		fputc('\n', out);
 	/* Said under the first seeds table only: the words are the same for each. */
 	if (any && !*glossed)
-		fputs("*gain* is how many times better the fix made the seed's own figure; *ours* is the "
-		      "before variant's figure over the after variant's in this run, from the table named, "
+		fputs("*gain* is how many times better the fix made the seed's own figure; *modelled by* "
+		      "is the family and the setting that run the seed's benchmark; *ours* is the "
+		      "before variant's figure over the after variant's in this run, in that setting, "
 		      "by the quantity named: `get_ns_per_page` where the seed timed the get alone (gup_test, "
 		      "gup_benchmark), `ns_per_op` (the whole call) otherwise. The "
 		      "seeds measured real kernels on big machines; a ratio from a few threads is not expected "
@@ -905,10 +894,11 @@ static void write_plots(FILE *out, const struct analysis *a,
 			const struct group_view *g, bool end_paragraph)
 {
 	long t = g->threads[g->nr_threads - 1];
-	char alt[96];
+	char alt[SWEEP_TEXT_LEN + 96], changes[SWEEP_TEXT_LEN];
 
-	snprintf(alt, sizeof(alt), "%s, setting %u: ns per operation at %ld thread%s",
-		 g->group->family, g->number, t, plural(t));
+	setting_changes(changes, sizeof(changes), a, g);
+	snprintf(alt, sizeof(alt), "%s (%s): ns per operation at %ld thread%s",
+		 g->group->family, changes, t, plural(t));
 	/* One paragraph: a renderer sets the plots side by side. */
 	write_image(out, a, g, "ns", alt);
 	if (plot_has_scaling(g))
@@ -998,7 +988,7 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 			continue;
 		if (!any) {
 			fputs("### Other settings: ns/op medians at the most threads\n\n"
-			      "| setting | changes | threads |", out);
+			      "| changes | threads |", out);
 			/* the baselines too: a like-for-like control reads across settings */
 			for (size_t i = 0; i < def->nr_variants; i++) {
 				fputc(' ', out);
@@ -1007,7 +997,7 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 			}
 			if (def->before)
 				fputs(" the fix faster by | p |", out);
-			fputs(" lowest median |\n|---:|---|---:|", out);
+			fputs(" lowest median |\n|---|---:|", out);
 			for (size_t i = 0; i < def->nr_variants; i++)
 				fputs("---:|", out);
 			fputs(def->before ? "---:|---:|---|\n" : "---|\n", out);
@@ -1021,7 +1011,7 @@ static void write_other_settings(FILE *out, const struct report_input *in,
 			/* The most threads: where the settings differ most, as in the sweep plots. */
 			if (t + 1 < g->nr_threads)
 				continue;
-			fprintf(out, "| %u | ", g->number);
+			fputs("| ", out);
 			md_escape(out, changes);
 			fprintf(out, " | %ld |", g->threads[t]);
 			for (size_t i = 0; i < def->nr_variants; i++) {

@@ -151,8 +151,8 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 		coverage = lowest_coverage(coverage, &c->ns_stats);
 	}
 	setting_changes(changes, sizeof(changes), a, g);
-	snprintf(title, sizeof(title), "%s, setting %u (%s): ns/op at %ld thread%s",
-		 g->group->family, g->number, changes, t, t == 1 ? "" : "s");
+	snprintf(title, sizeof(title), "%s (%s): ns/op at %ld thread%s",
+		 g->group->family, changes, t, t == 1 ? "" : "s");
 	chart.title = title;
 	snprintf(x_label, sizeof(x_label), "ns per operation per thread (median, %s)",
 		 median_bar(coverage));
@@ -344,8 +344,8 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 	for (size_t t = 0; t < g->nr_threads && t < 64; t++)
 		ticks[t] = (double)g->threads[t];
 	setting_changes(changes, sizeof(changes), a, g);
-	snprintf(title, sizeof(title), "%s, setting %u (%s): %s, %ld to %ld threads",
-		 g->group->family, g->number, changes, titles[kind], g->threads[0],
+	snprintf(title, sizeof(title), "%s (%s): %s, %ld to %ld threads",
+		 g->group->family, changes, titles[kind], g->threads[0],
 		 g->threads[g->nr_threads - 1]);
 	chart = (struct svg_line_chart){
 		.title = title, .x_label = "threads",

@@ -470,14 +470,11 @@ static const struct result_row *gup_row(const struct results *set, const char *v
 {
 	for (size_t i = 0; seed && i < set->nr_rows; i++) {
 		const struct result_row *r = &set->rows[i];
-		const char *const *want = seed->setting;
 
 		if (!r->family || strcmp(r->family, "gup") || strcmp(r->variant, variant) ||
 		    r->threads != 1 || !r->setting)
 			continue;
-		while (*want && strstr(r->setting, *want))
-			want++;
-		if (!*want)
+		if (seed_setting_in(seed, r->setting))
 			return r;
 	}
 	return NULL;
@@ -544,6 +541,30 @@ static int seed_predict(struct seed_model *sm, unsigned int n, double ns[2],
 	ns[0] = p[0].ns_per_op;
 	ns[1] = p[1].ns_per_op;
 	return 0;
+}
+
+int prediction_seed_gain(const struct report_input *in, const struct seed_figure *s,
+			 double *gain, const char **profile, char *err, size_t errlen)
+{
+	struct seed_model sm;
+	double ns[2];
+	int ret;
+
+	for (unsigned int i = 0; i < sizeof(seed_runs) / sizeof(seed_runs[0]); i++) {
+		if (gup_seed(seed_runs[i].threads) != s)
+			continue;
+		*profile = seed_runs[i].profile;
+		if (seed_model_open(in, i, &sm, err, errlen))
+			return -1;
+		ret = seed_predict(&sm, seed_runs[i].threads, ns, err, errlen);
+		machine_profile_close(&sm.m);
+		if (!ret)
+			*gain = ns[0] / ns[1];
+		return ret;
+	}
+	*profile = NULL;
+	snprintf(err, errlen, "the model has no profile of the seed's machine");
+	return -1;
 }
 
 static bool within_2x_of(double ratio, double gain)

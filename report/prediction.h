@@ -7,6 +7,7 @@
 
 struct report_input;
 struct output_batch;
+struct seed_figure;
 
 #define PREDICTION_SCATTER "plots/prediction-2-threads.svg"
 /* The whole check, the seeds' curves and the derivation, beside report.md. */
@@ -20,5 +21,14 @@ void markdown_prediction(FILE *out, const struct report_input *in);
  */
 int prediction_add_files(struct output_batch *batch, const char *dir,
 			 const struct report_input *in);
+
+/*
+ * The model's gain for seed s (before's ns/op over after's) on the seed
+ * machine's profile at the seed's thread count, from this run's 1-thread
+ * rows in the seed's setting: the figure PREDICTION_FILE's seeds table
+ * gives. Returns 0 with *profile named, or -1 with err saying why not.
+ */
+int prediction_seed_gain(const struct report_input *in, const struct seed_figure *s,
+			 double *gain, const char **profile, char *err, size_t errlen);
 
 #endif

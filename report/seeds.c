@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,8 +105,9 @@ static const char *const pin_fast_setting[] = {
 };
 
 /*
- * seeds/000 and 003, the v2 cover letter: gup_test -a -m 512 -j 40. Set
- * beside has_pinned and beside the mini GUP walker with a shared buffer.
+ * seeds/000 and 003, the v2 cover letter: gup_test -a -m 512 -j 40, all
+ * threads on one buffer: the walker in shared mode models it. (has_pinned
+ * models the flag alone, with no pages to share: not set beside it.)
  */
 #define GUP_TEST_ON_40_CPUS						\
 	.before_variant = "store_always",				\
@@ -123,7 +125,7 @@ static const char *const pin_fast_setting[] = {
 
 /*
  * seeds/000, v1 patch 2/3 commit message (Andrea Arcangeli): will-it-scale
- * pin_fast. Set beside has_pinned and beside the walker's private buffers.
+ * pin_fast, a buffer per task: the walker in private mode models it.
  */
 #define PIN_FAST_ON_256_CPUS						\
 	.before_variant = "store_always",				\
@@ -139,8 +141,6 @@ static const char *const pin_fast_setting[] = {
 	.published = "\"more than 4000%\""
 
 const struct seed_figure seed_figures[] = {
-	{ .family = "has_pinned", GUP_TEST_ON_40_CPUS },
-	{ .family = "has_pinned", PIN_FAST_ON_256_CPUS },
 	{
 		/* seeds/002: variant a (second pass) vs b (in gup_pte_range) */
 		.setting = gup_benchmark_setting,
@@ -163,6 +163,39 @@ const struct seed_figure seed_figures[] = {
 };
 
 const unsigned int nr_seed_figures = sizeof(seed_figures) / sizeof(seed_figures[0]);
+
+bool seed_setting_in(const struct seed_figure *s, const char *setting)
+{
+	const char *all = setting ? setting : "";
+
+	for (const char *const *want = s->setting; want && *want; want++) {
+		size_t n = strlen(*want);
+		const char *p = all;
+
+		/* one item of "k=v, k=v": "buffer_mib=4" is not "buffer_mib=48" */
+		while ((p = strstr(p, *want))) {
+			bool starts = p == all || (p - all >= 2 && !strncmp(p - 2, ", ", 2));
+
+			if (starts && (!p[n] || p[n] == ','))
+				break;
+			p += n;
+		}
+		if (!p)
+			return false;
+	}
+	return true;
+}
+
+void seed_setting_text(char *buf, size_t len, const struct seed_figure *s)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const char *const *w = s->setting; w && *w && used < len; w++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", *w);
+	if (!buf[0])
+		snprintf(buf, len, "defaults");
+}
 
 double seed_gain(const struct seed_figure *s)
 {

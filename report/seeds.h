@@ -8,6 +8,7 @@
 #define BOUNCELAB_SEEDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct seed_figure {
@@ -33,7 +34,8 @@ struct seed_figure {
 	 * Parameter values that make our setting match the seed's benchmark,
 	 * as they appear in a setting ("mode=private"); NULL-terminated. The
 	 * report compares with the first table whose setting has them all,
-	 * else with the family's defaults.
+	 * and with no other: a run without that setting has no figure to set
+	 * beside the seed's. NULL: the family's defaults.
 	 */
 	const char *const *setting;
 };
@@ -62,6 +64,15 @@ extern const unsigned int nr_seed_threads;
  * with each seed named by its thread's title and archive link instead.
  */
 void md_source(FILE *out, const char *source);
+
+/*
+ * Whether a setting ("k=v, k=v, placement P", as results_read.h writes
+ * it) has every item of the seed's, each as a whole item.
+ */
+bool seed_setting_in(const struct seed_figure *s, const char *setting);
+
+/* The seed's setting as the report names it: "pages_per_call=1, page_size=2m". */
+void seed_setting_text(char *buf, size_t len, const struct seed_figure *s);
 
 /* How many times better "after" is: 5.36 for 477729.97 -> 89144.65 us. */
 double seed_gain(const struct seed_figure *s);

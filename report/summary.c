@@ -13,6 +13,7 @@
 #include "format.h"
 #include "summary.h"
 #include "svg.h"
+#include "sweeps.h"
 #include "verdict.h"
 
 static const char *plural(long n)
@@ -219,6 +220,15 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 			md_code(out, g->after);
 			fputs(" over ", out);
 			md_code(out, g->before);
+			/* no case at the defaults: say which setting stands in */
+			if (!g->is_default) {
+				char changes[SWEEP_TEXT_LEN];
+
+				setting_changes(changes, sizeof(changes), a, g);
+				fputs(" at ", out);
+				md_escape(out, changes);
+				fputs(" (the run has no case at the defaults)", out);
+			}
 		} else {
 			fputs("no before/after pair", out);
 		}

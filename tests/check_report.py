@@ -89,7 +89,7 @@ class Setting:
 
 
 def split_sections(text):
-    """Families (## headings) holding settings (### Setting N: ...)."""
+    """Families (## headings) holding settings (### Setting: ...), numbered here in order."""
     families = []
     family = None
     setting = None
@@ -102,9 +102,9 @@ def split_sections(text):
             families.append(family)
             setting = None
             continue
-        m = re.match(r"^### Setting (\d+): (.*)$", line)
+        m = re.match(r"^### Setting: (.*)$", line)
         if m and family is not None:
-            setting = Setting(family["name"], int(m.group(1)), m.group(2))
+            setting = Setting(family["name"], len(family["settings"]) + 1, m.group(1))
             family["settings"].append(setting)
             continue
         if line.startswith("### Other settings") and family is not None:
@@ -126,7 +126,7 @@ def check_verdict(s):
     header, rows = s.main_table()
     m = re.search(r"At (\d+) threads?,", v)
     if not m or header is None:
-        problem("%s setting %d: verdict without thread count or table" % (s.family, s.number))
+        problem("%s at %s: verdict without thread count or table" % (s.family, s.heading))
         return
     threads = m.group(1)
     best_col = header.index("× best")
@@ -136,11 +136,11 @@ def check_verdict(s):
         variant, ratio = rm.group(1), rm.group(2)
         row = [r for r in rows if r[0] == threads and code(r[1]) == variant]
         if not row:
-            problem("%s setting %d: verdict names %s at %s threads, not in the table" %
-                    (s.family, s.number, variant, threads))
+            problem("%s at %s: verdict names %s at %s threads, not in the table" %
+                    (s.family, s.heading, variant, threads))
         elif row[0][best_col] != ratio:
-            problem("%s setting %d: verdict says %s for %s at %s threads, table says %s" %
-                    (s.family, s.number, ratio, variant, threads, row[0][best_col]))
+            problem("%s at %s: verdict says %s for %s at %s threads, table says %s" %
+                    (s.family, s.heading, ratio, variant, threads, row[0][best_col]))
     fm = re.search(r"The fix, .*", v)
     if not fm:
         return
@@ -148,33 +148,17 @@ def check_verdict(s):
     for gm in re.finditer(r"(%s) at (\d+) threads?" % RATIO, fix):
         cell, _ = s.pair_cell(gm.group(2))
         if cell != gm.group(1):
-            problem("%s setting %d: the fix's gain %s at %s threads, pair table says %s" %
-                    (s.family, s.number, gm.group(1), gm.group(2), cell))
+            problem("%s at %s: the fix's gain %s at %s threads, pair table says %s" %
+                    (s.family, s.heading, gm.group(1), gm.group(2), cell))
     pm = re.search(r"(?:U|sign) test at (\d+) threads?: p (?:= )?([^)]+)\)", fix)
     if pm:
         _, p = s.pair_cell(pm.group(1))
         if p != pm.group(2):
-            problem("%s setting %d: p %s in the verdict, %s in the pair table" %
-                    (s.family, s.number, pm.group(2), p))
+            problem("%s at %s: p %s in the verdict, %s in the pair table" %
+                    (s.family, s.heading, pm.group(2), p))
 
 
-class OtherSetting:
-    """A setting shown as one row of "Other settings" in a compact report."""
 
-    def __init__(self, family, number, header, rows):
-        self.family = family
-        self.number = number
-        self.header = header
-        self.rows = rows
-
-    def pair_cell(self, threads):
-        if "the fix faster by" not in self.header:
-            return None, None
-        gain, p = self.header.index("the fix faster by"), self.header.index("p")
-        for row in self.rows:
-            if row[2] == str(threads):
-                return row[gain], row[p]
-        return None, None
 
 
 def check_summary(families):
@@ -223,39 +207,56 @@ def result_files(families):
     return []
 
 
-def find_setting(families, family, number, file=None):
-    for f in families:
-        if f["name"] != family:
-            continue
-        for s in f["settings"]:
-            if s.number == number and (file is None or ("`%s`" % file) in s.heading):
-                return s
-        # A compact report's other settings: the table under "### Other settings".
-        for s in f["settings"]:
-            for header, rows in tables(s.lines):
-                if header[:3] != ["setting", "changes", "threads"]:
-                    continue
-                mine = [r for r in rows if r[0] == str(number)]
-                if mine and file is None:
-                    return OtherSetting(family, number, header, mine)
-    return None
+def heading_matches(heading, changes):
+    """Whether a fleet row's "changes" ("defaults", "placement spread",
+    "k=v, k=v") names the setting of this heading: every change is an item
+    of it, and a heading at the defaults is named by its placement alone."""
+    items = setting_items(heading)
+    placement = [i for i in items if i.startswith("placement ")]
+    wanted = set() if changes == "defaults" else set(changes.split(", "))
+    if not wanted <= items:
+        return False
+    if heading.split(", `")[0].endswith("(defaults)"):
+        named = [w for w in wanted if w.startswith("placement ")]
+        return named == placement or (not named and placement in ([], ["placement compact"]))
+    return bool(wanted)
 
 
-def check_seeds(families):
+def find_setting(families, family, changes, file):
+    """The setting of a family in file whose heading the fleet's changes name."""
+    found = [s for f in families if f["name"] == family for s in f["settings"]
+             if s.number and ("`%s`" % file) in s.heading and heading_matches(s.heading, changes)]
+    return found[0] if len(found) == 1 else None
+
+
+def setting_items(text):
+    """ "k=v, k=v, placement P (defaults), `file`" -> {"k=v", ...}"""
+    return set(re.sub(r"( \(defaults\))?(, `[^`]*`)?$", "", text).split(", "))
+
+
+def check_seeds(families, details):
+    """Each seed's "ours" is the pair table's cell of the setting it is modelled by."""
     for f in families:
         for header, rows in tables(f["lines"]):
-            if "ours" not in header:
+            if "ours" not in header or "modelled by" not in header:
                 continue
-            col = header.index("ours")
+            col, by = header.index("ours"), header.index("modelled by")
             for row in rows:
-                m = re.match(r"(%s) at (\d+) threads?, setting (\d+)$" % RATIO, row[col])
+                # the pair tables are of ns_per_op; a seed's own quantity (get time) is not
+                m = re.match(r"(%s) at (\d+) threads?, by `ns_per_op`$" % RATIO, row[col])
+                where = re.match(r"`%s` at (.*)$" % re.escape(f["name"]), row[by].replace("\\_", "_"))
+                if not where:
+                    problem("%s: seed row modelled by %r, not by this family" % (f["name"], row[by]))
+                    continue
                 if not m:
                     continue
-                s = find_setting(families, f["name"], int(m.group(3)))
-                cell = s.pair_cell(m.group(2))[0] if s else None
+                want = setting_items(where.group(1))
+                found = [s for fam in families + details if fam["name"] == f["name"]
+                         for s in fam["settings"] if s.number and want <= setting_items(s.heading)]
+                cell = found[0].pair_cell(m.group(2))[0] if found else None
                 if cell != m.group(1):
-                    problem("%s: seeds table says %s at %s threads, pair table says %s" %
-                            (f["name"], m.group(1), m.group(2), cell))
+                    problem("%s: seeds table says %s at %s threads at %s, pair table says %s" %
+                            (f["name"], m.group(1), m.group(2), where.group(1), cell))
 
 
 def check_fleet(families):
@@ -265,15 +266,15 @@ def check_fleet(families):
             continue
         for header, rows in tables(f["lines"]):
             for row in rows:
-                where = re.match(r"(\d+)(?: \([^)]*\))? in `([^`]*)`$", row[2])
+                where = re.match(r"(.+) in `([^`]*)`$", row[2])
                 m = re.match(r"(%s) at (\d+) threads?$" % RATIO, row[3])
                 fam = fleet_family(f["lines"], row)
-                s = find_setting(families, fam, int(where.group(1)), where.group(2)) if where else None
+                changes = where.group(1).replace("\\_", "_") if where else None
+                s = find_setting(families, fam, changes, where.group(2)) if where else None
                 cell = s.pair_cell(m.group(2))[0] if s and m else None
                 if not s and where and m:
                     # A setting shown in one row of "Other settings".
-                    cell = other_setting_cell(families, fam, where.group(1), where.group(2),
-                                              m.group(2))
+                    cell = other_setting_cell(families, fam, changes, where.group(2), m.group(2))
                     if cell != m.group(1):
                         problem("fleet: %s on %s says %s, other settings' row says %s" %
                                 (fam, row[0], row[3], cell))
@@ -292,23 +293,23 @@ def check_fleet(families):
                                 (fam, row[0], t.group(1), row[col], full))
 
 
-def other_setting_cell(families, family, number, file, threads):
-    """The fix's cell of setting number in the file's "Other settings" table."""
+def other_setting_cell(families, family, changes, file, threads):
+    """The fix's cell of the setting changes names in the file's "Other settings" table."""
     for f in families:
         if f["name"] != family:
             continue
         current = None
         for st in f["settings"]:
-            # "### Other settings" follows its file's "### Setting N".
+            # "### Other settings" follows its file's "### Setting: ...".
             if st.number:
                 current = st.heading
             if not current or not current.endswith("`%s`" % file):
                 continue
             for header, rows in tables(st.lines):
-                if header[:2] != ["setting", "changes"] or "the fix faster by" not in header:
+                if header[:2] != ["changes", "threads"] or "the fix faster by" not in header:
                     continue
                 for row in rows:
-                    if row[0] == number and row[header.index("threads")] == threads:
+                    if row[0].replace("\\_", "_") == changes and row[1] == threads:
                         return row[header.index("the fix faster by")]
     return None
 
@@ -364,7 +365,7 @@ def attach_details(families, details):
         for s in f["settings"]:
             s.details = twins.get((f["name"], s.heading))
             if s.number and s.details is None and twins:
-                problem("%s setting %d: not in details.md" % (f["name"], s.number))
+                problem("%s at %s: not in details.md" % (f["name"], s.heading))
 
 
 def main():
@@ -387,7 +388,7 @@ def main():
         for s in f["settings"]:
             check_verdict(s)
             verdicts += any(l.startswith("**Verdict.**") for l in s.lines)
-    check_seeds(families)
+    check_seeds(families, details)
     check_fleet(families)
     gains = check_summary(families)
     check_files(directory, text, {"report.md"})

@@ -275,6 +275,48 @@ static void false_sharing_locked_update_verifies(void **unused)
 	assert_int_equal(run("false_sharing", "separate_pages", 2, 1, locked).ret, -1);
 }
 
+/* The value's name of a parameter at its default, as the suite names it. */
+static const char *default_choice(const struct kernel_family *f, const char *name)
+{
+	int p = kernel_param_index(f, name);
+
+	assert_true(p >= 0);
+	return kernel_param_choice(&f->params[p], f->params[p].def);
+}
+
+/*
+ * gup's defaults are will-it-scale pin_fast's (seeds/000, v1 2/3): each
+ * task pins its own 1024-page MADV_HUGEPAGE buffer (4 MiB, two THPs), one
+ * page per ioctl. There the flag is the only line every call shares, so
+ * that is where the fix must show: the claim at 2+ threads is in private
+ * mode, and the suite still sweeps shared mode (gup_test -j).
+ */
+static void gup_defaults_are_pin_fasts(void **unused)
+{
+	const struct kernel_family *f = catalog_find("gup");
+	bool private_claim = false;
+	int mode;
+
+	(void)unused;
+	assert_non_null(f);
+	assert_string_equal(default_choice(f, "mode"), "private");
+	assert_string_equal(default_choice(f, "page_size"), "2m");
+	assert_int_equal(f->params[kernel_param_index(f, "buffer_mib")].def, 4);
+	assert_int_equal(f->params[kernel_param_index(f, "pages_per_call")].def, 1);
+	mode = kernel_param_index(f, "mode");
+	assert_non_null(f->params[mode].suite);
+	assert_non_null(strstr(f->params[mode].suite, "shared"));
+	for (unsigned int k = 0; k < f->nr_claims; k++) {
+		const struct kernel_claim *c = &f->claims[k];
+
+		private_claim |= c->threads == CLAIM_MOST_THREADS && c->relation == CLAIM_AT_LEAST &&
+				 c->x > 1 && !strcmp(c->a, "store_always") &&
+				 !strcmp(c->b, "read_then_set") && c->setting &&
+				 strstr(c->setting, "mode=private");
+	}
+	assert_true(private_claim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +329,7 @@ int main(void)
 		cmocka_unit_test(racy_variants_catch_a_missing_update_alone),
 		cmocka_unit_test(counter_reads_verify),
 		cmocka_unit_test(false_sharing_locked_update_verifies),
+		cmocka_unit_test(gup_defaults_are_pin_fasts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

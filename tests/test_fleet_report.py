@@ -33,20 +33,20 @@ def check(ok, what):
 # machine, CPU line, setting, fix at the most threads, at 1, at 2, floor
 EXPECTED = [
     ("`laptop`", "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package",
-     "2 (compact) in `laptop.json`", "2.00x", 2, "1.00x", "2.00x", "package 50.0"),
+     "defaults in `laptop.json`", "2.00x", 2, "1.00x", "2.00x", "package 50.0"),
     ("`laptop`", "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package",
-     "3 (spread) in `laptop.json`", "3.00x", 2, "1.50x", "3.00x", "package 50.0"),
+     "placement spread in `laptop.json`", "3.00x", 2, "1.50x", "3.00x", "package 50.0"),
     ("`xeon2s`", "Intel Xeon Gold 6138; 40 CPUs, 2 NUMA nodes; farthest pair: cross_package",
-     "2 (compact) in `xeon.json`", "60.0x", 40, "1.50x", "3.00x",
+     "defaults in `xeon.json`", "60.0x", 40, "1.50x", "3.00x",
      "smt 20.0, l3 40.0, cross_package 130"),
     ("`xeon2s`", "Intel Xeon Gold 6138; 40 CPUs, 2 NUMA nodes; farthest pair: cross_package",
-     "3 (spread) in `xeon.json`", "90.0x", 40, "2.25x", "4.50x",
+     "placement spread in `xeon.json`", "90.0x", 40, "2.25x", "4.50x",
      "smt 20.0, l3 40.0, cross_package 130"),
     ("`epyc2n`", "AMD EPYC 7742 64-Core Processor; 256 CPUs, 2 NUMA nodes; farthest pair: cross_package",
-     "2 (compact) in `epyc.json`", "512x", 256, "2.00x", "4.00x",
+     "defaults in `epyc.json`", "512x", 256, "2.00x", "4.00x",
      "smt 18.0, l3 60.0, package 110, cross_package 250"),
     ("`epyc2n`", "AMD EPYC 7742 64-Core Processor; 256 CPUs, 2 NUMA nodes; farthest pair: cross_package",
-     "3 (spread) in `epyc.json`", "768x", 256, "3.00x", "6.00x",
+     "placement spread in `epyc.json`", "768x", 256, "3.00x", "6.00x",
      "smt 18.0, l3 60.0, package 110, cross_package 250"),
 ]
 

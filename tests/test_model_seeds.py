@@ -17,7 +17,16 @@ must:
   with each side's ns per page printed beside the seed's own;
 - say, for each seed, where the time goes: the saturated line, how often
   the seed's machine and the model served it, and the handoffs that stay
-  in a cache domain (domain first), or that the private work bounds it.
+  in a cache domain (domain first), or that the private work bounds it;
+- in report.md, set each seed figure beside the family and setting that
+  run its benchmark, as the seed thread describes it (pin_fast: a private
+  MADV_HUGEPAGE buffer of 1024 pages per task; gup_test -m 512 -j: every
+  thread on one 512 MiB buffer of 4K pages; one page per call in both),
+  never beside has_pinned, and give at the seed's CPU count the very
+  ratio prediction.md predicts from the same run;
+- on the same run with pin_fast's rows moved to buffer_mib=48, a setting
+  that is not pin_fast's, say that pin_fast's setting was not measured
+  and predict nothing for it, rather than set another setting beside it.
 """
 import json
 import os
@@ -52,6 +61,8 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit(f"bouncelab report exited {done.returncode}")
     with open(os.path.join(out, "prediction.md")) as f:
         text = f.read()
+    with open(os.path.join(out, "report.md")) as f:
+        report = f.read()
 
 m = re.search(r"one-way transfer ([0-9.]+) ns \(package\), the run's median pingpong at each case's "
               r"distance class", text)
@@ -98,6 +109,71 @@ if gup_test and "no line saturates" not in gup_test.group(0).split("after the fi
     problem("gup_test after the fix is not the private work")
 if "What the model lacks where it misses" in text:
     problem("a seed is called a miss")
+
+
+def section(family):
+    """A family's section of report.md, or ''."""
+    m = re.search(r"^## " + re.escape(family) + r" — .*?(?=^## )", report, re.M | re.S)
+    return m.group(0) if m else ""
+
+
+def seeds_rows(family):
+    """The seeds table rows of a family's section in report.md, as cells."""
+    rows = []
+    for line in section(family).splitlines():
+        if line.startswith("| ") and "seed" not in line.split("|")[1]:
+            rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+    return rows
+
+
+if not section("has_pinned"):
+    problem("report.md has no has_pinned section")
+if "seeds' figures" in section("has_pinned"):
+    problem("has_pinned's flag alone is set beside a seed's figure of whole pins")
+modelled = {
+    "pin_fast": ("will-it-scale pin_fast", "`gup` at pages_per_call=1, page_size=2m, "
+                 "mode=private, buffer_mib=4"),
+    "gup_test": ("gup_test -a -m 512 -j 40", "`gup` at pages_per_call=1, page_size=4k, "
+                 "mode=shared, buffer_mib=512"),
+}
+gup_rows = seeds_rows("gup")
+for name, (what, by) in modelled.items():
+    mine = [r for r in gup_rows if r[1].startswith(what)]
+    if len(mine) != 1:
+        problem(f"{name}: {len(mine)} rows in gup's seeds table, expected 1")
+        continue
+    row = mine[0]
+    if row[4] != by:
+        problem(f"{name}: modelled by {row[4]!r}, expected {by!r}")
+    predicted = re.search(re.escape(seeds[name][0]) + r"[^\n]*?\| ([0-9.]+)x \(", text)
+    at_count = re.match(r"\*\*model\*\*, not a measurement: ([0-9.]+)x at ", row[6])
+    if not predicted or not at_count or at_count.group(1) != predicted.group(1):
+        problem(f"{name}: at the seed's CPU count {row[6]!r}, prediction.md says "
+                f"{predicted.group(1) if predicted else None}x")
+
+# Without pin_fast's setting in the run, no other setting stands in for it.
+for b in run["benchmarks"]:
+    params = b.get("bouncelab", {}).get("params", {})
+    if b.get("bouncelab", {}).get("family") == "gup" and params.get("mode") == "private":
+        params["buffer_mib"] = 48
+with tempfile.TemporaryDirectory() as tmp:
+    moved = os.path.join(tmp, "moved.json")
+    with open(moved, "w") as f:
+        json.dump(run, f)
+    done = subprocess.run([bouncelab, "report", moved, "-o", os.path.join(tmp, "r")],
+                          capture_output=True, text=True)
+    if done.returncode:
+        problem(f"report on the moved run exited {done.returncode}: {done.stderr}")
+    else:
+        with open(os.path.join(tmp, "r", "report.md")) as f:
+            report = f.read()
+        rows = [r for r in seeds_rows("gup") if r[1].startswith("will-it-scale pin_fast")]
+        if len(rows) != 1 or not rows[0][5].startswith("not measured: this run has no case at "
+                                                       "pages_per_call=1, page_size=2m, "
+                                                       "mode=private, buffer_mib=4"):
+            problem(f"pin_fast without its setting: ours {rows[0][5] if rows else None!r}")
+        elif not rows[0][6].startswith("no model: "):
+            problem(f"pin_fast without its setting: at its CPU count {rows[0][6]!r}")
 
 print(f"{len(problems)} problems")
 sys.exit(1 if problems else 0)

@@ -364,11 +364,11 @@ static void test_fleet(void **state)
 	assert_non_null(strstr(md, "| `results.json` | `same.json` | `other.json` |"));
 	assert_non_null(strstr(md, "- `testhost`: `results.json`, `same.json`: same host and build: pooled"));
 	assert_null(strstr(md, "`same.json`\n"));
-	assert_non_null(strstr(md, "### Setting 2: pin_work=1, flag_line=shared, placement compact (defaults), `other.json`"));
+	assert_non_null(strstr(md, "### Setting: pin_work=1, flag_line=shared, placement compact (defaults), `other.json`"));
 	assert_null(strstr(md, "(defaults), `same.json`"));
 	assert_non_null(strstr(md, "### `has_pinned`: `read_then_set` over `store_always` on each machine"));
-	assert_non_null(strstr(md, "| `testhost` | Test CPU; 4 CPUs; 1 package, 1 NUMA node, 1 L3 (32 MiB), 4 cores, 4 PUs | 2 (compact) in `results.json` |"));
-	assert_non_null(strstr(md, "| `otherhost` | Test CPU; 4 CPUs; 1 package, 1 NUMA node, 1 L3 (32 MiB), 4 cores, 4 PUs | 2 (compact) in `other.json` |"));
+	assert_non_null(strstr(md, "| `testhost` | Test CPU; 4 CPUs; 1 package, 1 NUMA node, 1 L3 (32 MiB), 4 cores, 4 PUs | defaults in `results.json` |"));
+	assert_non_null(strstr(md, "| `otherhost` | Test CPU; 4 CPUs; 1 package, 1 NUMA node, 1 L3 (32 MiB), 4 cores, 4 PUs | defaults in `other.json` |"));
 	assert_int_equal(stat("fleet/plots/fleet-has_pinned.svg", &st), 0);
 	assert_int_equal(stat("fleet/plots/m3-has_pinned-2-throughput.svg", &st), 0);
 	assert_int_equal(stat("fleet/plots/m1-has_pinned-2-throughput.svg", &st), 0);

@@ -147,7 +147,7 @@ def main():
             if line.startswith("## "):
                 family, setting, header = line[3:].split(" —")[0].strip(), None, None
                 continue
-            m = re.match(r"### Setting \d+: (.*?)( \(defaults\))?$", line)
+            m = re.match(r"### Setting: (.*?)( \(defaults\))?$", line)
             if m:
                 setting, header = m.group(1), None
                 if m.group(2):
@@ -208,17 +208,17 @@ def main():
                     with_ci(f"{what} {after}", row[2], cases[(family, setting, int(row[0]), after)]["ns"])
                 ratio(what, row[3], g[2], g[4], g[5])
                 p_value(what, row[4], g[3])
-            elif header[:2] == ["setting", "changes"]:
+            elif header[:2] == ["changes", "threads"]:
                 # Other settings: medians at the most threads, the fix's gain.
                 names = [h.strip("`") for h in header]
                 other = [s for (f, s, _, _) in cases if f == family and s != defaults.get(family)]
-                changes = dict(w.split("=", 1) for w in row[1].split(", "))
+                changes = dict(w.split("=", 1) for w in row[0].split(", "))
                 match = [s for s in set(other)
                          if all(f"{k}={v}" in s.split(", ") for k, v in changes.items())]
                 if len(match) != 1:
-                    problem(f"{family} other settings: {row[1]!r} names no one setting")
+                    problem(f"{family} other settings: {row[0]!r} names no one setting")
                     continue
-                threads = int(row[2])
+                threads = int(row[1])
                 for i, name in enumerate(names):
                     key = (family, match[0], threads, name)
                     if key in cases:

@@ -11,6 +11,7 @@
 
 #include "claims.h"
 #include "format.h"
+#include "lesson_text.h"
 #include "summary.h"
 #include "svg.h"
 #include "verdict.h"
@@ -132,8 +133,8 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 		fputs("| ", out);
 		write_family_label(out, in, f);
 		fputs(" | ", out);
-		md_escape(out, f->kf && f->kf->lesson_line ? f->kf->lesson_line :
-			  f->kf ? f->kf->title : "not in this build's catalogue");
+		md_lesson(out, f->kf && f->kf->lesson_line ? f->kf->lesson_line :
+			  f->kf ? f->kf->title : "not in this build's catalogue", a, f);
 		fputs(" | ", out);
 		if (g && g->before) {
 			md_code(out, g->after);

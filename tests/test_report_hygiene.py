@@ -162,6 +162,14 @@ doc["context"]["load_avg"] = [6.0, 3.0, 1.0]
 _, text = report("busy", [doc])
 if "busy when the run started: load average 6 on 4 CPUs" not in text:
     problem("a load average of 6 on 4 CPUs is not called busy")
+# the same load 3 s after the build scripts/lab run did: the build, not other work
+doc["context"]["build_ended_s_before"] = 3
+_, text = report("built", [doc])
+top = text.split("## Summary")[0]
+if "Your build just ran" not in top or "finished 3 s before it" not in top:
+    problem("a busy start 3 s after a build does not say that the build just ran")
+if "Other work" in top or "was busy when the run started" in top:
+    problem("a busy start 3 s after a build blames other work")
 
 # ---- more threads than CPUs ----
 doc = copy.deepcopy(fixed)

@@ -276,6 +276,8 @@ int summary_add_figure(struct output_batch *batch, const char *outdir,
 		.title = "The fix's gain in each family: 1 thread vs the most threads",
 		.x_label = "before ns/op ÷ after ns/op (median, 95% CI); above 1: the fix is faster",
 		.log_x = true,
+		/* a gain grows right of 1, a loss left of it */
+		.origin = 1,
 		.bars = bars,
 	};
 	char path[4096];

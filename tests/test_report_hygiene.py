@@ -10,6 +10,8 @@ From tests/data/results-fixed.json and copies of it changed in one way:
   thread count; no two plots share a title;
 - has_pinned's sweep plot has pin_work on its x-axis, ticks 0 and 1, and its
   points are the medians of the "Other settings" row and the default table;
+- the summary figure's ratio bars grow from 1: right for a gain, left for a
+  loss (the fix made 3 times slower at 1 thread);
 - a counter that is zero on every row has no column, one that is not has;
 - a calm run has no warning; a noisy copy and a busy copy have one at the
   top, with the counts, and say what to do;
@@ -133,6 +135,37 @@ default = re.search(r"^\| 4 \| store_always \| l3 \| ([\d.]+) ", text, re.M)
 if not row or row.group(1).strip() != "8.75" or not default:
     problem("the Other settings row of pin_work=0 at 4 threads is not store_always 8.75: %s" %
             (row.group(0) if row else None))
+
+# ---- ratio bars from 1 ----
+def x_ticks(root):
+    """{label: x} of the x-axis tick labels: the row of centred text above the axis label."""
+    texts = [t for t in root.iter(SVG + "text") if t.get("text-anchor") == "middle"]
+    label = max(float(t.get("y")) for t in texts)
+    base = max(float(t.get("y")) for t in texts if float(t.get("y")) < label)
+    return {t.text: float(t.get("x")) for t in texts if float(t.get("y")) == base}
+
+
+doc = copy.deepcopy(fixed)
+for r in rows_of(doc, "has_pinned/read_then_set/"):
+    if r["threads"] == 1 and r["bouncelab"]["params"]["pin_work"] == 1:
+        for key in ("ns_per_op", "wall_ns", "real_time"):
+            r[key] *= 3
+out, _ = report("loss", [doc])
+gains = ET.parse(os.path.join(out, "plots", "summary-gains.svg")).getroot()
+one = x_ticks(gains).get("1")
+bars = [r for r in gains.iter(SVG + "rect") if r.get("class", "").startswith("f")]
+labels = [t.text for t in gains.iter(SVG + "text") if t.get("text-anchor") == "end"]
+if one is None or len(bars) != len(labels):
+    problem("the summary figure has no tick at 1, or bars and labels do not pair: %d, %d" %
+            (len(bars), len(labels)))
+else:
+    for bar, label in zip(bars, labels):
+        left, right = float(bar.get("x")), float(bar.get("x")) + float(bar.get("width"))
+        loss = label == "has_pinned, 1 thread"
+        if abs((right if loss else left) - one) > 0.15 or (loss and left >= one - 1):
+            problem("summary bar %r spans x %.1f-%.1f: a %s must grow %s from 1 at x %.1f" %
+                    (label, left, right, "loss" if loss else "gain",
+                     "left" if loss else "right", one))
 
 # ---- a counter all zero, and one that is not ----
 doc = copy.deepcopy(fixed)

@@ -538,9 +538,11 @@ const struct kernel_family counter_family = {
 		  "lib/percpu_counter.c percpu_counter_add_batch(); perfbook CodeSamples/count",
 	.before = "atomic64_add(1, &mm->pinned_vm);",
 	.before_variant = "shared_atomic",
-	.after_variant = "percpu_padded",
-	.after = "this_cpu_inc(*counter);\t/* reader: for_each_possible_cpu() sum */\n"
-		 "/* or */ percpu_counter_add_batch(&fbc, 1, batch);",
+	/* locked as before: the pair differs in the line only, not the lock prefix */
+	.after_variant = "percpu_padded_locked",
+	.after = "atomic_long_inc(this_cpu_ptr(counter));\t/* reader: for_each_possible_cpu() sum */\n"
+		 "/* this_cpu_inc() also drops the lock (percpu_padded), or */\n"
+		 "percpu_counter_add_batch(&fbc, 1, batch);",
 	.params = counter_params,
 	.nr_params = sizeof(counter_params) / sizeof(counter_params[0]),
 	.variants = counter_variants,

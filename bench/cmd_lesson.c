@@ -7,11 +7,13 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
 #include "claims.h"
 #include "cli.h"
+#include "lesson_text.h"
 
 #define WRAP_COLUMNS 76
 
@@ -51,9 +53,13 @@ static void print_hanging(const char *lead, const char *indent, const char *text
 	putchar('\n');
 }
 
+/* A lesson string with its placeholders in words: no run to take them from. */
 static void print_wrapped(const char *indent, const char *text)
 {
-	print_hanging(indent, indent, text);
+	char *words = lesson_in_words(text);
+
+	print_hanging(indent, indent, words ? words : text);
+	free(words);
 }
 
 static void list_lessons(void)

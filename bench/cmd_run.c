@@ -624,6 +624,32 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 }
 
 /*
+ * How many seconds before this run a build ended, when the script that
+ * built and then started it says so (BOUNCELAB_BUILD_ENDED, Unix seconds:
+ * scripts/lab run). The load average is a 1-minute mean, so a build that
+ * just ended is still in the load the context records, and the report
+ * says so rather than blame other work. Beyond 5 minutes less than 1% of
+ * the build's load is left in it: not recorded.
+ */
+#define BUILD_LOAD_MEMORY_S 300
+
+static void add_build_ended(json_t *context)
+{
+	const char *env = getenv("BOUNCELAB_BUILD_ENDED");
+	char *end;
+	long long ended, ago;
+
+	if (!env || !*env)
+		return;
+	errno = 0;
+	ended = strtoll(env, &end, 10);
+	ago = (long long)time(NULL) - ended;
+	if (errno || *end || ago < 0 || ago > BUILD_LOAD_MEMORY_S)
+		return;
+	json_object_set_new(context, "build_ended_s_before", json_integer(ago));
+}
+
+/*
  * Beside the run's ping-pong, what a cold miss costs on the same two CPUs
  * (latency_measure_fetch()): the contention model charges it for lines
  * another CPU wrote last that nobody fights over, where the ping-pong's
@@ -696,6 +722,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	json_object_set_new(context, "run_id", new_run_id());
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	add_cold_miss(context, suite);
+	add_build_ended(context);
 	pr.tty = isatty(STDERR_FILENO);
 	if (journal_create(&pr.journal, claim->path, context, pr.total, err, sizeof(err)))
 		ret = runtime_error("%s", err);

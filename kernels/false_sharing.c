@@ -229,26 +229,33 @@ const struct kernel_family false_sharing_family = {
 	"atomic update (atomic_inc(), on x86 a lock-prefixed add) must own "
 	"the line before it completes, and on x86 it also drains the store "
 	"buffer, so every update of one thread waits for "
-	"the line to come back from the other: on an idle machine same_line "
-	"then runs several times slower than padded_128 (2.9x to 5x measured "
-	"on 2-vCPU guests), at the cost of a line transfer per update; on a busy "
-	"one the threads take turns and the gap shrinks. A plain increment on x86 does not wait: its store goes to "
+	"the line to come back from the other: same_line then pays a line "
+	"transfer per update where padded_128 pays none, and runs several "
+	"times slower. How many times is the transfer's cost over the "
+	"update's own, so it differs between machines, and in a VM between "
+	"the host's placements of the vCPUs; same_line over padded_128 with "
+	"locked updates at 2 threads: {ratio:same_line/padded_128@2:update=locked}. "
+	"A plain increment on x86 does not wait: its store goes to "
 	"the store buffer, the next load of the same variable is served from "
 	"there (store forwarding), and the buffer commits its stores in "
 	"bursts whenever the core holds the line. Each drain that needs the "
 	"line back costs one transfer however many stores it commits, so the "
-	"cost is per drain, not per update, and plain false sharing costs "
-	"little: on the 2-vCPU guests we measured, plain same_line ran from as "
-	"fast as padded_128 (Intel) to 2 to 4 times slower (AMD), about 1 ns "
-	"per update, where one line transfer takes tens to hundreds of ns "
-	"(the physical baseline). Weaker memory "
+	"cost is per drain, not per update. How many stores a drain commits "
+	"is up to the core, and in a VM to the host's placement: plain false "
+	"sharing can cost next to nothing, or a good part of a transfer per "
+	"update where the line must come back often. Compare it with the "
+	"physical baseline's one-way transfer; plain same_line per update at 2 "
+	"threads: {ns:same_line@2:update=plain}, and over padded_128: "
+	"{ratio:same_line/padded_128@2:update=plain}. Weaker memory "
 	"models (aarch64) differ again: their plain stores need not drain in "
 	"order, and their atomics need not drain the buffer. Padding to 128 bytes also guards "
 	"against the adjacent-line prefetcher, which fetches 128-byte pairs; "
-	"no gap between adjacent_lines and padded_128 was visible on the "
-	"2-vCPU guests we measured, so it is not claimed here.",
+	"whether that shows depends on the prefetcher, so it is not claimed "
+	"here; adjacent_lines over padded_128 with locked updates at 2 threads: "
+	"{ratio:adjacent_lines/padded_128@2:update=locked}.",
 	.lesson_line = "A locked update on a line shared with another thread's variable pays a line "
-		       "transfer per update; on x86 plain updates hide most of it in the store buffer.",
+		       "transfer per update; on x86 the store buffer can hide part of it from plain "
+		       "updates, how much depending on the machine.",
 	.claims = false_sharing_claims,
 	.nr_claims = sizeof(false_sharing_claims) / sizeof(false_sharing_claims[0]),
 	.exercise_question =
@@ -260,9 +267,11 @@ const struct kernel_family false_sharing_family = {
 	"--param false_sharing.update=locked,plain --out fs.json && bouncelab report fs.json -o fs",
 	.exercise_reading =
 	"In fs/report.md compare same_line with padded_128 at 2 threads in each setting. With "
-	"update=locked the ratio is several times (a transfer per update); with update=plain "
-	"on x86 both stay within a few ns per update, far below a line transfer: the store "
-	"buffer commits many updates per transfer. At 1 thread the layout makes no difference: nothing is shared.",
+	"update=locked the ratio is several times (a transfer per update). With update=plain "
+	"on x86 compare same_line's ns per update with a one-way transfer (bouncelab topo "
+	"--latency): far below one, the store buffer committed many updates per transfer; near "
+	"half of one or more, the line came back often, which in a VM can change with the host's "
+	"placement of the vCPUs. At 1 thread the layout makes no difference: nothing is shared.",
 	.source = "seeds/003: 292648ac5cf1 \"mm: gup: allow FOLL_PIN to scale in SMP\" "
 		  "(\"true non-sharing\" vs false sharing); Documentation/kernel-hacking/false-sharing.rst",
 	.before = "struct stats {\n\tunsigned long hits[NR_CPUS];\t/* 8 bytes apart */\n};",

@@ -655,13 +655,17 @@ const struct kernel_family has_pinned_family = {
 	"fresh mm whose line another CPU wrote last, and the call's own "
 	"seqcount read and first write move that line whatever the flag code "
 	"does: no_flag pays it too, at 2 threads several times its 1-thread "
-	"cost. The flag then adds little either way: reading it first costs "
-	"about what no flag costs, and the blind store is a second request "
-	"for a line already on its way. So the fix's several-fold gain "
-	"shrinks to a ratio near 1, on either side of it: on an idle AMD "
-	"guest runs put it anywhere from 0.8x to 1.3x, depending on the run "
-	"and on what else the call does (with pin_work=1, on x86, the locked "
-	"pin drains the buffered store mid-call).",
+	"cost. The flag then adds little either way, and which way is up to "
+	"the machine: the blind store is one more request for a line already "
+	"on its way, while reading first fetches the line shared and must "
+	"then take it exclusive to set the flag, two requests where the "
+	"store makes one (as last_nidpid's read before its cmpxchg); and "
+	"with pin_work=1, on x86, the locked pin drains the buffered store "
+	"mid-call. So the fix's several-fold gain shrinks to a ratio near 1, "
+	"on either side of it. Per call at already_set=0 and 2 threads: "
+	"no_flag {ns:no_flag@2:already_set=0}, read_then_set "
+	"{ns:read_then_set@2:already_set=0}, store_always "
+	"{ns:store_always@2:already_set=0}.",
 	.lesson_line = "Writing a shared flag on every call bounces its line between CPUs; reading it "
 		       "first keeps the line shared once set, and gains little when the flag is clear.",
 	.claims = has_pinned_claims,
@@ -676,7 +680,8 @@ const struct kernel_family has_pinned_family = {
 	.exercise_reading =
 	"In hp/details.md read the before-and-after table of each already_set. At 100 the fix is "
 	"faster at 2 threads and the locked set_bit_always loses most; at 0 every variant pays "
-	"for the fresh mm's line, and the fix gains little, less than 2x either way. At 1 thread "
+	"for the fresh mm's line, and the fix gains little either way: compare both with "
+	"no_flag. At 1 thread "
 	"no line moves: only the locked variants cost more, by the latency of a locked "
 	"instruction. Then add --param has_pinned.pin_work=0 to see, on x86, the store buffer "
 	"hide the plain store.",

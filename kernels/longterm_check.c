@@ -836,10 +836,13 @@ const struct kernel_family longterm_check_family = {
 	"first bad page before pinning it means nothing has to be released, "
 	"where the second pass pins the CMA pages and then gives them back. "
 	"Both designs pin exactly the same pages: the difference is pure "
-	"overhead paid per page, so in ns per call it grows with nr_pages, "
-	"while as a share of the call it stays a few per cent; at nr_pages=1 "
-	"the second pass is a loop of one. gup_benchmark timed the get alone and saw about 17%: "
-	"compare get_ns_per_page, since ns_per_op also holds the put.",
+	"overhead paid per page, so in ns per call it grows with nr_pages; "
+	"its share of the call depends on what a page's lookup costs on the "
+	"machine against the rest of the walk, from hardly visible to a "
+	"large part of it; at nr_pages=1 the second pass is a loop of one. "
+	"second_pass over check_in_walk at 1 thread and the default nr_pages: "
+	"{ratio:second_pass/check_in_walk@1}. gup_benchmark (seed 002) timed the get alone "
+	"and saw about 17%: compare get_ns_per_page, since ns_per_op also holds the put.",
 	.source = "seeds/002: \"[PATCHv3 1/2] mm/gup: fix omission of check on FOLL_LONGTERM in "
 		  "get_user_pages_fast()\" (Pingfan Liu, John Hubbard, Andrew Morton, June 2019); "
 		  "merged as df3a0a21b698 (v5.7) with the check in try_grab_compound_head()",
@@ -859,8 +862,8 @@ const struct kernel_family longterm_check_family = {
 	.claims = longterm_claims,
 	.nr_claims = sizeof(longterm_claims) / sizeof(longterm_claims[0]),
 	.lesson_line = "Checking each page inside the walk spares a second loop over pages[]: the same "
-		       "lookup, done while the page is at hand; a few per cent of a call, hard to see "
-		       "on a busy machine.",
+		       "lookup, done while the page is at hand; an overhead paid per page, which grows "
+		       "with the pages per call.",
 	.exercise_question =
 	"A call pins nr_pages pages with FOLL_LONGTERM. Predict how the cost of a second pass "
 	"over pages[] grows against the check inside the walk from 1 page to 512.",
@@ -871,5 +874,5 @@ const struct kernel_family longterm_check_family = {
 	"In lt/report.md compare second_pass with check_in_walk in each nr_pages table, on "
 	"get_ns_per_page where the counters table has it (ns/op also holds the unpin). At 1 "
 	"page the two are within noise; the gap, where there is one, grows with the pages per "
-	"call. A gap of a few per cent needs an idle machine and many repetitions to separate.",
+	"call. A small gap needs an idle machine and many repetitions to separate.",
 };

@@ -238,9 +238,9 @@ const struct kernel_family pingpong_family = {
 	"x86 a lock cmpxchg), each of which takes the line exclusive, so the "
 	"waiter takes the line exclusive too; on some parts this is faster "
 	"(the line arrives ready to write), on others slower. In a VM the host "
-	"can move or deschedule the vCPUs, and the same pair shows two "
-	"latencies (60 or 250 ns measured on one guest, far more on a loaded "
-	"host): read the minimum and the spread, not only the median.",
+	"can move or deschedule the vCPUs, and the same pair shows several "
+	"latencies, one per placement, and far more on a loaded host: read the "
+	"minimum and the spread, not only the median.",
 	.lesson_line = "One cache line handed between two cores costs tens to hundreds of ns one way: "
 		       "the latency of a handover, which batching of updates can beat.",
 	.claims = pingpong_claims,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -436,6 +437,68 @@ const struct case_view *group_view_find(const struct analysis *a,
 							variant, threads);
 
 	return c ? &g->cases[c - &a->cases->cases[g->group->first]] : NULL;
+}
+
+/*
+ * The value setting gives param ("name=value" among its items), else the
+ * default. Returns false for a value the parameter does not take.
+ */
+static bool setting_value(const struct kernel_param *param, const char *setting, long *v)
+{
+	size_t name_len = strlen(param->name);
+	char err[128], item[64];
+
+	*v = param->def;
+	for (const char *s = setting ? setting : ""; *s;) {
+		size_t len = strcspn(s, ",");
+
+		if (len > name_len && !strncmp(s, param->name, name_len) && s[name_len] == '=') {
+			snprintf(item, sizeof(item), "%.*s", (int)(len - name_len - 1),
+				 s + name_len + 1);
+			return !kernel_param_parse(param, item, v, err, sizeof(err));
+		}
+		s += len + (s[len] == ',');
+	}
+	return true;
+}
+
+/* A group's value of param (choices by index): missing means the default. */
+static bool group_value(const struct kernel_param *param, json_t *params, long *v)
+{
+	json_t *value = json_object_get(params, param->name);
+	char err[128];
+
+	*v = param->def;
+	if (json_is_integer(value))
+		*v = (long)json_integer_value(value);
+	else if (value)
+		return json_is_string(value) &&
+		       !kernel_param_parse(param, json_string_value(value), v, err, sizeof(err));
+	return true;
+}
+
+const struct group_view *analysis_find_setting(const struct analysis *a,
+					       const struct family_view *f,
+					       const char *setting)
+{
+	const struct kernel_family *kf = f->kf;
+
+	for (size_t k = f->first_group; kf && k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &a->groups[k];
+		unsigned int p;
+
+		for (p = 0; p < kf->nr_params; p++) {
+			long want, have;
+
+			if (!setting_value(&kf->params[p], setting, &want))
+				return NULL;
+			if (!group_value(&kf->params[p], g->group->params, &have) || have != want)
+				break;
+		}
+		if (p == kf->nr_params)
+			return g;
+	}
+	return NULL;
 }
 
 const struct pair_view *group_view_pair(const struct group_view *g,

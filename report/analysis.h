@@ -107,6 +107,15 @@ const struct case_view *group_view_find(const struct analysis *a,
 					const struct group_view *g,
 					const char *variant, long threads);
 
+/*
+ * The group of f whose parameters are those setting names ("update=plain,
+ * pin_work=0"; the parameters it does not name at their defaults), or
+ * NULL: not measured, or a name or value f's family does not know.
+ */
+const struct group_view *analysis_find_setting(const struct analysis *a,
+					       const struct family_view *f,
+					       const char *setting);
+
 /* The pair at a thread count, or NULL. */
 const struct pair_view *group_view_pair(const struct group_view *g,
 					long threads);

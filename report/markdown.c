@@ -11,6 +11,7 @@
 
 #include "fleet.h"
 #include "format.h"
+#include "lesson_text.h"
 #include "markdown.h"
 #include "prediction.h"
 #include "plots.h"
@@ -278,7 +279,7 @@ static void write_baseline(FILE *out, const struct report_input *in)
 		if (!f->pingpong)
 			continue;
 		if (!any && f->kf) {
-			md_escape(out, f->kf->lesson);
+			md_lesson(out, f->kf->lesson, a, f);
 			fputs("\n\n", out);
 		}
 		any = true;
@@ -325,7 +326,7 @@ static void write_lesson(FILE *out, const struct report_input *in,
 	fputs(" — ", out);
 	md_escape(out, kf->title);
 	fputs("\n\n", out);
-	md_escape(out, kf->lesson);
+	md_lesson(out, kf->lesson, in->a, f);
 	markdown_family_claims(out, in, f, false);
 	fputs("\n\n*Source:* ", out);
 	md_source(out, kf->source);

@@ -448,25 +448,67 @@ int plots_add_heatmap(struct output_batch *batch, const char *outdir,
 	return ret;
 }
 
+enum sweep_axis { SWEEP_NAMES, SWEEP_LINEAR, SWEEP_LOG, SWEEP_SYMLOG };
+
+/*
+ * Where each swept value goes on the x axis (pos): at the value itself,
+ * so that 0,1,2,4,8,16 is not drawn as six equal steps. Values that span
+ * a decade or more go on a log axis, or, with 0 among them, at
+ * log10(1 + value): a symlog axis, 0 at its left. A parameter of names
+ * (update=locked,plain) keeps one evenly spaced place per name.
+ */
+static enum sweep_axis sweep_positions(const struct family_view *f, const struct sweep *sw,
+				       double *pos)
+{
+	int p = f->kf ? kernel_param_index(f->kf, sw->param) : -1;
+	double lo = INFINITY, hi = -INFINITY, lowest_positive = INFINITY;
+
+	for (size_t i = 0; i < sw->nr; i++) {
+		char *end;
+
+		pos[i] = strtod(sw->values[i], &end);
+		if (p < 0 || f->kf->params[p].choices || end == sw->values[i] || *end) {
+			for (size_t k = 0; k < sw->nr; k++)
+				pos[k] = (double)k;
+			return SWEEP_NAMES;
+		}
+		lo = fmin(lo, pos[i]);
+		hi = fmax(hi, pos[i]);
+		if (pos[i] > 0)
+			lowest_positive = fmin(lowest_positive, pos[i]);
+	}
+	if (lo < 0 || !(hi >= 10 * lowest_positive))
+		return SWEEP_LINEAR;
+	if (lo > 0)
+		return SWEEP_LOG;
+	for (size_t i = 0; i < sw->nr; i++)
+		pos[i] = log10(1 + pos[i]);
+	return SWEEP_SYMLOG;
+}
+
 /*
  * ns/op at the largest thread count against the swept parameter, one
- * line per variant (the harness baseline left out), the parameter's
- * values evenly spaced in table order.
+ * series of markers per variant (the harness baseline left out): the
+ * points measured, on the parameter's own scale, and nothing between.
  */
 static char *sweep_chart(const struct analysis *a, const struct family_view *f,
 			 const struct sweep *sw)
 {
+	static const char *const scale[] = {
+		[SWEEP_NAMES] = "", [SWEEP_LINEAR] = "",
+		[SWEEP_LOG] = " (log scale)", [SWEEP_SYMLOG] = " (log scale of 1 + value)",
+	};
 	const struct group_view *first = sw->groups[0];
 	long t = first->threads[first->nr_threads - 1];
 	struct svg_series series[SVG_PALETTE_SIZE];
 	double values[SVG_PALETTE_SIZE][4][SWEEP_MAX_POINTS], ticks[SWEEP_MAX_POINTS];
 	const char *labels[SWEEP_MAX_POINTS];
-	char title[SWEEP_TEXT_LEN + 160], y_label[96];
+	char title[SWEEP_TEXT_LEN + 160], y_label[96], x_label[160];
 	double coverage = 1;
 	size_t nr_series = 0;
+	enum sweep_axis axis = sweep_positions(f, sw, ticks);
 
 	for (size_t i = 0; i < sw->nr; i++) {
-		ticks[i] = (double)i;
 		labels[i] = sw->values[i];
 		if (sw->groups[i]->threads[sw->groups[i]->nr_threads - 1] < t)
 			t = sw->groups[i]->threads[sw->groups[i]->nr_threads - 1];
@@ -480,7 +522,7 @@ static char *sweep_chart(const struct analysis *a, const struct family_view *f,
 			continue;
 		*s = (struct svg_series){
 			.name = var->name, .x = v[0], .y = v[1], .y_lo = v[2], .y_hi = v[3],
-			.style = (int)k, .markers = true,
+			.style = (int)k, .markers = true, .no_line = true,
 		};
 		for (size_t i = 0; i < sw->nr; i++) {
 			const struct result_case *c = result_group_find(a->cases, sw->groups[i]->group,
@@ -488,7 +530,7 @@ static char *sweep_chart(const struct analysis *a, const struct family_view *f,
 
 			if (!c)
 				continue;
-			v[0][s->n] = (double)i;
+			v[0][s->n] = ticks[i];
 			v[1][s->n] = c->ns_stats.median;
 			v[2][s->n] = c->n > 1 ? c->ns_stats.ci_lo : NAN;
 			v[3][s->n] = c->n > 1 ? c->ns_stats.ci_hi : NAN;
@@ -502,8 +544,10 @@ static char *sweep_chart(const struct analysis *a, const struct family_view *f,
 		 f->name, sw->param, t, t == 1 ? "" : "s", sw->fixed);
 	snprintf(y_label, sizeof(y_label), "ns per operation per thread (median, %s)",
 		 median_bar(coverage));
+	snprintf(x_label, sizeof(x_label), "%.64s%s", sw->param, scale[axis]);
 	return svg_line_chart(&(struct svg_line_chart){
-		.title = title, .x_label = sw->param, .y_label = y_label,
+		.title = title, .x_label = x_label, .y_label = y_label,
+		.log_x = axis == SWEEP_LOG,
 		.y_from_zero = true, .x_ticks = ticks, .nr_x_ticks = sw->nr,
 		.x_tick_labels = labels, .nr_series = nr_series, .series = series,
 	});

@@ -28,6 +28,8 @@ struct run_tally {
 	double load;		/* the highest 1-minute load over CPUs */
 	double load_avg;
 	long cpus;
+	/* that file's build_ended_s_before (a build just before it), or -1 */
+	long build_s;
 };
 
 static void tally(const struct report_input *in, struct run_tally *t)
@@ -35,6 +37,7 @@ static void tally(const struct report_input *in, struct run_tally *t)
 	const struct result_cases *cases = in->a->cases;
 
 	memset(t, 0, sizeof(*t));
+	t->build_s = -1;
 	for (size_t i = 0; i < cases->nr; i++) {
 		const struct result_case *c = &cases->cases[i];
 
@@ -45,7 +48,9 @@ static void tally(const struct report_input *in, struct run_tally *t)
 		t->shared += case_shares_cpus(in->set, c);
 	}
 	for (unsigned int f = 0; f < in->set->nr_files; f++) {
-		json_t *load = json_array_get(json_object_get(in->set->files[f].context, "load_avg"), 0);
+		json_t *ctx = in->set->files[f].context;
+		json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
+		json_t *build = json_object_get(ctx, "build_ended_s_before");
 		long cpus = allowed_cpus(in->set, f);
 
 		if (json_is_number(load) && cpus > 0 &&
@@ -53,28 +58,54 @@ static void tally(const struct report_input *in, struct run_tally *t)
 			t->load = json_number_value(load) / (double)cpus;
 			t->load_avg = json_number_value(load);
 			t->cpus = cpus;
+			t->build_s = json_is_integer(build) && json_integer_value(build) >= 0 ?
+				     (long)json_integer_value(build) : -1;
 		}
 	}
+}
+
+/*
+ * A busy start right after the build scripts/lab run did: the load average
+ * is a 1-minute mean and still holds the build, which had ended. That is
+ * no sign of other work.
+ */
+static void write_build_load(FILE *out, const struct run_tally *t)
+{
+	fprintf(out, " Your build just ran: the load average when the run started, %.3g on %ld CPU%s, "
+		"still counts the build that `scripts/lab run` finished %ld s before it (a load average "
+		"is a mean over the last minute), though the build no longer ran beside the run. A "
+		"second `scripts/lab run`, with nothing to build, starts without it; if it warns of a "
+		"busy machine again, other work was running.", t->load_avg, t->cpus,
+		t->cpus == 1 ? "" : "s", t->build_s);
 }
 
 void markdown_run_warnings(FILE *out, const struct report_input *in)
 {
 	struct run_tally t;
-	bool noisy, busy;
+	bool noisy, busy, build;
 
 	tally(in, &t);
 	noisy = t.cases && (double)t.noisy > RUN_NOISY_SHARE * (double)t.cases;
 	busy = t.load > RUN_BUSY_LOAD;
-	if (noisy || busy) {
+	build = busy && t.build_s >= 0;
+	if (build && !noisy) {
+		fputs("> **Note: your build just ran.**", out);
+		write_build_load(out, &t);
+		fputs("\n\n", out);
+	} else if (noisy || busy) {
 		fputs("> **Warning: a noisy run.**", out);
 		if (noisy)
 			fprintf(out, " %zu of %zu results are flagged *noisy* (their repetitions vary by more "
 				"than %.0f%%).", t.noisy, t.cases, STATS_NOISY_CV * 100);
-		if (busy)
+		if (build)
+			write_build_load(out, &t);
+		else if (busy)
 			fprintf(out, " The machine was busy when the run started: load average %.3g on %ld "
 				"CPU%s.", t.load_avg, t.cpus, t.cpus == 1 ? "" : "s");
-		fputs(" Other work took turns on the CPUs, so intervals are wide and ratios can move "
-		      "between runs. Rerun on an idle machine (stop other jobs; on a VM, expect the host's "
+		fputs(build ? " Intervals are wide, so ratios can move between runs." :
+		      " Other work took turns on the CPUs, so intervals are wide and ratios can move "
+		      "between runs.", out);
+		fputs(" Rerun on an idle machine (stop other jobs; on a VM, expect the host's "
 		      "tenants to add noise), give it more repetitions (`bouncelab run --repetitions 21`), "
 		      "and compare the two runs: `bouncelab report first.json second.json` says how far "
 		      "apart they are.\n\n", out);

@@ -11,6 +11,7 @@
 
 #include "claims.h"
 #include "format.h"
+#include "lesson_text.h"
 #include "summary.h"
 #include "svg.h"
 #include "sweeps.h"
@@ -213,8 +214,8 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 		fputs("| ", out);
 		write_family_label(out, in, f);
 		fputs(" | ", out);
-		md_escape(out, f->kf && f->kf->lesson_line ? f->kf->lesson_line :
-			  f->kf ? f->kf->title : "not in this build's catalogue");
+		md_lesson(out, f->kf && f->kf->lesson_line ? f->kf->lesson_line :
+			  f->kf ? f->kf->title : "not in this build's catalogue", a, f);
 		fputs(" | ", out);
 		if (g && g->before) {
 			md_code(out, g->after);
@@ -366,6 +367,8 @@ int summary_add_figure(struct output_batch *batch, const char *outdir,
 		.title = "The fix's gain in each family: 1 thread vs the most threads",
 		.x_label = "before ns/op ÷ after ns/op (median, 95% CI); above 1: the fix is faster",
 		.log_x = true,
+		/* a gain grows right of 1, a loss left of it */
+		.origin = 1,
 		.bars = bars,
 	};
 	char path[4096];

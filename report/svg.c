@@ -489,19 +489,22 @@ char *svg_line_chart(const struct svg_line_chart *c)
 }
 
 /* One bar from the axis, its whisker and its value, at height top. */
+/* A bar from base to its value: left of base when the value is below it. */
 static void draw_bar(FILE *out, const struct axis *x, const struct svg_bar *b,
-		     double top, double label_width)
+		     double base, double top, double label_width)
 {
-	double end, base = x->log ? x->min : 0;
+	double end, from;
 	char cls[16], value[64];
 
 	text(out, label_width - 8, top + 13, "end", NULL, b->label);
 	if (!plottable(x, b->value))
 		return;
+	from = axis_map(x, base);
 	end = axis_map(x, b->value);
 	fprintf(out, "<rect class=\"%s\" fill=\"%s\" fill-opacity=\"0.75\" stroke-width=\"0\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\"/>\n",
 		style_class(b->style, true, cls, sizeof(cls)), style_colour(b->style),
-		axis_map(x, base), top, end - axis_map(x, base));
+		fmin(from, end), top, fabs(end - from));
+	end = fmax(from, end);
 	if (plottable(x, b->lo) && plottable(x, b->hi)) {
 		double l = axis_map(x, b->lo), h = axis_map(x, b->hi);
 
@@ -539,7 +542,8 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 	size_t longest = 0;
 	double label_width, plot_width = 420, width, height;
 	struct axis x;
-	double lo = INFINITY, hi = -INFINITY;
+	double lo = c->origin ? c->origin : INFINITY, hi = c->origin ? c->origin : -INFINITY;
+	double base;
 	char *buf = NULL, value[64];
 	size_t len = 0;
 	FILE *out;
@@ -561,6 +565,7 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 	height = 50 + 26 * (double)(c->nr_bars + bar_groups(c)) + 50;
 	x = (struct axis){ .px0 = label_width, .px1 = label_width + plot_width };
 	axis_setup(&x, lo, hi, c->log_x, true, NULL, 0);
+	base = c->origin ? c->origin : c->log_x ? x.min : 0;
 	out = open_memstream(&buf, &len);
 	if (!out)
 		return NULL;
@@ -581,10 +586,13 @@ char *svg_bar_chart(const struct svg_bar_chart *c)
 			     "font-weight=\"bold\"", c->groups[i]);
 			row++;
 		}
-		draw_bar(out, &x, &c->bars[i], 46 + 26 * (double)row, label_width);
+		draw_bar(out, &x, &c->bars[i], base, 46 + 26 * (double)row, label_width);
 	}
 	fprintf(out, "<line class=\"axis\" stroke=\"#57606a\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		x.px0, 40.0, x.px0, height - 50);
+	if (c->origin)
+		fprintf(out, "<line class=\"origin\" stroke=\"#57606a\" stroke-width=\"1.5\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+			axis_map(&x, c->origin), 40.0, axis_map(&x, c->origin), height - 50);
 	if (!c->nr_bars)
 		text(out, (x.px0 + x.px1) / 2, height / 2, "middle", NULL, "no data");
 	return finish(out, &buf);

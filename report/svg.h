@@ -62,6 +62,12 @@ struct svg_bar_chart {
 	const char *title;
 	const char *x_label;	/* with the unit */
 	bool log_x;
+	/*
+	 * The value bars grow from, drawn as a line: 1 for ratios, so that a
+	 * bar right of it is a gain and one left of it a loss. 0: from 0, or
+	 * from a log axis' start.
+	 */
+	double origin;
 	size_t nr_bars;
 	const struct svg_bar *bars;
 	/*

@@ -317,6 +317,46 @@ static void gup_defaults_are_pin_fasts(void **unused)
 	assert_true(private_claim);
 }
 
+/* Locked RMWs of one operation, on shared lines and on the thread's own. */
+static double locked_per_op(const struct kernel_family *f, const char *variant)
+{
+	struct kernel_config cfg;
+	struct access_profile p = { 0 };
+	double locked;
+
+	configure(f, &cfg, variant, 2, NULL);
+	f->access(&cfg, &p);
+	locked = p.private_locked;
+	for (unsigned int i = 0; i < p.nr_lines; i++)
+		locked += p.lines[i].locked + p.lines[i].cas;
+	return locked;
+}
+
+/*
+ * A family's before and after variants differ in the fix only: both use
+ * locked instructions, or neither does, by their access profiles (the
+ * model's reading of each variant's code). A pair that also drops the lock
+ * prefix shows a gain where nothing is shared (counter's shared_atomic
+ * against plain per-CPU slots gained 2x at 1 thread).
+ */
+static void before_and_after_are_both_locked_or_both_plain(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+		double before, after;
+
+		if (!f->before_variant || !f->access)
+			continue;
+		before = locked_per_op(f, f->before_variant);
+		after = locked_per_op(f, f->after_variant);
+		if ((before > 0) != (after > 0))
+			fail_msg("%s: before %s makes %g locked RMWs per op, after %s %g: the pair "
+				 "also changes the lock prefix", f->name, f->before_variant, before,
+				 f->after_variant, after);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +370,7 @@ int main(void)
 		cmocka_unit_test(counter_reads_verify),
 		cmocka_unit_test(false_sharing_locked_update_verifies),
 		cmocka_unit_test(gup_defaults_are_pin_fasts),
+		cmocka_unit_test(before_and_after_are_both_locked_or_both_plain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

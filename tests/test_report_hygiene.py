@@ -10,6 +10,10 @@ From tests/data/results-fixed.json and copies of it changed in one way:
   thread count; no two plots share a title;
 - has_pinned's sweep plot has pin_work on its x-axis, ticks 0 and 1, and its
   points are the medians of the "Other settings" row and the default table;
+  swept over 0, 1 and 16, its ticks sit at log10(1 + value), one point per
+  value measured and no line between them;
+- the summary figure's ratio bars grow from 1: right for a gain, left for a
+  loss (the fix made 3 times slower at 1 thread);
 - a counter that is zero on every row has no column, one that is not has;
 - a calm run has no warning; a noisy copy and a busy copy have one at the
   top, with the counts, and say what to do;
@@ -27,6 +31,7 @@ From tests/data/results-fixed.json and copies of it changed in one way:
 """
 import copy
 import json
+import math
 import os
 import re
 import shutil
@@ -135,6 +140,58 @@ if not row or row.group(1).strip() != "8.75" or not default:
     problem("the Other settings row of pin_work=0 at 4 threads is not store_always 8.75: %s" %
             (row.group(0) if row else None))
 
+# ---- a sweep on the parameter's own scale; ratio bars from 1 ----
+def x_ticks(root):
+    """{label: x} of the x-axis tick labels: the row of centred text above the axis label."""
+    texts = [t for t in root.iter(SVG + "text") if t.get("text-anchor") == "middle"]
+    label = max(float(t.get("y")) for t in texts)
+    base = max(float(t.get("y")) for t in texts if float(t.get("y")) < label)
+    return {t.text: float(t.get("x")) for t in texts if float(t.get("y")) == base}
+
+
+doc = copy.deepcopy(fixed)
+doc["benchmarks"] += [r for r in copy.deepcopy(rows_of(doc, "has_pinned/"))
+                      if r["bouncelab"]["params"]["pin_work"] == 1]
+for r in doc["benchmarks"][len(fixed["benchmarks"]):]:
+    r["bouncelab"]["params"]["pin_work"] = 16
+out, _ = report("sweep16", [doc])
+sweep = ET.parse(os.path.join(out, "plots", "has_pinned-sweep-pin_work.svg")).getroot()
+ticks = x_ticks(sweep)
+if not {"0", "1", "16"} <= set(ticks):
+    problem("the pin_work=0,1,16 sweep's ticks are %s" % sorted(ticks))
+else:
+    # 0 and 16 span decades: a symlog axis, x proportional to log10(1 + value)
+    spread = (ticks["16"] - ticks["0"]) / (ticks["1"] - ticks["0"])
+    if abs(spread / (math.log10(17) / math.log10(2)) - 1) > 0.02:
+        problem("pin_work 0, 1, 16 at x %s: not placed by value (log of 1 + value)" % ticks)
+    at = [float(c.get("cx")) for c in sweep.iter(SVG + "circle")]
+    if sorted(x for x in at if x in ticks.values()) != sorted(ticks.values()):
+        problem("the sweep's points are not one per measured value, at its tick: %s" % at)
+if list(sweep.iter(SVG + "polyline")):
+    problem("the sweep plot draws lines between the values measured")
+
+doc = copy.deepcopy(fixed)
+for r in rows_of(doc, "has_pinned/read_then_set/"):
+    if r["threads"] == 1 and r["bouncelab"]["params"]["pin_work"] == 1:
+        for key in ("ns_per_op", "wall_ns", "real_time"):
+            r[key] *= 3
+out, _ = report("loss", [doc])
+gains = ET.parse(os.path.join(out, "plots", "summary-gains.svg")).getroot()
+one = x_ticks(gains).get("1")
+bars = [r for r in gains.iter(SVG + "rect") if r.get("class", "").startswith("f")]
+labels = [t.text for t in gains.iter(SVG + "text") if t.get("text-anchor") == "end"]
+if one is None or len(bars) != len(labels):
+    problem("the summary figure has no tick at 1, or bars and labels do not pair: %d, %d" %
+            (len(bars), len(labels)))
+else:
+    for bar, label in zip(bars, labels):
+        left, right = float(bar.get("x")), float(bar.get("x")) + float(bar.get("width"))
+        loss = label == "has_pinned, 1 thread"
+        if abs((right if loss else left) - one) > 0.15 or (loss and left >= one - 1):
+            problem("summary bar %r spans x %.1f-%.1f: a %s must grow %s from 1 at x %.1f" %
+                    (label, left, right, "loss" if loss else "gain",
+                     "left" if loss else "right", one))
+
 # ---- a counter all zero, and one that is not ----
 doc = copy.deepcopy(fixed)
 for r in rows_of(doc, "counter/"):
@@ -163,6 +220,14 @@ doc["context"]["load_avg"] = [6.0, 3.0, 1.0]
 _, text = report("busy", [doc])
 if "busy when the run started: load average 6 on 4 CPUs" not in text:
     problem("a load average of 6 on 4 CPUs is not called busy")
+# the same load 3 s after the build scripts/lab run did: the build, not other work
+doc["context"]["build_ended_s_before"] = 3
+_, text = report("built", [doc])
+top = text.split("## Summary")[0]
+if "Your build just ran" not in top or "finished 3 s before it" not in top:
+    problem("a busy start 3 s after a build does not say that the build just ran")
+if "Other work" in top or "was busy when the run started" in top:
+    problem("a busy start 3 s after a build blames other work")
 
 # ---- more threads than CPUs ----
 doc = copy.deepcopy(fixed)

@@ -90,7 +90,7 @@ static unsigned int quick_values(const struct kernel_family *family, int p, long
 		unsigned int i;
 		long v;
 
-		if (!kernel_setting_value(family, family->claims[k].setting, p, &v))
+		if (kernel_setting_value(family, family->claims[k].setting, p, &v) <= 0)
 			continue;
 		for (i = 0; i < n && values[i] != v; i++)
 			;

@@ -128,8 +128,7 @@ int kernel_setting_value(const struct kernel_family *family, const char *setting
 		if (len > name_len && !strncmp(s, param->name, name_len) && s[name_len] == '=') {
 			snprintf(item, sizeof(item), "%.*s", (int)(len - name_len - 1),
 				 s + name_len + 1);
-			if (!kernel_param_parse(param, item, value, err, sizeof(err)))
-				return 1;
+			return kernel_param_parse(param, item, value, err, sizeof(err)) ? -1 : 1;
 		}
 		s += len;
 		if (*s == ',')

@@ -318,10 +318,10 @@ int kernel_param_parse(const struct kernel_param *param, const char *text,
 		       long *value, char *err, size_t errlen);
 
 /*
- * The value a claim's setting ("update=locked,pin_work=0") gives parameter
- * p of the family: 1 with *value set when it names p, else 0 (the
- * parameter is at its default). The catalogue's tests check every setting
- * parses.
+ * The value a setting ("update=locked,pin_work=0": a claim's, a lesson's
+ * placeholder's) gives parameter p of the family: 1 with *value set when
+ * it names p, 0 when it does not (the parameter is at its default), -1
+ * when it names p with a value p does not take.
  */
 int kernel_setting_value(const struct kernel_family *family, const char *setting,
 			 int p, long *value);

@@ -439,29 +439,6 @@ const struct case_view *group_view_find(const struct analysis *a,
 	return c ? &g->cases[c - &a->cases->cases[g->group->first]] : NULL;
 }
 
-/*
- * The value setting gives param ("name=value" among its items), else the
- * default. Returns false for a value the parameter does not take.
- */
-static bool setting_value(const struct kernel_param *param, const char *setting, long *v)
-{
-	size_t name_len = strlen(param->name);
-	char err[128], item[64];
-
-	*v = param->def;
-	for (const char *s = setting ? setting : ""; *s;) {
-		size_t len = strcspn(s, ",");
-
-		if (len > name_len && !strncmp(s, param->name, name_len) && s[name_len] == '=') {
-			snprintf(item, sizeof(item), "%.*s", (int)(len - name_len - 1),
-				 s + name_len + 1);
-			return !kernel_param_parse(param, item, v, err, sizeof(err));
-		}
-		s += len + (s[len] == ',');
-	}
-	return true;
-}
-
 /* A group's value of param (choices by index): missing means the default. */
 static bool group_value(const struct kernel_param *param, json_t *params, long *v)
 {
@@ -488,9 +465,9 @@ const struct group_view *analysis_find_setting(const struct analysis *a,
 		unsigned int p;
 
 		for (p = 0; p < kf->nr_params; p++) {
-			long want, have;
+			long want = kf->params[p].def, have;
 
-			if (!setting_value(&kf->params[p], setting, &want))
+			if (kernel_setting_value(kf, setting, (int)p, &want) < 0)
 				return NULL;
 			if (!group_value(&kf->params[p], g->group->params, &have) || have != want)
 				break;

@@ -214,51 +214,6 @@ static bool is_x86(const char *arch)
 	       !strcmp(arch, "i686");
 }
 
-/* The value a setting "a=1,b=locked" gives parameter p, else its default. */
-static long setting_value(const struct kernel_family *kf, const char *setting,
-			  int p)
-{
-	long v;
-
-	return kernel_setting_value(kf, setting, p, &v) ? v : kf->params[p].def;
-}
-
-/* A group's parameter p as a number (choices by index); missing: the default. */
-static long group_value(const struct kernel_family *kf, json_t *params, int p)
-{
-	const struct kernel_param *param = &kf->params[p];
-	json_t *v = json_object_get(params, param->name);
-	char err[128];
-	long out;
-
-	if (json_is_integer(v))
-		return (long)json_integer_value(v);
-	if (json_is_string(v) && !kernel_param_parse(param, json_string_value(v), &out,
-						     err, sizeof(err)))
-		return out;
-	return v ? LONG_MIN : param->def;
-}
-
-static const struct group_view *find_setting(const struct analysis *a,
-					     const struct family_view *f,
-					     const struct kernel_claim *c)
-{
-	const struct kernel_family *kf = f->kf;
-
-	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
-		const struct group_view *g = &a->groups[k];
-		unsigned int p;
-
-		for (p = 0; p < kf->nr_params; p++)
-			if (group_value(kf, g->group->params, (int)p) !=
-			    setting_value(kf, c->setting, (int)p))
-				break;
-		if (p == kf->nr_params)
-			return g;
-	}
-	return NULL;
-}
-
 /* The metric's repetitions in a case (NULL metric: ns per op), or NULL. */
 static const double *metric_values(const struct result_case *c, const char *metric,
 				   size_t *n)
@@ -563,7 +518,7 @@ void claim_check(const struct results *set, const struct analysis *a,
 			     arch);
 		return;
 	}
-	g = find_setting(a, f, c);
+	g = analysis_find_setting(a, f, c->setting);
 	if (!g) {
 		char hint[160] = "";
 		size_t used = 0;

@@ -475,22 +475,6 @@ static void compare_cases(const struct analysis *a, const struct family_view *f,
  */
 #define CLAIM_MAX_LOAD_PER_CPU 2.0
 
-/* The load average per CPU when the run started, or NaN. */
-static double load_per_cpu(const struct results *set, unsigned int file)
-{
-	json_t *ctx = set->files[file].context;
-	json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
-	json_t *cpus = json_object_get(json_object_get(ctx, "topology"), "nr_allowed_cpus");
-
-	/* the CPUs the run could use, as the run-level warning counts them */
-	if (!json_is_integer(cpus))
-		cpus = json_object_get(ctx, "num_cpus");
-
-	if (!json_is_number(load) || !json_is_integer(cpus) || json_integer_value(cpus) < 1)
-		return NAN;
-	return json_number_value(load) / (double)json_integer_value(cpus);
-}
-
 void claim_check(const struct results *set, const struct analysis *a,
 		 const struct family_view *f, const struct kernel_claim *c,
 		 struct claim_result *r)
@@ -557,13 +541,14 @@ void claim_check(const struct results *set, const struct analysis *a,
 		return;
 	}
 	compare_cases(a, f, va->c, cb, r);
-	load = load_per_cpu(set, f->file);
+	load = results_other_load_per_cpu(&set->files[f->file]);
 	if (r->mark != CLAIM_NOT_TESTABLE && load > CLAIM_MAX_LOAD_PER_CPU) {
 		char numbers[512];
 
 		claim_numbers(numbers, sizeof(numbers), r);
 		r->nr_modes = 0;
-		not_testable(r, "busy machine (load average %.1f per CPU at the start): threads took "
+		not_testable(r, "busy machine (other work: a load average of %.1f per CPU at the start, "
+			     "our own build's share taken off): threads took "
 			     "turns with other work; rerun on an idle machine. Measured anyway: %s",
 			     load, numbers);
 	}

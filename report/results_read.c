@@ -945,6 +945,30 @@ void results_free(struct results *set)
 	memset(set, 0, sizeof(*set));
 }
 
+long results_allowed_cpus(const struct result_file *file)
+{
+	json_t *n = json_object_get(json_object_get(file->context, "topology"), "nr_allowed_cpus");
+
+	if (!json_is_integer(n))
+		n = json_object_get(file->context, "num_cpus");
+	return json_is_integer(n) && json_integer_value(n) > 0 ? (long)json_integer_value(n) : 0;
+}
+
+double results_other_load_per_cpu(const struct result_file *file)
+{
+	json_t *load = json_array_get(json_object_get(file->context, "load_avg"), 0);
+	json_t *build = json_object_get(file->context, "build_ended_s_before");
+	long cpus = results_allowed_cpus(file);
+	double other;
+
+	if (!json_is_number(load) || cpus < 1)
+		return NAN;
+	other = json_number_value(load);
+	if (json_is_integer(build) && json_integer_value(build) >= 0)
+		other -= (double)cpus * exp(-(double)json_integer_value(build) / 60);
+	return (other > 0 ? other : 0) / (double)cpus;
+}
+
 const char *results_context_string(const struct result_file *file,
 				   const char *key)
 {

@@ -133,6 +133,18 @@ int results_read(struct results *set, const char *path, char *err,
 		 size_t errlen);
 void results_free(struct results *set);
 
+/* The CPUs the run could use (topology's allowed CPUs, else num_cpus), or 0. */
+long results_allowed_cpus(const struct result_file *file);
+
+/*
+ * The 1-minute load average per allowed CPU when the run started, less
+ * what a build that ended build_ended_s_before seconds earlier (scripts/lab
+ * run builds first) still holds of it: a task that stopped t s ago weighs
+ * e^(-t/60) in the average, and the build kept at most every allowed CPU
+ * busy. So our own build is not read as other work. NaN when unrecorded.
+ */
+double results_other_load_per_cpu(const struct result_file *file);
+
 /* A context string, or NULL when absent. */
 const char *results_context_string(const struct result_file *file,
 				   const char *key);

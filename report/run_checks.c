@@ -8,12 +8,7 @@
 
 static long allowed_cpus(const struct results *set, unsigned int file)
 {
-	json_t *ctx = set->files[file].context;
-	json_t *n = json_object_get(json_object_get(ctx, "topology"), "nr_allowed_cpus");
-
-	if (!json_is_integer(n))
-		n = json_object_get(ctx, "num_cpus");
-	return json_is_integer(n) ? (long)json_integer_value(n) : 0;
+	return results_allowed_cpus(&set->files[file]);
 }
 
 bool case_shares_cpus(const struct results *set, const struct result_case *c)

@@ -241,7 +241,7 @@ static void test_not_testable(void **state)
 	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(10.0));
 	r = check(fx, c);
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
-	assert_non_null(strstr(r.why, "busy machine (load average 5.0 per CPU"));
+	assert_non_null(strstr(r.why, "busy machine (other work: a load average of 5.0 per CPU"));
 	assert_non_null(strstr(r.why, "4.34x"));	/* the numbers, measured anyway */
 	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(0.5));
 	/* a counter the run did not record */
@@ -384,6 +384,32 @@ static void test_catalogue_claims(void **state)
 			assert_non_null(kf->exercise_reading);
 		}
 	}
+}
+
+/*
+ * The load of other work: a build that ended t s before the run weighs at
+ * most cpus * e^(-t/60) in the 1-minute average. 2.44 on 2 CPUs a second
+ * after a build is (2.44 - 2 e^(-1/60)) / 2 = 0.2365 per CPU; without a
+ * build, or ten minutes after one, 1.22.
+ */
+static void test_load_of_other_work(void **state)
+{
+	struct result_file file = { 0 };
+
+	(void)state;
+	file.context = json_pack("{s:[f,f,f],s:{s:i},s:i}", "load_avg", 2.44, 1.0, 0.5,
+				 "topology", "nr_allowed_cpus", 2, "build_ended_s_before", 1);
+	assert_float_equal(results_other_load_per_cpu(&file), (2.44 - 2 * exp(-1.0 / 60)) / 2, 1e-12);
+	json_object_set_new(file.context, "build_ended_s_before", json_integer(600));
+	assert_float_equal(results_other_load_per_cpu(&file), (2.44 - 2 * exp(-10.0)) / 2, 1e-12);
+	json_object_del(file.context, "build_ended_s_before");
+	assert_float_equal(results_other_load_per_cpu(&file), 1.22, 1e-12);
+	/* the CPUs the run was allowed, not the machine's */
+	json_object_set_new(file.context, "num_cpus", json_integer(64));
+	assert_float_equal(results_other_load_per_cpu(&file), 1.22, 1e-12);
+	json_object_del(file.context, "topology");
+	assert_float_equal(results_other_load_per_cpu(&file), 2.44 / 64, 1e-12);
+	json_decref(file.context);
 }
 
 /* A real run read and analysed, for the tests below. */
@@ -539,6 +565,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_verdict_rule),
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_catalogue_claims),
+		cmocka_unit_test(test_load_of_other_work),
 		cmocka_unit_test(test_host_modes_of_a_real_run),
 		cmocka_unit_test(test_claim_against_the_transfer),
 		cmocka_unit_test(test_too_few_repetitions),

@@ -185,6 +185,9 @@ struct network {
  * measured this: one transfer per handoff predicted 0.50-0.67 of the
  * 2-thread ns/op from pin_work 1 up, two predict 0.88-1.12
  * (test_against_measurements in tests/test_model.c, model_doc.md).
+ * Where a run measures the tenure shorter, s transfers (the Zen 3 guest:
+ * s = 0.39 for locked ops, 0.033 for plain stores), the handoff keeps the
+ * line (1 + s) transfers and serves s times the visits and run-on.
  */
 static double centre_visits(const struct centre *c, double z)
 {

@@ -59,6 +59,14 @@ struct machine_profile {
 	 * their line is away; 0: none (not x86, or unknown)
 	 */
 	unsigned int store_buffer;
+	/*
+	 * The share of its tenure an owner's visits get before the next
+	 * request takes the line, measured on a run (model_doc.md, "The
+	 * tenure's share"): [0] for operations whose plain stores nothing
+	 * drains (the store buffer's run-on too), [1] for those with a locked
+	 * op, a cmpxchg or a fence. <= 0: not measured, all of it.
+	 */
+	double tenure_share[2];
 	double one_way_ns[NR_DISTANCE_CLASSES];	/* <= 0: not given */
 	/*
 	 * A cold miss: a load of a line the other CPU modified last, which

@@ -154,6 +154,7 @@ struct centre {
 	double sharers;
 	bool cas;		/* cmpxchg: failed attempts visit again */
 	double buffered;	/* operations run on while the line is away */
+	double share;		/* of the tenure and the run-on the owner gets */
 	double retries;		/* per success, now */
 	double handoff;		/* the mean one-way transfer of a handoff, now */
 	double lo, hi;		/* where the handoff's fixed point lies */
@@ -184,15 +185,20 @@ struct network {
  * measured this: one transfer per handoff predicted 0.50-0.67 of the
  * 2-thread ns/op from pin_work 1 up, two predict 0.88-1.12
  * (test_against_measurements in tests/test_model.c, model_doc.md).
+ * Where a run measures the tenure shorter, s transfers (the Zen 3 guest:
+ * s = 0.39 for locked ops, 0.033 for plain stores), the handoff keeps the
+ * line (1 + s) transfers and serves s times the visits and run-on.
  */
 static double centre_visits(const struct centre *c, double z)
 {
-	return c->rate / (1 + (z > 0 ? c->handoff * c->rate / z : 0) + c->buffered * c->rate);
+	double more = (z > 0 ? c->handoff * c->rate / z : 0) + c->buffered * c->rate;
+
+	return c->rate / (1 + c->share * more);
 }
 
 static double centre_demand(const struct centre *c, double z)
 {
-	return centre_visits(c, z) * 2 * c->handoff * (1 + c->retries);
+	return centre_visits(c, z) * (1 + c->share) * c->handoff * (1 + c->retries);
 }
 
 /*
@@ -217,13 +223,32 @@ static double domain_first_handoff(const struct centre *c, double waiting)
 	return fmin(c->at.all, c->at.cross / (1 + m));
 }
 
+/*
+ * The share of its tenure an owner's visits to a line get, as the run
+ * measured it (model_doc.md, "The tenure's share"): plain stores nothing
+ * drains, or locked ops and cmpxchg on the line; all of it otherwise, or
+ * where the run measured none.
+ */
+static double tenure_share(const struct machine_profile *m, const struct line_access *a,
+			   bool drained)
+{
+	double s = 0;
+
+	if (!drained)
+		s = m->tenure_share[0];
+	else if (a->locked + a->cas > 0)
+		s = m->tenure_share[1];
+	return s > 0 ? fmin(1, s) : 1;
+}
+
 /* One line of the profile: a centre, latency, or nothing. */
 static int add_line(struct network *net, const struct line_access *a,
 		    const struct machine_profile *m, const struct spread *at,
-		    unsigned int n, bool hides)
+		    unsigned int n, bool drained)
 {
 	unsigned int k = a->shared_by == LINE_SHARED_BY_ALL ? n :
 			 (a->group_size < n ? a->group_size : n);
+	bool hides = m->store_buffer && !drained;	/* plain stores wait in the buffer */
 	struct centre *c;
 	double must;
 
@@ -244,6 +269,7 @@ static int add_line(struct network *net, const struct line_access *a,
 		.handoff = at->all,
 		/* plain stores nothing drains: a buffer's worth waits for the line */
 		.buffered = hides && a->stores > 0 ? m->store_buffer / a->stores : 0,
+		.share = tenure_share(m, a, drained),
 	};
 	net->copies[net->nr] = c->copies;
 	net->demand[net->nr] = centre_demand(c, net->z);
@@ -403,7 +429,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		if (a->shared_by == LINE_SHARED_BY_GROUP && a->group_size < n &&
 		    spread_of(m, &pl, policy, a->group_size, false, &at, err, errlen))
 			return -1;
-		if (add_line(&net, a, m, &at, n, m->store_buffer && !drains_store_buffer(&p))) {
+		if (add_line(&net, a, m, &at, n, drains_store_buffer(&p))) {
 			snprintf(err, errlen, "family '%s': more than %d contended lines",
 				 f->name, MVA_MAX_CENTRES);
 			return -1;

@@ -406,6 +406,101 @@ static void test_against_measurements(void **state)
 }
 
 /*
+ * The tenure's share, by hand: with share s the new owner keeps the line
+ * s transfers after the one that brought it, and serves 1 + s L v / Z
+ * visits (plain stores nothing drains: 1 + s (L v / Z + entries v)) in
+ * that time: D = (1 + s) L v / (1 + s ...). Two threads on one line,
+ * think time Z: R(2) = D (1 + D / (Z + D)). A share of 1 is the whole
+ * tenure (no change), and a share is taken per kind of access: the
+ * locked one leaves a plain-store case alone.
+ */
+static double two_on_one_line(double z, double d)
+{
+	return z + d * (1 + d / (z + d));
+}
+
+static void test_tenure_share(void **state)
+{
+	static const char guest[] = "{\"name\": \"guest\", \"topology\": \"pack:1 core:2 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2.45, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 43.2, \"source\": \"s\"}}}";
+	const char *names[1] = { "update" };
+	const long plain = 0;
+	const double l = 43.2, z = 3.09, zp = 0.694, s = 0.39, sp = 0.033;
+	struct machine_profile m;
+	struct model_prediction p;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(profile_from_text(guest, &m, err, sizeof(err)), 0);
+	m.tenure_share[1] = 1;
+	assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL, 2, z, 0,
+					    &p, err, sizeof(err)), 0);
+	assert_float_equal(p.ns_per_op, two_on_one_line(z, 2 * l / (1 + l / z)), 1e-9);
+	m.tenure_share[1] = s;
+	assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL, 2, z, 0,
+					    &p, err, sizeof(err)), 0);
+	assert_float_equal(p.ns_per_op, two_on_one_line(z, (1 + s) * l / (1 + s * l / z)), 1e-9);
+	/* the locked share leaves plain stores whole; their own share scales the run-on too */
+	assert_int_equal(model_predict_case(&m, "false_sharing", "same_line", 1, names, &plain, 2,
+					    zp, 0, &p, err, sizeof(err)), 0);
+	assert_float_equal(p.ns_per_op, two_on_one_line(zp, 2 * l / (1 + l / zp + 64)), 1e-9);
+	m.tenure_share[0] = sp;
+	assert_int_equal(model_predict_case(&m, "false_sharing", "same_line", 1, names, &plain, 2,
+					    zp, 0, &p, err, sizeof(err)), 0);
+	assert_float_equal(p.ns_per_op,
+			   two_on_one_line(zp, (1 + sp) * l / (1 + sp * (l / zp + 64))), 1e-9);
+	machine_profile_close(&m);
+}
+
+/*
+ * Against measurements on the Zen 3 guest (AMD EPYC, family 19h model 1,
+ * 2 vCPUs), tests/data/runs/epyc-zen3-2026-12-01/default.json, medians of
+ * 9 rounds: one-way 43.2 ns (the pingpong's median), and the tenure's
+ * shares its report measured on false_sharing's same_line, 0.39 locked
+ * (19.7 ns/op at 2 threads, 3.15 alone) and 0.033 plain (17.2, 0.694).
+ * The cases below are held out: none of them informed a share. Each
+ * within a third of the measured; before the shares (the whole tenure,
+ * two transfers a handoff) they came to 0.39-0.64.
+ */
+static void test_against_zen3(void **state)
+{
+	static const struct {
+		const char *family, *variant;
+		double one, two;
+	} runs[] = {
+		{ "counter", "shared_atomic", 3.09, 19.7 },
+		{ "last_nidpid", "xchg", 3.04, 20.3 },
+		{ "has_pinned", "store_always", 4.78, 21.8 },
+		{ "counter", "percpu_packed_locked", 2.98, 22.1 },
+	};
+	static const char guest[] = "{\"name\": \"zen3\", \"topology\": \"pack:1 core:2 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2.45, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 43.2, \"source\": \"s\"}}}";
+	struct machine_profile m;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(profile_from_text(guest, &m, err, sizeof(err)), 0);
+	m.tenure_share[0] = 0.033;
+	m.tenure_share[1] = 0.39;
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct model_prediction p;
+		double ratio;
+
+		assert_int_equal(model_predict_case(&m, runs[i].family, runs[i].variant, 0, NULL, NULL,
+						    2, runs[i].one, 0, &p, err, sizeof(err)), 0);
+		ratio = p.ns_per_op / runs[i].two;
+		if (ratio < 0.75 || ratio > 1.33)
+			fail_msg("%s/%s: predicted %.1f ns/op, measured %.1f (%.2fx)", runs[i].family,
+				 runs[i].variant, p.ns_per_op, runs[i].two, ratio);
+	}
+	machine_profile_close(&m);
+}
+
+/*
  * A cold line (has_pinned's fresh mm, already_set=0: every call pins an
  * mm the other CPU retired last, nobody fights over it) costs one cold
  * miss as latency: Z + 1 x cold miss at two threads, none at one. Without
@@ -687,6 +782,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_domain_first_false_sharing),
 		cmocka_unit_test(test_settles_near_saturation),
 		cmocka_unit_test(test_against_measurements),
+		cmocka_unit_test(test_tenure_share),
+		cmocka_unit_test(test_against_zen3),
 		cmocka_unit_test(test_cold_miss),
 		cmocka_unit_test(test_thp_heads),
 	};

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The model's 2-thread check on every machine of the corpus of real runs.
+
+For each folder of tests/data/runs/ (found by listing it), `bouncelab report`
+reads default.json and sweep.json together (or whichever of them, or the
+folder's files, exist) and writes prediction.md; its check line gives the
+median |predicted / measured - 1| and how many cases are within 2x. The
+numbers are the report's own (build_validation() in report/prediction.c
+computes them), read here as a reader reads them. Fails when a machine's
+median error exceeds 25% or fewer than 80% of its cases are within 2x.
+
+usage: test_model_corpus.py BOUNCELAB TESTS_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MAX_MEDIAN = 25
+MIN_WITHIN = 0.80
+CHECK = re.compile(r"median \|predicted / measured − 1\| = \*\*(\d+)%\*\* over (\d+) "
+                   r"two-thread cases, (\d+) of them within 2x")
+
+
+def files_of(folder):
+    pair = [os.path.join(folder, f) for f in ("default.json", "sweep.json")
+            if os.path.exists(os.path.join(folder, f))]
+    if pair:
+        return pair
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".json"))
+
+
+def check(bouncelab, folder, out):
+    files = files_of(folder)
+    subprocess.run([bouncelab, "report", *files, "-o", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "prediction.md"), encoding="utf-8") as f:
+        m = CHECK.search(f.read())
+    if not m:
+        return "no 2-thread check in prediction.md"
+    median, cases, within = (int(g) for g in m.groups())
+    print(f"{os.path.basename(folder)}: median error {median}% over {cases} cases, "
+          f"{within} within 2x ({100 * within / cases:.0f}%), from "
+          f"{', '.join(os.path.basename(p) for p in files)}")
+    if median > MAX_MEDIAN:
+        return f"median error {median}%, expected at most {MAX_MEDIAN}%"
+    if within < MIN_WITHIN * cases:
+        return f"{within} of {cases} within 2x, expected at least {MIN_WITHIN:.0%}"
+    return None
+
+
+def main():
+    bouncelab, tests = sys.argv[1], sys.argv[2]
+    runs = os.path.join(tests, "data", "runs")
+    folders = sorted(os.path.join(runs, d) for d in os.listdir(runs)
+                     if os.path.isdir(os.path.join(runs, d)))
+    if not folders:
+        print(f"{runs}: no machine folder, expected at least one")
+        return 1
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, folder in enumerate(folders):
+            why = check(bouncelab, folder, os.path.join(tmp, str(i)))
+            if why:
+                print(f"FAIL {os.path.basename(folder)}: {why}")
+                failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,6 +14,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "console.h"
 #include "counters.h"
 #include "gbench.h"
 #include "interrupt.h"
@@ -57,6 +58,8 @@ struct run_progress {
 	/* per-thread iterations of each case's first good run; 0: none yet */
 	uint64_t *iterations;
 	bool tty;			/* stderr is a terminal */
+	bool console;			/* --console: the table on stdout */
+	struct console table;
 };
 
 static void run_usage(FILE *out)
@@ -78,7 +81,8 @@ static void run_usage(FILE *out)
 		"                          'bouncelab list --events' shows what works here\n"
 		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
-		"  --console               also print Google Benchmark's console table\n"
+		"  --console               also print each repetition's row on stdout (ns/op as in the JSON;\n"
+		"                          colour on a terminal unless NO_COLOR is set)\n"
 		"  --force                 replace the results file if it exists (only with a\n"
 		"                          complete run: an interrupted one goes beside it)\n"
 		"  --resume FILE|DIR       recover the repetitions a stopped run left in its\n"
@@ -270,6 +274,20 @@ static double seconds_since(const struct timespec *start)
 }
 
 /*
+ * A --console row. On one terminal with the status line, that line is
+ * cleared first (the next repetition's progress draws it again), so the
+ * row does not start in the middle of it.
+ */
+static void show_row(struct run_progress *pr, const json_t *row)
+{
+	if (pr->tty && pr->table.tty && !pr->quiet) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	console_row(&pr->table, row);
+}
+
+/*
  * A finished run is one repetition: it becomes a row at once, so that an
  * interrupt loses nothing finished and progress is real. Google
  * Benchmark runs each round as one repetition of each case; the row says
@@ -310,6 +328,8 @@ static void on_run(const struct gbench_run *run, void *arg)
 		char err[600];
 		int failed = journal_append(&pr->journal, obj, err, sizeof(err));
 
+		if (!failed && pr->console)
+			show_row(pr, obj);
 		json_decref(obj);
 		if (failed) {
 			runtime_error("stopping the run after %u repetitions: %s", pr->done, err);
@@ -724,6 +744,8 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	add_cold_miss(context, suite);
 	add_build_ended(context);
 	pr.tty = isatty(STDERR_FILENO);
+	pr.console = opts->console;
+	console_init(&pr.table, stdout, suite);
 	if (journal_create(&pr.journal, claim->path, context, pr.total, err, sizeof(err)))
 		ret = runtime_error("%s", err);
 	else if (watchdog_start(watchdog, err, sizeof(err)))

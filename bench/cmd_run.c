@@ -711,19 +711,56 @@ static json_t *new_run_id(void)
 	return json_string(id);
 }
 
+/*
+ * Google Benchmark takes each flag's default from the environment
+ * (BENCHMARK_FILTER, BENCHMARK_OUT, ...) when the program loads: a
+ * BENCHMARK_FILTER meant for another program would empty the run, a
+ * BENCHMARK_OUT write a stray file. bouncelab run's own options choose the
+ * run, so initialisation sets every such flag that changes a run, and any
+ * BENCHMARK_ variable found is named on one line.
+ */
+static void note_benchmark_environment(void)
+{
+	extern char **environ;
+	char names[512] = "";
+	size_t len = 0;
+
+	for (char **e = environ; *e; e++) {
+		size_t n = strcspn(*e, "=");
+
+		if (strncmp(*e, "BENCHMARK_", strlen("BENCHMARK_")) || len + n + 3 >= sizeof(names))
+			continue;
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%.*s",
+					len ? ", " : "", (int)n, *e);
+	}
+	if (len)
+		fprintf(stderr, "bouncelab: ignoring %s in the environment: run's own options "
+			"(--filter, --out, ...) choose what runs and where it goes\n", names);
+}
+
 static int run_suite(struct suite *suite, const struct suite_options *opts,
 		     const struct output_claim *claim, double watchdog)
 {
 	char time_flag[64], err[1024];
 	char arg0[] = "bouncelab", one_repetition[] = "--benchmark_repetitions=1";
 	char interleave[] = "--benchmark_enable_random_interleaving=true";
-	char *gb_argv[] = { arg0, one_repetition, time_flag, interleave, NULL };
+	char all[] = "--benchmark_filter=.", no_out[] = "--benchmark_out=";
+	char out_format[] = "--benchmark_out_format=json";
+	char no_list[] = "--benchmark_list_tests=false";
+	char every_run[] = "--benchmark_report_aggregates_only=false";
+	char display_runs[] = "--benchmark_display_aggregates_only=false";
+	char no_warmup[] = "--benchmark_min_warmup_time=0", unit[] = "--benchmark_time_unit=ns";
+	char no_perf[] = "--benchmark_perf_counters=", no_context[] = "--benchmark_context=";
+	char *gb_argv[] = { arg0, one_repetition, time_flag, interleave, all, no_out, out_format,
+			    no_list, every_run, display_runs, no_warmup, unit, no_perf,
+			    no_context, NULL };
 	struct run_progress pr = { .suite = suite };
 	json_t *context;
 	int ret = 0;
 
 	snprintf(time_flag, sizeof(time_flag), "--benchmark_min_time=%g", opts->min_time);
-	gbench_initialize(4, gb_argv);
+	note_benchmark_environment();
+	gbench_initialize((int)(sizeof(gb_argv) / sizeof(gb_argv[0])) - 1, gb_argv);
 	pr.per_case = (unsigned int)opts->repetitions;
 	pr.nr_rounds = (unsigned int)opts->repetitions;
 	pr.samples = calloc((size_t)suite->nr_cases * pr.per_case, sizeof(double));

@@ -85,9 +85,10 @@ void console_row(struct console *con, const json_t *row)
 		fflush(con->out);
 		return;
 	}
-	fprintf(con->out, " %s%10.2f ns%s %s%12lld%s", colour(con, YELLOW),
-		json_number_value(json_object_get(row, "real_time")), colour(con, RESET),
-		colour(con, CYAN), (long long)json_integer_value(json_object_get(row, "iterations")),
+	fprintf(con->out, " %s%10.2f ns%s", colour(con, YELLOW),
+		json_number_value(json_object_get(row, "real_time")), colour(con, RESET));
+	fprintf(con->out, " %s%12lld%s", colour(con, CYAN),
+		(long long)json_integer_value(json_object_get(row, "iterations")),
 		colour(con, RESET));
 	json_object_foreach((json_t *)row, key, value)
 		if (is_counter(key))

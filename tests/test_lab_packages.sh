@@ -42,8 +42,14 @@ for p in $run $test; do
 	grep -qw -- "$p" "$source_dir/README.md" || fail "the README does not name the package $p"
 done
 
-# The install, with stand-ins: nothing is installed but gcc.
-mkdir -p "$tmp/bin"
+# The install, with stand-ins under $tmp: nothing is installed but gcc,
+# and ssh starts at boot already. Installing munge or slurm-wlm enables
+# services, as Debian's maintainer scripts do.
+[ -n "$tmp" ] && [ -d "$tmp" ] || exit 1
+wants=$tmp/etc/systemd/system/multi-user.target.wants
+mkdir -p "$tmp/bin" "$wants" "$tmp/etc/rc2.d"
+ln -s /lib/systemd/system/ssh.service "$wants/ssh.service"
+ln -s ../init.d/ssh "$tmp/etc/rc2.d/S01ssh"
 echo gcc >"$tmp/installed"
 cat >"$tmp/bin/dpkg-query" <<'EOF'
 #!/bin/sh
@@ -58,29 +64,39 @@ cat >"$tmp/bin/apt-get" <<'EOF'
 shift 3
 echo "install $*" >>"$TMPDIR_LAB/log"
 for p; do echo "$p"; done >>"$TMPDIR_LAB/installed"
-case " $* " in *" slurm-wlm "*) printf 'slurmd\nslurmctld\n' >>"$TMPDIR_LAB/installed" ;; esac
+wants=$TMPDIR_LAB/etc/systemd/system/multi-user.target.wants
+services=
+case " $* " in *" munge "*) services=munge ;; esac
+case " $* " in *" slurm-wlm "*) services="$services slurmd slurmctld" ;; esac
+for s in $services; do
+	ln -sf "/lib/systemd/system/$s.service" "$wants/$s.service"
+	ln -sf "../init.d/$s" "$TMPDIR_LAB/etc/rc2.d/S01$s"
+done
 EOF
 printf '#!/bin/sh\necho "systemctl $*" >>"$TMPDIR_LAB/log"\n' >"$tmp/bin/systemctl"
+printf '#!/bin/sh\necho "update-rc.d $*" >>"$TMPDIR_LAB/log"\n' >"$tmp/bin/update-rc.d"
 printf '#!/bin/sh\necho 0\n' >"$tmp/bin/id"
 chmod +x "$tmp/bin/"*
 install() {
 	: >"$tmp/log"
 	PATH="$tmp/bin:$PATH" TMPDIR_LAB=$tmp POLICY_RC=$tmp/policy-rc.d bash -c \
-		'. "$1"; policy_rc=$2/policy-rc.d; shift 2; install_packages "$@"' \
+		'. "$1"; policy_rc=$2/policy-rc.d; etc=$2/etc; shift 2; install_packages "$@"' \
 		_ "$lab" "$tmp" "$@" 2>/dev/null || fail "install_packages $* failed"
 }
 install $run
 grep -q '^install .*gcc' "$tmp/log" && fail "an installed package is installed again"
 grep -q '^install .*meson' "$tmp/log" || fail "scripts/lab run's packages are not installed"
-grep -q '^systemctl' "$tmp/log" && fail "a run's install disables services: $(grep systemctl "$tmp/log")"
+grep -q 'disable' "$tmp/log" && fail "a run's install disables services: $(grep disable "$tmp/log")"
 install $run $test
 grep -q '^install libcmocka-dev .*munge' "$tmp/log" ||
 	fail "scripts/lab test does not install only the test packages: $(grep install "$tmp/log")"
 grep -qx 'policy 101' "$tmp/log" || fail "services may start during the install: $(grep policy "$tmp/log")"
 [ -e "$tmp/policy-rc.d" ] && fail "the policy-rc.d of the install is left behind"
 for s in munge slurmd slurmctld; do
-	grep -qx "systemctl disable --quiet $s.service" "$tmp/log" || fail "$s is left enabled"
+	grep -qx "systemctl disable --quiet $s.service" "$tmp/log" || fail "$s.service is left enabled"
+	grep -qx "update-rc.d $s disable" "$tmp/log" || fail "$s is left in rc2.d"
 done
+grep -q 'ssh' "$tmp/log" && fail "a service the install did not enable is disabled: $(grep ssh "$tmp/log")"
 # The machine's own policy-rc.d is kept.
 grep -v -e munge -e slurm "$tmp/installed" >"$tmp/i" && mv "$tmp/i" "$tmp/installed"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/policy-rc.d"

@@ -14,6 +14,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "console.h"
 #include "counters.h"
 #include "gbench.h"
 #include "interrupt.h"
@@ -57,6 +58,8 @@ struct run_progress {
 	/* per-thread iterations of each case's first good run; 0: none yet */
 	uint64_t *iterations;
 	bool tty;			/* stderr is a terminal */
+	bool console;			/* --console: the table on stdout */
+	struct console table;
 };
 
 static void run_usage(FILE *out)
@@ -78,7 +81,8 @@ static void run_usage(FILE *out)
 		"                          'bouncelab list --events' shows what works here\n"
 		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
 		"  --out FILE              results file (default results/<time>/results.json)\n"
-		"  --console               also print Google Benchmark's console table\n"
+		"  --console               also print each repetition's row on stdout (ns/op as\n"
+		"                          in the JSON; colour on a terminal unless NO_COLOR is set)\n"
 		"  --force                 replace the results file if it exists (only with a\n"
 		"                          complete run: an interrupted one goes beside it)\n"
 		"  --resume FILE|DIR       recover the repetitions a stopped run left in its\n"
@@ -270,6 +274,20 @@ static double seconds_since(const struct timespec *start)
 }
 
 /*
+ * A --console row. On one terminal with the status line, that line is
+ * cleared first (the next repetition's progress draws it again), so the
+ * row does not start in the middle of it.
+ */
+static void show_row(struct run_progress *pr, const json_t *row)
+{
+	if (pr->tty && pr->table.tty && !pr->quiet) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	console_row(&pr->table, row);
+}
+
+/*
  * A finished run is one repetition: it becomes a row at once, so that an
  * interrupt loses nothing finished and progress is real. Google
  * Benchmark runs each round as one repetition of each case; the row says
@@ -310,6 +328,8 @@ static void on_run(const struct gbench_run *run, void *arg)
 		char err[600];
 		int failed = journal_append(&pr->journal, obj, err, sizeof(err));
 
+		if (!failed && pr->console)
+			show_row(pr, obj);
 		json_decref(obj);
 		if (failed) {
 			runtime_error("stopping the run after %u repetitions: %s", pr->done, err);
@@ -691,19 +711,56 @@ static json_t *new_run_id(void)
 	return json_string(id);
 }
 
+/*
+ * Google Benchmark takes each flag's default from the environment
+ * (BENCHMARK_FILTER, BENCHMARK_OUT, ...) when the program loads: a
+ * BENCHMARK_FILTER meant for another program would empty the run, a
+ * BENCHMARK_OUT write a stray file. bouncelab run's own options choose the
+ * run, so initialisation sets every such flag that changes a run, and any
+ * BENCHMARK_ variable found is named on one line.
+ */
+static void note_benchmark_environment(void)
+{
+	extern char **environ;
+	char names[512] = "";
+	size_t len = 0;
+
+	for (char **e = environ; *e; e++) {
+		size_t n = strcspn(*e, "=");
+
+		if (strncmp(*e, "BENCHMARK_", strlen("BENCHMARK_")) || len + n + 3 >= sizeof(names))
+			continue;
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%.*s",
+					len ? ", " : "", (int)n, *e);
+	}
+	if (len)
+		fprintf(stderr, "bouncelab: ignoring %s in the environment: run's own options "
+			"(--filter, --out, ...) choose what runs and where it goes\n", names);
+}
+
 static int run_suite(struct suite *suite, const struct suite_options *opts,
 		     const struct output_claim *claim, double watchdog)
 {
 	char time_flag[64], err[1024];
 	char arg0[] = "bouncelab", one_repetition[] = "--benchmark_repetitions=1";
 	char interleave[] = "--benchmark_enable_random_interleaving=true";
-	char *gb_argv[] = { arg0, one_repetition, time_flag, interleave, NULL };
+	char all[] = "--benchmark_filter=.", no_out[] = "--benchmark_out=";
+	char out_format[] = "--benchmark_out_format=json";
+	char no_list[] = "--benchmark_list_tests=false";
+	char every_run[] = "--benchmark_report_aggregates_only=false";
+	char display_runs[] = "--benchmark_display_aggregates_only=false";
+	char no_warmup[] = "--benchmark_min_warmup_time=0", unit[] = "--benchmark_time_unit=ns";
+	char no_perf[] = "--benchmark_perf_counters=", no_context[] = "--benchmark_context=";
+	char *gb_argv[] = { arg0, one_repetition, time_flag, interleave, all, no_out, out_format,
+			    no_list, every_run, display_runs, no_warmup, unit, no_perf,
+			    no_context, NULL };
 	struct run_progress pr = { .suite = suite };
 	json_t *context;
 	int ret = 0;
 
 	snprintf(time_flag, sizeof(time_flag), "--benchmark_min_time=%g", opts->min_time);
-	gbench_initialize(4, gb_argv);
+	note_benchmark_environment();
+	gbench_initialize((int)(sizeof(gb_argv) / sizeof(gb_argv[0])) - 1, gb_argv);
 	pr.per_case = (unsigned int)opts->repetitions;
 	pr.nr_rounds = (unsigned int)opts->repetitions;
 	pr.samples = calloc((size_t)suite->nr_cases * pr.per_case, sizeof(double));
@@ -724,6 +781,8 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	add_cold_miss(context, suite);
 	add_build_ended(context);
 	pr.tty = isatty(STDERR_FILENO);
+	pr.console = opts->console;
+	console_init(&pr.table, stdout, suite);
 	if (journal_create(&pr.journal, claim->path, context, pr.total, err, sizeof(err)))
 		ret = runtime_error("%s", err);
 	else if (watchdog_start(watchdog, err, sizeof(err)))

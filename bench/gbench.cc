@@ -9,7 +9,6 @@
 #include <cstring>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "gbench.h"
@@ -32,57 +31,33 @@ benchmark::internal::Benchmark *to_benchmark(struct gbench_benchmark *b)
 }
 
 /*
- * Forwards each run to C and, when asked, also to Google Benchmark's own
- * console reporter (its table, counters included).
+ * Forwards each run to C and, when asked, prints the machine's context
+ * (bouncelab run --console prints its own table: bench/console.c).
  */
 class CallbackReporter : public benchmark::BenchmarkReporter {
 public:
-	/* Colours only on a terminal: a constructed reporter ignores --benchmark_color. */
-	CallbackReporter(const struct gbench_run_callbacks *cb, bool console)
-		: cb_(cb), console_(console),
-		  console_reporter_(isatty(STDOUT_FILENO) ?
-				    benchmark::ConsoleReporter::OO_ColorTabular :
-				    benchmark::ConsoleReporter::OO_Tabular) {}
+	CallbackReporter(const struct gbench_run_callbacks *cb, bool context)
+		: cb_(cb), context_(context) {}
 
 	/*
 	 * The machine's context goes to stderr once per process, not once
-	 * per gbench_run_all(): bouncelab run calls it once per round. The
-	 * console reporter still reads it, for its column widths.
+	 * per gbench_run_all(): bouncelab run calls it once per round.
 	 */
 	bool ReportContext(const Context &context) override
 	{
 		static bool context_shown;
 
-		if (!console_)
-			return true;
-		if (context_shown)
-			console_reporter_.SetErrorStream(&discarded_);
-		context_shown = true;
-		return console_reporter_.ReportContext(context);
+		if (context_ && !context_shown) {
+			PrintBasicContext(&GetErrorStream(), context);
+			context_shown = true;
+		}
+		return true;
 	}
 
-	/*
-	 * Without the "iterations:N" a fixed count adds to a name: a round
-	 * that reuses the count probed before runs the same benchmark, and
-	 * the table should say so.
-	 */
 	void ReportRuns(const std::vector<Run> &runs) override
 	{
-		if (console_) {
-			std::vector<Run> shown(runs);
-
-			for (Run &run : shown)
-				run.run_name.iterations.clear();
-			console_reporter_.ReportRuns(shown);
-		}
 		for (const Run &run : runs)
 			forward(run);
-	}
-
-	void Finalize() override
-	{
-		if (console_)
-			console_reporter_.Finalize();
 	}
 
 private:
@@ -132,9 +107,7 @@ private:
 	}
 
 	const struct gbench_run_callbacks *cb_;
-	bool console_;
-	benchmark::ConsoleReporter console_reporter_;
-	std::ostringstream discarded_;
+	bool context_;
 };
 
 } // namespace
@@ -223,9 +196,9 @@ void gbench_initialize(int argc, char **argv)
 	benchmark::Initialize(&argc, argv);
 }
 
-int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool console)
+int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool context)
 {
-	CallbackReporter reporter(callbacks, console);
+	CallbackReporter reporter(callbacks, context);
 
 	return (int)benchmark::RunSpecifiedBenchmarks(&reporter);
 }

@@ -78,14 +78,13 @@ struct gbench_run_callbacks {
 void gbench_initialize(int argc, char **argv);
 /*
  * Runs every registered benchmark, reporting each run through the
- * callbacks and, with console, Google Benchmark's console table on stdout
- * (the machine's context on stderr once per process; names without the
- * "iterations:N" of a fixed count).
+ * callbacks and, with context, the machine's context on stderr (once per
+ * process).
  * Google Benchmark's own JSON file reporter is written too when
  * --benchmark_out=FILE was given to gbench_initialize(). Returns the
  * number of benchmarks run.
  */
-int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool console);
+int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool context);
 /* Forgets every registered benchmark. */
 void gbench_clear(void);
 

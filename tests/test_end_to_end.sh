@@ -59,9 +59,9 @@ order = [r["repetition_index"] for r in reps]
 assert order == sorted(order), order
 PY
 
-# --console: Google Benchmark's table for every round, the machine's
-# context once, and one name per case in every round (no "iterations:N"
-# from the count the later rounds reuse).
+# --console: a row for every round, the machine's context once, and one
+# name per case in every round (no "iterations:N" from the count the
+# later rounds reuse). tests/test_console.py checks the values.
 "$bouncelab" run --quick --filter '^has_pinned/nop$' --threads 1 --console \
 	--out "$tmp/console/results.json" >"$tmp/stdout" 2>"$tmp/stderr"
 [ "$(grep -c '^has_pinned/nop/real_time/threads:1 ' "$tmp/stdout")" -eq 6 ] ||

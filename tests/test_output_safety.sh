@@ -16,7 +16,8 @@
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
 #     or reaches report.md escaped; a UTF-8 BOM is accepted;
-#   - a run whose every repetition fails exits 1.
+#   - a run whose every repetition fails exits 1;
+#   - a write past ulimit -f fails with exit 1 and one line, leaving nothing.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
 set -u
@@ -177,6 +178,29 @@ full "lesson has_pinned" "$bouncelab" lesson has_pinned
 full "model" "$bouncelab" model
 full "topo --latency" "$bouncelab" "${latency[@]}"
 full "compare --help" "$bouncelab" compare --help
+
+# --- a file size limit (ulimit -f): SIGXFSZ is ignored, so the write that
+# crosses it fails (EFBIG) and the command's error path runs: exit 1, one
+# line, and no lock or temporary file left
+fsize() {
+	local what=$1 status
+	shift
+	(ulimit -f 4; timeout 120 "$@" >fsize.out 2>err.txt </dev/null)
+	status=$?
+	if [ "$status" = 1 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "File too large" err.txt; then
+		ok "$what under ulimit -f: exit 1, one line"
+	else
+		not_ok "$what under ulimit -f: exit $status"
+		sed 's/^/#   /' err.txt | head -3
+	fi
+}
+mkdir fsize && cd fsize || exit 1
+fsize "run" "$bouncelab" run "${quick[@]}" --repetitions 100 --out r.json
+fsize "report" "$bouncelab" report ../results.json -o rep
+fsize "list > file" sh -c '"$1" list >list.txt' sh "$bouncelab"
+left=$(find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' -o -name '*.journal' -o -name rep | head -3)
+[ -z "$left" ] && ok "nothing left behind under ulimit -f" || not_ok "left behind under ulimit -f: $left"
+cd .. || exit 1
 
 # --- the README's exit-code table holds every status a command gave here
 table=$(sed -n '/^## Exit status/,/^## /p' "$top/README.md" | grep -o '^| `[0-9+ N]*`' | tr -d '|` ')

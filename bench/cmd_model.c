@@ -17,6 +17,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "input_file.h"
 #include "latency.h"
 #include "model.h"
 
@@ -326,14 +327,26 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 	return 0;
 }
 
+/* A profile is a few KB; its distances for 1024 nodes, a few MB. */
+#define PROFILE_MAX_BYTES (16UL << 20)
+
 /*
  * --profile FILE or NAME: a file that exists (or a path) is read; else
- * the name of a shipped profile.
+ * the name of a shipped profile. A file is first held to the input rule
+ * (input_file.h): the loader's own open would wait forever on a FIFO.
  */
 static int load_profile(const char *arg, struct machine_profile *m, char *err, size_t errlen)
 {
-	if (strchr(arg, '/') || !access(arg, F_OK))
+	size_t size;
+	int fd;
+
+	if (strchr(arg, '/') || !access(arg, F_OK)) {
+		fd = input_file_open(arg, PROFILE_MAX_BYTES, &size, err, errlen);
+		if (fd < 0)
+			return -1;
+		close(fd);
 		return machine_profile_load(arg, m, err, errlen);
+	}
 	return machine_profile_load_shipped(arg, m, err, errlen);
 }
 

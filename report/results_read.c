@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "input_file.h"
 #include "journal.h"
 #include "json_region.h"
 #include "results_read.h"
@@ -25,6 +26,8 @@
 #define MAX_WALL_NS 1e15
 #define MAX_COUNTER 1e18
 #define MAX_REPETITIONS 1000000L
+/* 60,000 repetitions are a 52 MB file: a results file 20 times that is not one. */
+#define RESULTS_MAX_BYTES (1UL << 30)
 
 /* An aggregate row kept in case its benchmark has no repetition rows. */
 struct aggregate_candidate {
@@ -767,27 +770,25 @@ static const char *parse_hint(const char *text)
 }
 
 /*
- * The file's first len bytes (the size stat() saw) into buf, or -1 with
- * errno set. A journal still being written is read as it was then: a
- * line cut short at the end is dropped as unfinished (journal.h).
+ * The file's first len bytes (the size fstat() saw) from fd into buf, or
+ * -1 with errno set. A journal still being written is read as it was
+ * then: a line cut short at the end is dropped as unfinished (journal.h).
  */
-static int read_whole(const char *path, char *buf, size_t len, size_t *got)
+static int read_whole(int fd, char *buf, size_t len, size_t *got)
 {
-	FILE *f = fopen(path, "rb");
-	size_t used = 0, n;
+	size_t used = 0;
+	ssize_t n = 0;
 
-	if (!f)
-		return -1;
-	while (used < len && (n = fread(buf + used, 1, len - used, f)) > 0)
-		used += n;
-	if (ferror(f)) {
-		fclose(f);
-		errno = EIO;
-		return -1;
+	while (used < len) {
+		n = read(fd, buf + used, len - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
 	}
-	fclose(f);
 	*got = used;
-	return 0;
+	return n < 0 ? -1 : 0;
 }
 
 /*
@@ -798,34 +799,27 @@ static int read_whole(const char *path, char *buf, size_t len, size_t *got)
 static json_t *load(struct reader *r, struct json_region **region)
 {
 	json_error_t jerr;
-	struct stat st;
 	json_t *doc;
 	char *text, *start;
-	size_t len;
+	size_t size, len;
+	bool read_failed = false;
+	int fd;
 
 	*region = NULL;
-	if (stat(r->path, &st)) {
-		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
+	fd = input_file_open(r->path, RESULTS_MAX_BYTES, &size, r->err, r->errlen);
+	if (fd < 0)
 		return NULL;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(r->err, r->errlen, "%s: is a directory: expected a results file",
-			 r->path);
-		return NULL;
-	}
-	/* A device such as /dev/zero never ends: it would be read until OOM. */
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(r->err, r->errlen, "%s: not a regular file: expected a results file",
-			 r->path);
-		return NULL;
-	}
 	/* Read whole, then parse: json_load_file() reads one getc() at a time. */
-	*region = json_region_open((size_t)st.st_size);
-	text = json_region_alloc(*region, (size_t)st.st_size + 1);
-	if (!text)
-		errno = ENOMEM;
-	if (!text || read_whole(r->path, text, (size_t)st.st_size, &len)) {
+	*region = json_region_open(size);
+	text = json_region_alloc(*region, size + 1);
+	if (!text) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+	} else if (read_whole(fd, text, size, &len)) {
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
+		read_failed = true;
+	}
+	close(fd);
+	if (!text || read_failed) {
 		json_region_free(text);
 		json_region_close(*region);
 		*region = NULL;

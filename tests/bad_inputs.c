@@ -71,13 +71,16 @@ static bool row_checks_event_names(const struct row *r)
 	return false;
 }
 
+/* A FIFO no one writes: a reader that opens it blocking waits forever. */
+static const char FIXTURE_FIFO[] = "";
+
 /*
  * Fixtures every row can name by a relative path. results.json is real:
  * a short run makes it, so it follows the results format as it evolves.
  */
 static const struct {
 	const char *name;
-	const char *text;	/* NULL: a directory */
+	const char *text;	/* NULL: a directory; FIXTURE_FIFO: a FIFO */
 } fixtures[] = {
 	{ "not_json.txt", "this is not JSON\n" },
 	{ "empty.json", "" },
@@ -86,6 +89,7 @@ static const struct {
 	{ "array.json", "[1, 2, 3]\n" },
 	{ "a_file", "a regular file where a directory belongs\n" },
 	{ "a_dir", NULL },
+	{ "a_fifo", FIXTURE_FIFO },
 };
 
 static void bail_out(const char *fmt, const char *what)
@@ -192,10 +196,14 @@ static void make_fixtures(const char *dir)
 		bail_out("cannot create %s", dir);
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		join(path, dir, fixtures[i].name);
-		if (fixtures[i].text)
+		if (fixtures[i].text == FIXTURE_FIFO) {
+			if (mkfifo(path, 0644))
+				bail_out("cannot create %s", path);
+		} else if (fixtures[i].text) {
 			write_text(path, fixtures[i].text);
-		else if (mkdir(path, 0755))
+		} else if (mkdir(path, 0755)) {
 			bail_out("cannot create %s", path);
+		}
 	}
 	make_results_fixtures(dir);
 }

@@ -16,6 +16,7 @@
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
 #     or reaches report.md escaped; a UTF-8 BOM is accepted;
+#   - a FIFO as HWLOC_XMLFILE is refused, not waited on;
 #   - a run whose every repetition fails exits 1;
 #   - a write past ulimit -f fails with exit 1 and one line, leaving nothing.
 #
@@ -178,6 +179,12 @@ full "lesson has_pinned" "$bouncelab" lesson has_pinned
 full "model" "$bouncelab" model
 full "topo --latency" "$bouncelab" "${latency[@]}"
 full "compare --help" "$bouncelab" compare --help
+
+# --- a FIFO as HWLOC_XMLFILE, which hwloc would open itself and wait on:
+# read under the input rule, as --topology is, and refused
+expect 2 "HWLOC_XMLFILE a FIFO" -- env HWLOC_XMLFILE=fifo "$bouncelab" topo
+grep -q "'fifo': not a regular file (a FIFO): expected a regular file" err.txt &&
+	ok "the refusal names the FIFO" || not_ok "the refusal does not name the FIFO: $(head -1 err.txt)"
 
 # --- a file size limit (ulimit -f): SIGXFSZ is ignored, so the write that
 # crosses it fails (EFBIG) and the command's error path runs: exit 1, one

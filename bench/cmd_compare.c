@@ -127,9 +127,10 @@ static double compare_case(const struct result_case *a, const struct result_case
 static int load(struct side *s)
 {
 	char err[1024];
+	int ret = results_read(&s->set, s->path, err, sizeof(err));
 
-	if (results_read(&s->set, s->path, err, sizeof(err)))
-		return usage_error("%s", err);
+	if (ret)
+		return ret == -2 ? runtime_error("%s", err) : usage_error("%s", err);
 	if (result_cases_build(&s->set, &s->cases))
 		return runtime_error("out of memory analysing %s", s->path);
 	return 0;

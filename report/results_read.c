@@ -47,6 +47,7 @@ struct reader {
 	size_t errlen;
 	struct aggregate_candidate *candidates;
 	size_t nr_candidates, cap_candidates;
+	bool out_of_memory;	/* err says so: not a bad file */
 };
 
 /*
@@ -814,6 +815,7 @@ static json_t *load(struct reader *r, struct json_region **region)
 	text = json_region_alloc(*region, size + 1);
 	if (!text) {
 		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		r->out_of_memory = true;
 	} else if (read_whole(fd, text, size, &len)) {
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
 		read_failed = true;
@@ -844,7 +846,10 @@ static json_t *load(struct reader *r, struct json_region **region)
 			snprintf(r->err, r->errlen, "%s:%d:%d: not valid JSON: %s%s", r->path,
 				 jerr.line, jerr.column, jerr.text, parse_hint(jerr.text));
 	}
-	json_region_stop();
+	if (json_region_stop() && !doc) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		r->out_of_memory = true;
+	}
 	json_region_free(text);
 	if (!doc) {
 		json_region_close(*region);
@@ -872,7 +877,7 @@ int results_read(struct results *set, const char *path, char *err,
 	}
 	doc = load(&r, &region);
 	if (!doc)
-		return -1;
+		return r.out_of_memory ? -2 : -1;
 	set->files[r.file] = (struct result_file){
 		.path = path, .doc = doc, .region = region,
 	};

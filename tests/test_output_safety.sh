@@ -18,6 +18,7 @@
 #     or reaches report.md escaped; a UTF-8 BOM is accepted;
 #   - a FIFO as HWLOC_XMLFILE is refused, not waited on;
 #   - a run whose every repetition fails exits 1;
+#   - out of memory reading a results file is said so, exit 1;
 #   - a write past ulimit -f fails with exit 1 and one line, leaving nothing.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
@@ -208,6 +209,20 @@ fsize "list > file" sh -c '"$1" list >list.txt' sh "$bouncelab"
 left=$(find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' -o -name '*.journal' -o -name rep | head -3)
 [ -z "$left" ] && ok "nothing left behind under ulimit -f" || not_ok "left behind under ulimit -f: $left"
 cd .. || exit 1
+
+# --- out of memory while parsing a results file (ulimit -v): said so, exit 1,
+# not "not valid JSON" with an empty reason. 3 million empty arrays: a 9 MB
+# text that fits in 40 MB of address space, a tree of 150 MB that does not.
+python3 -c 'open("oom.json", "w").write("{\"context\": {}, \"benchmarks\": [" + ",".join(["[]"] * 3000000) + "]}")'
+for cmd in "report oom.json -o oom_report" "compare oom.json results.json"; do
+	(ulimit -v 40000; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+	status=$?
+	[ "$status" = 1 ] && [ "$(cat err.txt)" = "bouncelab: out of memory reading oom.json" ] &&
+		ok "${cmd%% *} out of memory: exit 1, said so" ||
+		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
+done
+[ ! -e oom_report ] && ok "no report directory left by the out-of-memory report" || not_ok "oom_report/ left behind"
+rm -f oom.json
 
 # --- the README's exit-code table holds every status a command gave here
 table=$(sed -n '/^## Exit status/,/^## /p' "$top/README.md" | grep -o '^| `[0-9+ N]*`' | tr -d '|` ')

@@ -155,6 +155,21 @@ static void describe(const char *tag, const struct side *s)
 		       f->nr_from_aggregates == 1 ? "it is" : "they are");
 }
 
+/* How many cases the sorted arrays share: the walk of compare_sides(). */
+static size_t nr_in_common(const struct side *a, const struct side *b)
+{
+	size_t i = 0, j = 0, nr = 0;
+
+	while (i < a->cases.nr && j < b->cases.nr) {
+		int c = result_case_compare(&a->cases.cases[i], &b->cases.cases[j]);
+
+		nr += !c;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	return nr;
+}
+
 /* Both case arrays are in result_case_compare() order: one merge walk. */
 static int compare_sides(const struct side *a, const struct side *b)
 {
@@ -164,6 +179,12 @@ static int compare_sides(const struct side *a, const struct side *b)
 
 	if (!ratios)
 		return runtime_error("out of memory comparing %s and %s", a->path, b->path);
+	/* Refused before any table is printed: there would be nothing in it. */
+	if (!nr_in_common(a, b)) {
+		free(ratios);
+		return usage_error("compare: %s and %s have no benchmark in common: expected two runs of at least one same benchmark",
+				   a->path, b->path);
+	}
 	describe("A", a);
 	describe("B", b);
 	printf("\nB/A of ns per op (below 1: B is faster), ratio of medians with a bootstrap 95%% CI,\n"
@@ -192,8 +213,6 @@ static int compare_sides(const struct side *a, const struct side *b)
 		printf("Not compared: %zu benchmark%s only in A, %zu only in B.\n", only_a,
 		       only_a == 1 ? "" : "s", only_b);
 	free(ratios);
-	if (!nr)
-		return usage_error("compare: %s and %s have no benchmark in common", a->path, b->path);
 	return 0;
 }
 

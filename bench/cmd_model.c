@@ -350,6 +350,30 @@ static int load_profile(const char *arg, struct machine_profile *m, char *err, s
 	return machine_profile_load_shipped(arg, m, err, errlen);
 }
 
+/*
+ * The thread counts (by default 1, 2, 4... up to the machine's CPUs) and
+ * the placement of each, checked before anything is measured or printed.
+ */
+static int check_plans(const struct machine_profile *m, struct model_options *o)
+{
+	static struct placement pl;	/* big */
+	char err[512];
+
+	if (!o->nr_threads)
+		for (unsigned int t = 1; t <= m->nr_cpus && o->nr_threads < MODEL_MAX_THREAD_COUNTS;
+		     t *= 2)
+			o->threads[o->nr_threads++] = t;
+	for (unsigned int t = 0; t < o->nr_threads; t++) {
+		if (o->threads[t] > m->nr_cpus)
+			return usage_error("--threads %u: machine '%s' has %u CPUs, expected at most that many",
+					   o->threads[t], m->name, m->nr_cpus);
+		if (topo_plan(m->topo, o->placement ? o->placement : "compact", o->threads[t],
+			      &pl, err, sizeof(err)))
+			return usage_error("%s", err);
+	}
+	return 0;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_options o = { 0 };
@@ -363,22 +387,15 @@ int cmd_model(int argc, char **argv)
 	if (!o.profile || !strcmp(o.profile, "this")) {
 		if (machine_profile_this(&m, err, sizeof(err)))
 			return runtime_error("%s", err);
-		if ((rc = measure_this(&m))) {
+		if ((rc = check_plans(&m, &o)) || (rc = measure_this(&m))) {
 			machine_profile_close(&m);
 			return rc;
 		}
 	} else if (load_profile(o.profile, &m, err, sizeof(err))) {
 		return usage_error("--profile %s", err);
-	}
-	if (!o.nr_threads)
-		for (unsigned int t = 1; t <= m.nr_cpus && o.nr_threads < MODEL_MAX_THREAD_COUNTS; t *= 2)
-			o.threads[o.nr_threads++] = t;
-	for (unsigned int t = 0; t < o.nr_threads; t++) {
-		if (o.threads[t] > m.nr_cpus) {
-			machine_profile_close(&m);
-			return usage_error("--threads %u: machine '%s' has %u CPUs, expected at most that many",
-					   o.threads[t], m.name, m.nr_cpus);
-		}
+	} else if ((rc = check_plans(&m, &o))) {
+		machine_profile_close(&m);
+		return rc;
 	}
 	print_header(&m, &o);
 	for (unsigned int i = 0; i < catalog_size && !rc; i++)

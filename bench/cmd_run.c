@@ -933,6 +933,9 @@ int cmd_run(int argc, char **argv)
 			opts.quick = true;
 			break;
 		case 'o':
+			/* Refused here, so --dry-run (which claims no output) refuses it too. */
+			if (!*optarg)
+				return usage_error("--out '': expected a file path");
 			out = optarg;
 			break;
 		case 'c':

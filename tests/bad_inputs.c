@@ -90,6 +90,10 @@ static const struct {
 	{ "a_file", "a regular file where a directory belongs\n" },
 	{ "a_dir", NULL },
 	{ "a_fifo", FIXTURE_FIFO },
+	/* a directory where an output's lock file goes */
+	{ "locked.json.lock", NULL },
+	{ "locked_report", NULL },
+	{ "locked_report/.bouncelab.lock", NULL },
 };
 
 static void bail_out(const char *fmt, const char *what)
@@ -157,16 +161,17 @@ static int run_in(const char *dir, char *const argv[], const char *out,
 	return status;
 }
 
-/* The fixture results.json and bad_row.json, made once. */
+/* The fixtures results.json, other_variant.json and bad_row.json, made once. */
 static void make_results_fixtures(const char *dir)
 {
 	char *argv[] = { bouncelab, "run", "--quick", "--threads", "1",
 			 "--repetitions", "1", "--filter", "has_pinned/nop$",
 			 "--out", "results.json", NULL };
 	char out[PATH_MAX], err[PATH_MAX], path[PATH_MAX];
-	json_t *doc, *rows;
+	json_t *doc, *rows, *row;
 	bool hung;
 	int status;
+	size_t i;
 
 	join(out, work, "run.out");
 	join(err, work, "run.err");
@@ -180,6 +185,20 @@ static void make_results_fixtures(const char *dir)
 	rows = json_object_get(doc, "benchmarks");
 	if (!json_array_size(rows))
 		bail_out("%s has no rows", path);
+	/* The same run of another variant: no benchmark in common with it. */
+	json_array_foreach(rows, i, row) {
+		json_object_set_new(row, "name", json_string("has_pinned/no_flag/real_time/threads:1"));
+		json_object_set_new(row, "run_name", json_string("has_pinned/no_flag/real_time/threads:1"));
+		json_object_set_new(json_object_get(row, "bouncelab"), "variant",
+				    json_string("no_flag"));
+	}
+	join(path, dir, "other_variant.json");
+	if (json_dump_file(doc, path, JSON_INDENT(2)))
+		bail_out("cannot write %s", path);
+	json_decref(doc);
+	join(path, dir, "results.json");
+	doc = json_load_file(path, 0, NULL);
+	rows = json_object_get(doc, "benchmarks");
 	/* A row no run can produce: negative time per operation. */
 	json_object_set_new(json_array_get(rows, 0), "ns_per_op", json_real(-1));
 	join(path, dir, "bad_row.json");

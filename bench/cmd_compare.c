@@ -61,8 +61,10 @@ static void write_ratio_row(const char *label, const double *a, size_t na,
 	double pv = untestable ? NAN : stats_mann_whitney_p(a, na, b, nb);
 	struct stats_ratio ratio;
 	enum verdict v;
+	char text[4 * 1024 + 1];
 
-	printf("| %s | %s | %s | ", label, format_sig(ma, med_a), format_sig(mb, med_b));
+	printf("| %s | %s | %s | ", printable_into(text, sizeof(text), label),
+	       format_sig(ma, med_a), format_sig(mb, med_b));
 	if (med_a == 0 || stats_ratio_of_medians(b, nb, a, na, &ratio)) {
 		printf("n/a | %s | n/a |\n", format_p(p, pv));
 		return;
@@ -101,11 +103,11 @@ static void write_counters(const struct result_case *a, const struct result_case
 static void write_aggregate_row(const char *label, const struct result_case *a,
 				const struct result_case *b)
 {
-	char ma[FORMAT_LEN], mb[FORMAT_LEN], r[FORMAT_LEN];
+	char ma[FORMAT_LEN], mb[FORMAT_LEN], r[FORMAT_LEN], text[4 * 1024 + 1];
 	double med_a = a->ns_stats.median, med_b = b->ns_stats.median;
 
 	printf("| %s | %s | %s | %s (no CI: aggregates only) | n/a | untested (aggregates only) |\n",
-	       label, format_sig(ma, med_a), format_sig(mb, med_b),
+	       printable_into(text, sizeof(text), label), format_sig(ma, med_a), format_sig(mb, med_b),
 	       med_a > 0 ? format_ratio(r, med_b / med_a) : "n/a");
 }
 
@@ -142,9 +144,12 @@ static void describe(const char *tag, const struct side *s)
 	const char *date = results_context_string(&s->set.files[0], "date");
 
 	const struct result_file *f = &s->set.files[0];
+	char path[4 * 1024 + 1], host_text[1024], date_text[256];
 
-	printf("%s: %s (%s, %s)\n", tag, s->path, host ? host : "host not recorded",
-	       date ? date : "date not recorded");
+	/* The file's strings, and its name, are shown, never obeyed. */
+	printf("%s: %s (%s, %s)\n", tag, printable_into(path, sizeof(path), s->path),
+	       printable_into(host_text, sizeof(host_text), host ? host : "host not recorded"),
+	       printable_into(date_text, sizeof(date_text), date ? date : "date not recorded"));
 	/* Said before the table: these rows are not repetitions. */
 	if (f->nr_from_aggregates)
 		printf("   %s has no per-repetition rows for %zu benchmark%s (written with\n"

@@ -200,7 +200,11 @@ static void apply_params(const struct model_options *o, const struct kernel_fami
 
 static void print_header(const struct machine_profile *m, const struct model_options *o)
 {
-	printf("Machine: %s (%s), %u CPUs", m->name, m->title, m->nr_cpus);
+	char name[1024], title[1024];
+
+	/* A profile's strings are shown, never obeyed (an ESC, an OSC title). */
+	printf("Machine: %s (%s), %u CPUs", printable_into(name, sizeof(name), m->name),
+	       printable_into(title, sizeof(title), m->title), m->nr_cpus);
 	if (m->clock_ghz > 0)
 		printf(", %.2f GHz", m->clock_ghz);
 	printf("; placement %s.\nPrivate cost per op: 1 thread measured here now%s.\n",

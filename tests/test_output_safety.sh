@@ -15,7 +15,8 @@
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
-#     or reaches report.md escaped; a UTF-8 BOM is accepted;
+#     or reaches report.md escaped; a UTF-8 BOM is accepted; control bytes
+#     from input files reach report.md, compare and model escaped;
 #   - a FIFO as HWLOC_XMLFILE is refused, not waited on;
 #   - a run whose every repetition fails exits 1;
 #   - out of memory reading a results file is said so, exit 1;
@@ -252,6 +253,34 @@ foreign["context"]["host_name"] = "h\n```\n<b>x</b>"
 json.dump(foreign, open("hostile_foreign.json", "w"))
 open("bom.json", "wb").write(b"\xef\xbb\xbf" + open(sys.argv[1], "rb").read())
 PY
+# Control bytes (an OSC title, an SGR colour, a BEL) in a file's strings:
+# shown escaped, never raw, in report.md, details.md, compare and model
+python3 - results.json "$top/model/profiles/ryzen-5950x.json" <<'PY'
+import json, sys
+ctl = "\x1b]0;owned\x07\x1b[31m\x01"
+doc = json.load(open(sys.argv[1]))
+for key, value in list(doc["context"].items()):
+    if isinstance(value, str) and key != "date":
+        doc["context"][key] = value + ctl
+other = {k: v for k, v in doc["benchmarks"][0].items() if k != "bouncelab"}
+other["name"] = other["run_name"] = "evil" + ctl
+doc["benchmarks"].append(other)
+json.dump(doc, open("control_bytes.json", "w"))
+profile = json.load(open(sys.argv[2]))
+profile["title"] += ctl
+json.dump(profile, open("control_profile.json", "w"))
+PY
+raw_controls() { LC_ALL=C grep -lP '[\x00-\x08\x0b-\x1f\x7f]' "$@"; }
+expect 0 "report on a file with control bytes" -- "$bouncelab" report control_bytes.json -o cb
+left=$(raw_controls cb/*.md)
+[ -z "$left" ] && grep -q 'x1b' cb/report.md && ok "report.md and details.md show control bytes escaped" ||
+	not_ok "raw control bytes in: $left"
+expect 0 "compare on a file with control bytes" -- "$bouncelab" compare control_bytes.json control_bytes.json
+[ -z "$(raw_controls out.txt)" ] && grep -q 'x1b' out.txt && ok "compare shows control bytes escaped" ||
+	not_ok "compare printed raw control bytes"
+expect 0 "model on a profile with control bytes" -- "$bouncelab" model --profile control_profile.json --family pingpong --threads 2
+[ -z "$(raw_controls out.txt)" ] && grep -q 'x1b' out.txt && ok "model shows control bytes escaped" ||
+	not_ok "model printed raw control bytes"
 expect 2 "a variant name outside the catalogue's characters" -- "$bouncelab" report hostile_variant.json -o hv
 grep -q "letters, digits" err.txt && ok "the refusal says what names may hold" || not_ok "the refusal does not say why"
 expect 0 "another tool's row with a tag in its name" -- "$bouncelab" report hostile_foreign.json results.json -o hf

@@ -107,7 +107,8 @@ static void write_aggregate_row(const char *label, const struct result_case *a,
 	double med_a = a->ns_stats.median, med_b = b->ns_stats.median;
 
 	printf("| %s | %s | %s | %s (no CI: aggregates only) | n/a | untested (aggregates only) |\n",
-	       printable_into(text, sizeof(text), label), format_sig(ma, med_a), format_sig(mb, med_b),
+	       printable_into(text, sizeof(text), label), format_sig(ma, med_a),
+	       format_sig(mb, med_b),
 	       med_a > 0 ? format_ratio(r, med_b / med_a) : "n/a");
 }
 

@@ -26,6 +26,8 @@
 #define MAX_WALL_NS 1e15
 #define MAX_COUNTER 1e18
 #define MAX_REPETITIONS 1000000L
+#define MAX_CACHE_LEVEL 4
+#define MAX_CACHE_BYTES (1L << 40)	/* 1 TiB: no cache is near */
 /* 60,000 repetitions are a 52 MB file: a results file 20 times that is not one. */
 #define RESULTS_MAX_BYTES (1UL << 30)
 
@@ -278,6 +280,42 @@ static int read_cpu(struct reader *r, json_t *ctx, struct result_cpu *cpu)
 	return 0;
 }
 
+/* The topology's counts, which the report prints: checked where read. */
+static int check_topology(struct reader *r, json_t *topo)
+{
+	int ret;
+
+	r->prefix = "context.topology.";
+	ret = check_integer(r, topo, "nr_allowed_cpus", 1, MAX_THREADS, false, NULL) ||
+	      check_integer(r, topo, "numa_nodes", 1, MAX_THREADS, false, NULL);
+	r->prefix = "context.";
+	return ret ? -1 : 0;
+}
+
+/* Google Benchmark's caches: a level, a size and a count of CPUs each. */
+static int check_caches(struct reader *r, json_t *caches)
+{
+	char prefix[48];
+	json_t *c;
+	size_t i;
+	int ret = 0;
+
+	json_array_foreach(caches, i, c) {
+		snprintf(prefix, sizeof(prefix), "context.caches[%zu].", i);
+		r->prefix = prefix;
+		if (!json_is_object(c))
+			ret = bad(r, "", c, "expected an object");
+		else
+			ret = check_integer(r, c, "level", 1, MAX_CACHE_LEVEL, false, NULL) ||
+			      check_integer(r, c, "size", 0, MAX_CACHE_BYTES, false, NULL) ||
+			      check_integer(r, c, "num_sharing", 0, MAX_THREADS, false, NULL);
+		if (ret)
+			break;
+	}
+	r->prefix = "context.";
+	return ret ? -1 : 0;
+}
+
 /* The context: bouncelab's and Google Benchmark's known keys, typed. */
 static int check_context(struct reader *r, json_t *ctx)
 {
@@ -303,12 +341,16 @@ static int check_context(struct reader *r, json_t *ctx)
 	v = json_object_get(ctx, "topology");
 	if (v && !json_is_object(v))
 		return bad(r, "topology", v, "expected an object");
+	if (v && check_topology(r, v))
+		return -1;
 	v = json_object_get(ctx, "counters");
 	if (v && !json_is_object(v))
 		return bad(r, "counters", v, "expected an object");
 	v = json_object_get(ctx, "caches");
 	if (v && !json_is_array(v))
 		return bad(r, "caches", v, "expected an array");
+	if (v && check_caches(r, v))
+		return -1;
 	v = json_object_get(ctx, "load_avg");
 	if (v && !json_is_array(v))
 		return bad(r, "load_avg", v, "expected an array");

@@ -161,14 +161,58 @@ static int run_in(const char *dir, char *const argv[], const char *out,
 	return status;
 }
 
-/* The fixtures results.json, other_variant.json and bad_row.json, made once. */
+/* doc as name, with obj's key set to value (taken) there only. */
+static void write_changed(const char *dir, const char *name, json_t *doc, json_t *obj,
+			  const char *key, json_t *value)
+{
+	json_t *old = json_incref(json_object_get(obj, key));
+	char path[PATH_MAX];
+
+	if (!old)
+		bail_out("the fixture run recorded no %s", key);
+	json_object_set_new(obj, key, value);
+	join(path, dir, name);
+	if (json_dump_file(doc, path, JSON_INDENT(2)))
+		bail_out("cannot write %s", path);
+	json_object_set_new(obj, key, old);
+}
+
+/* A journal (report/journal.h) of doc's rows, saying the run had total. */
+static void write_journal(const char *dir, const char *name, json_t *doc, long total)
+{
+	json_t *header = json_pack("{s:i, s:I, s:O}", "bouncelab_journal", 1,
+				   "total", (json_int_t)total,
+				   "context", json_object_get(doc, "context"));
+	json_t *row;
+	char path[PATH_MAX], *line;
+	size_t i;
+	FILE *f;
+
+	join(path, dir, name);
+	f = fopen(path, "w");
+	line = json_dumps(header, JSON_COMPACT);
+	if (!f || !line || fprintf(f, "%s\n", line) < 0)
+		bail_out("cannot write %s", path);
+	free(line);
+	json_array_foreach(json_object_get(doc, "benchmarks"), i, row) {
+		line = json_dumps(row, JSON_COMPACT);
+		if (!line || fprintf(f, "%s\n", line) < 0)
+			bail_out("cannot write %s", path);
+		free(line);
+	}
+	if (fclose(f))
+		bail_out("cannot write %s", path);
+	json_decref(header);
+}
+
+/* The fixtures from a real run (see bad_inputs.tsv), made once. */
 static void make_results_fixtures(const char *dir)
 {
 	char *argv[] = { bouncelab, "run", "--quick", "--threads", "1",
 			 "--repetitions", "1", "--filter", "has_pinned/nop$",
 			 "--out", "results.json", NULL };
 	char out[PATH_MAX], err[PATH_MAX], path[PATH_MAX];
-	json_t *doc, *rows, *row;
+	json_t *doc, *rows, *row, *ctx, *cache;
 	bool hung;
 	int status;
 	size_t i;
@@ -199,6 +243,14 @@ static void make_results_fixtures(const char *dir)
 	join(path, dir, "results.json");
 	doc = json_load_file(path, 0, NULL);
 	rows = json_object_get(doc, "benchmarks");
+	write_journal(dir, "bad_total.journal", doc, -1);
+	ctx = json_object_get(doc, "context");
+	cache = json_array_get(json_object_get(ctx, "caches"), 0);
+	write_changed(dir, "bad_cpus.json", doc, json_object_get(ctx, "topology"),
+		      "nr_allowed_cpus", json_integer(-5));
+	write_changed(dir, "bad_cache.json", doc, cache, "size", json_integer(-1));
+	write_changed(dir, "bad_sharing.json", doc, cache, "num_sharing",
+		      json_integer(4611686018427387904LL));
 	/* A row no run can produce: negative time per operation. */
 	json_object_set_new(json_array_get(rows, 0), "ns_per_op", json_real(-1));
 	join(path, dir, "bad_row.json");

@@ -28,21 +28,26 @@ static void vreport(const char *fmt, va_list ap)
 	fprintf(stderr, "bouncelab: %s\n", printable(line));
 }
 
-const char *printable(const char *text)
+const char *printable_into(char *buf, size_t len, const char *text)
 {
-	static char buf[4 * 2048 + 1];
 	size_t used = 0;
 
 	for (const unsigned char *p = (const unsigned char *)text;
-	     *p && used + 5 < sizeof(buf); p++) {
+	     *p && used + 5 < len; p++) {
 		if (*p < 0x20 || *p == 0x7f)
-			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
-						 "\\x%02x", *p);
+			used += (size_t)snprintf(buf + used, len - used, "\\x%02x", *p);
 		else
 			buf[used++] = (char)*p;
 	}
 	buf[used] = '\0';
 	return buf;
+}
+
+const char *printable(const char *text)
+{
+	static char buf[4 * 2048 + 1];
+
+	return printable_into(buf, sizeof(buf), text);
 }
 
 int close_stdout(int status)

@@ -54,7 +54,15 @@ void default_output_path(const char *name, char *buf, size_t len);
  */
 int close_stdout(int status);
 
-/* text with control bytes shown as \xNN, for messages; in a static buffer. */
+/*
+ * The one escaping of text for the terminal: every C0 control byte and
+ * DEL shown as \xNN, so that a string from an argument or an input file
+ * (an ESC sequence, an OSC title, a BEL) is shown, never obeyed. Into
+ * buf, len bytes (cut there); returns buf.
+ */
+const char *printable_into(char *buf, size_t len, const char *text);
+
+/* printable_into() a static buffer, for messages. */
 const char *printable(const char *text);
 
 #endif

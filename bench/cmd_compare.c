@@ -61,8 +61,10 @@ static void write_ratio_row(const char *label, const double *a, size_t na,
 	double pv = untestable ? NAN : stats_mann_whitney_p(a, na, b, nb);
 	struct stats_ratio ratio;
 	enum verdict v;
+	char text[4 * 1024 + 1];
 
-	printf("| %s | %s | %s | ", label, format_sig(ma, med_a), format_sig(mb, med_b));
+	printf("| %s | %s | %s | ", printable_into(text, sizeof(text), label),
+	       format_sig(ma, med_a), format_sig(mb, med_b));
 	if (med_a == 0 || stats_ratio_of_medians(b, nb, a, na, &ratio)) {
 		printf("n/a | %s | n/a |\n", format_p(p, pv));
 		return;
@@ -101,11 +103,12 @@ static void write_counters(const struct result_case *a, const struct result_case
 static void write_aggregate_row(const char *label, const struct result_case *a,
 				const struct result_case *b)
 {
-	char ma[FORMAT_LEN], mb[FORMAT_LEN], r[FORMAT_LEN];
+	char ma[FORMAT_LEN], mb[FORMAT_LEN], r[FORMAT_LEN], text[4 * 1024 + 1];
 	double med_a = a->ns_stats.median, med_b = b->ns_stats.median;
 
 	printf("| %s | %s | %s | %s (no CI: aggregates only) | n/a | untested (aggregates only) |\n",
-	       label, format_sig(ma, med_a), format_sig(mb, med_b),
+	       printable_into(text, sizeof(text), label), format_sig(ma, med_a),
+	       format_sig(mb, med_b),
 	       med_a > 0 ? format_ratio(r, med_b / med_a) : "n/a");
 }
 
@@ -127,9 +130,10 @@ static double compare_case(const struct result_case *a, const struct result_case
 static int load(struct side *s)
 {
 	char err[1024];
+	int ret = results_read(&s->set, s->path, err, sizeof(err));
 
-	if (results_read(&s->set, s->path, err, sizeof(err)))
-		return usage_error("%s", err);
+	if (ret)
+		return ret == -2 ? runtime_error("%s", err) : usage_error("%s", err);
 	if (result_cases_build(&s->set, &s->cases))
 		return runtime_error("out of memory analysing %s", s->path);
 	return 0;
@@ -141,9 +145,12 @@ static void describe(const char *tag, const struct side *s)
 	const char *date = results_context_string(&s->set.files[0], "date");
 
 	const struct result_file *f = &s->set.files[0];
+	char path[4 * 1024 + 1], host_text[1024], date_text[256];
 
-	printf("%s: %s (%s, %s)\n", tag, s->path, host ? host : "host not recorded",
-	       date ? date : "date not recorded");
+	/* The file's strings, and its name, are shown, never obeyed. */
+	printf("%s: %s (%s, %s)\n", tag, printable_into(path, sizeof(path), s->path),
+	       printable_into(host_text, sizeof(host_text), host ? host : "host not recorded"),
+	       printable_into(date_text, sizeof(date_text), date ? date : "date not recorded"));
 	/* Said before the table: these rows are not repetitions. */
 	if (f->nr_from_aggregates)
 		printf("   %s has no per-repetition rows for %zu benchmark%s (written with\n"
@@ -152,6 +159,21 @@ static void describe(const char *tag, const struct side *s)
 		       "   with no CI and no p-value.\n", tag, f->nr_from_aggregates,
 		       f->nr_from_aggregates == 1 ? "" : "s",
 		       f->nr_from_aggregates == 1 ? "it is" : "they are");
+}
+
+/* How many cases the sorted arrays share: the walk of compare_sides(). */
+static size_t nr_in_common(const struct side *a, const struct side *b)
+{
+	size_t i = 0, j = 0, nr = 0;
+
+	while (i < a->cases.nr && j < b->cases.nr) {
+		int c = result_case_compare(&a->cases.cases[i], &b->cases.cases[j]);
+
+		nr += !c;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	return nr;
 }
 
 /* Both case arrays are in result_case_compare() order: one merge walk. */
@@ -163,6 +185,12 @@ static int compare_sides(const struct side *a, const struct side *b)
 
 	if (!ratios)
 		return runtime_error("out of memory comparing %s and %s", a->path, b->path);
+	/* Refused before any table is printed: there would be nothing in it. */
+	if (!nr_in_common(a, b)) {
+		free(ratios);
+		return usage_error("compare: %s and %s have no benchmark in common: expected two runs of at least one same benchmark",
+				   a->path, b->path);
+	}
 	describe("A", a);
 	describe("B", b);
 	printf("\nB/A of ns per op (below 1: B is faster), ratio of medians with a bootstrap 95%% CI,\n"
@@ -191,8 +219,6 @@ static int compare_sides(const struct side *a, const struct side *b)
 		printf("Not compared: %zu benchmark%s only in A, %zu only in B.\n", only_a,
 		       only_a == 1 ? "" : "s", only_b);
 	free(ratios);
-	if (!nr)
-		return usage_error("compare: %s and %s have no benchmark in common", a->path, b->path);
 	return 0;
 }
 

@@ -931,7 +931,7 @@ int cmd_gup(int argc, char **argv)
 	b->topo = topo_open(NULL, err, sizeof(err));
 	if (!b->topo) {
 		free(b);
-		return runtime_error("%s", err);
+		return topo_from_user(NULL) ? usage_error("%s", err) : runtime_error("%s", err);
 	}
 	if (o.threads > topo_nr_allowed_cpus(b->topo))
 		ret = usage_error("gup: -j '%u': expected 1 to %u threads, one per allowed CPU",

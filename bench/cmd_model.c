@@ -17,6 +17,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "input_file.h"
 #include "latency.h"
 #include "model.h"
 
@@ -199,7 +200,11 @@ static void apply_params(const struct model_options *o, const struct kernel_fami
 
 static void print_header(const struct machine_profile *m, const struct model_options *o)
 {
-	printf("Machine: %s (%s), %u CPUs", m->name, m->title, m->nr_cpus);
+	char name[1024], title[1024];
+
+	/* A profile's strings are shown, never obeyed (an ESC, an OSC title). */
+	printf("Machine: %s (%s), %u CPUs", printable_into(name, sizeof(name), m->name),
+	       printable_into(title, sizeof(title), m->title), m->nr_cpus);
 	if (m->clock_ghz > 0)
 		printf(", %.2f GHz", m->clock_ghz);
 	printf("; placement %s.\nPrivate cost per op: 1 thread measured here now%s.\n",
@@ -326,15 +331,51 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 	return 0;
 }
 
+/* A profile is a few KB; its distances for 1024 nodes, a few MB. */
+#define PROFILE_MAX_BYTES (16UL << 20)
+
 /*
  * --profile FILE or NAME: a file that exists (or a path) is read; else
- * the name of a shipped profile.
+ * the name of a shipped profile. A file is first held to the input rule
+ * (input_file.h): the loader's own open would wait forever on a FIFO.
  */
 static int load_profile(const char *arg, struct machine_profile *m, char *err, size_t errlen)
 {
-	if (strchr(arg, '/') || !access(arg, F_OK))
+	size_t size;
+	int fd;
+
+	if (strchr(arg, '/') || !access(arg, F_OK)) {
+		fd = input_file_open(arg, PROFILE_MAX_BYTES, &size, err, errlen);
+		if (fd < 0)
+			return -1;
+		close(fd);
 		return machine_profile_load(arg, m, err, errlen);
+	}
 	return machine_profile_load_shipped(arg, m, err, errlen);
+}
+
+/*
+ * The thread counts (by default 1, 2, 4... up to the machine's CPUs) and
+ * the placement of each, checked before anything is measured or printed.
+ */
+static int check_plans(const struct machine_profile *m, struct model_options *o)
+{
+	static struct placement pl;	/* big */
+	char err[512];
+
+	if (!o->nr_threads)
+		for (unsigned int t = 1; t <= m->nr_cpus && o->nr_threads < MODEL_MAX_THREAD_COUNTS;
+		     t *= 2)
+			o->threads[o->nr_threads++] = t;
+	for (unsigned int t = 0; t < o->nr_threads; t++) {
+		if (o->threads[t] > m->nr_cpus)
+			return usage_error("--threads %u: machine '%s' has %u CPUs, expected at most that many",
+					   o->threads[t], m->name, m->nr_cpus);
+		if (topo_plan(m->topo, o->placement ? o->placement : "compact", o->threads[t],
+			      &pl, err, sizeof(err)))
+			return usage_error("%s", err);
+	}
+	return 0;
 }
 
 int cmd_model(int argc, char **argv)
@@ -350,22 +391,15 @@ int cmd_model(int argc, char **argv)
 	if (!o.profile || !strcmp(o.profile, "this")) {
 		if (machine_profile_this(&m, err, sizeof(err)))
 			return runtime_error("%s", err);
-		if ((rc = measure_this(&m))) {
+		if ((rc = check_plans(&m, &o)) || (rc = measure_this(&m))) {
 			machine_profile_close(&m);
 			return rc;
 		}
 	} else if (load_profile(o.profile, &m, err, sizeof(err))) {
 		return usage_error("--profile %s", err);
-	}
-	if (!o.nr_threads)
-		for (unsigned int t = 1; t <= m.nr_cpus && o.nr_threads < MODEL_MAX_THREAD_COUNTS; t *= 2)
-			o.threads[o.nr_threads++] = t;
-	for (unsigned int t = 0; t < o.nr_threads; t++) {
-		if (o.threads[t] > m.nr_cpus) {
-			machine_profile_close(&m);
-			return usage_error("--threads %u: machine '%s' has %u CPUs, expected at most that many",
-					   o.threads[t], m.name, m.nr_cpus);
-		}
+	} else if ((rc = check_plans(&m, &o))) {
+		machine_profile_close(&m);
+		return rc;
 	}
 	print_header(&m, &o);
 	for (unsigned int i = 0; i < catalog_size && !rc; i++)

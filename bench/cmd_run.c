@@ -17,6 +17,7 @@
 #include "console.h"
 #include "counters.h"
 #include "gbench.h"
+#include "input_file.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "latency.h"
@@ -475,36 +476,23 @@ static uint64_t estimate_results_bytes(unsigned int repetitions)
 	return (uint64_t)repetitions * 2 * 4096 + (1u << 16);
 }
 
+/* A journal of 1,000 repetitions of every case is far below this. */
+#define JOURNAL_MAX_BYTES (1UL << 30)
+
 /* The journal's text as a results document, or NULL with err. */
 static json_t *load_journal(const char *path, bool mark_incomplete,
 			    size_t *nr_rows, size_t *total, char *err,
 			    size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0;
+	char why[768];
+	size_t len;
+	char *text = input_file_read(path, JOURNAL_MAX_BYTES, &len, why, sizeof(why));
 	json_t *doc = NULL;
 
-	if (!f) {
-		snprintf(err, errlen, "cannot read the journal %s: %s", path,
-			 strerror(errno));
+	if (!text) {
+		snprintf(err, errlen, "cannot read the journal: %s", why);
 		return NULL;
 	}
-	{
-		FILE *mem = open_memstream(&text, &len);
-		char buf[65536];
-		size_t n;
-
-		while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, mem);
-		if (!mem || ferror(f) || fclose(mem)) {
-			snprintf(err, errlen, "cannot read the journal %s", path);
-			fclose(f);
-			free(text);
-			return NULL;
-		}
-	}
-	fclose(f);
 	if (!journal_is(text, len))
 		snprintf(err, errlen, "%s: not a bouncelab journal: expected its first line to start %s",
 			 path, JOURNAL_MAGIC);
@@ -1004,6 +992,9 @@ int cmd_run(int argc, char **argv)
 			opts.quick = true;
 			break;
 		case 'o':
+			/* Refused here, so --dry-run (which claims no output) refuses it too. */
+			if (!*optarg)
+				return usage_error("--out '': expected a file path");
 			out = optarg;
 			break;
 		case 'c':
@@ -1057,7 +1048,7 @@ int cmd_run(int argc, char **argv)
 
 	topo = topo_open(NULL, err, sizeof(err));
 	if (!topo)
-		return runtime_error("%s", err);
+		return topo_from_user(NULL) ? usage_error("%s", err) : runtime_error("%s", err);
 	if (!topo_is_this_system(topo)) {
 		ret = usage_error("run: the topology is %s, not this system's: unset HWLOC_SYNTHETIC or HWLOC_XMLFILE ('bouncelab topo' plans on it)",
 				  topo_describe(topo));

@@ -418,7 +418,8 @@ int cmd_topo(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	topo = topo_open(o.topology, err, sizeof(err));
 	if (!topo)
-		return o.topology ? usage_error("%s", err) : runtime_error("%s", err);
+		return topo_from_user(o.topology) ? usage_error("%s", err) :
+						    runtime_error("%s", err);
 	if (o.numa_distances && (ret = apply_numa_distances(topo, o.numa_distances)))
 		goto out;
 	/* Every policy is checked before anything is printed. */

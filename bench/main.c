@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,12 @@ int main(int argc, char **argv)
 
 	/* Our own one-line messages replace getopt's. */
 	opterr = 0;
+	/*
+	 * A write past "ulimit -f" raises SIGXFSZ, whose default kills us with
+	 * no word and no clean-up (lock and temporary files left). Ignored, the
+	 * write fails with EFBIG instead, and the command's own error path runs.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2)
 		return usage_error("expected a command: one of %s (see 'bouncelab --help')",
 				   command_names());

@@ -558,8 +558,10 @@ void markdown_reproduce(FILE *out, const struct report_input *in)
 	json_t *version = ctx(in, 0, "bouncelab_version");
 
 	fputs("## How to reproduce\n\nBuild bouncelab", out);
-	if (json_is_string(version))
-		fprintf(out, " %s", json_string_value(version));
+	if (json_is_string(version)) {
+		fputc(' ', out);
+		md_escape(out, json_string_value(version));
+	}
 	fputs(" (`meson setup build && ninja -C build`; the program is then `build/bouncelab`), "
 	      "then run:\n\n```sh\n", out);
 	/*

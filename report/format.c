@@ -162,7 +162,11 @@ void md_escape(FILE *out, const char *s)
 			fputc(' ', out);
 			break;
 		default:
-			fputc(*s, out);
+			/* Any other control byte (ESC, BEL) is shown, never sent raw. */
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				fprintf(out, "\\x%02x", (unsigned char)*s);
+			else
+				fputc(*s, out);
 		}
 	}
 }

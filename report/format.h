@@ -40,7 +40,10 @@ const char *format_percent(char *buf, double fraction);
 /* A-Z, a-z or 0-9, whatever the locale (isalnum() depends on it). */
 bool ascii_alnum(char c);
 
-/* Text for a markdown table cell or paragraph: | < > ` * _ escaped. */
+/*
+ * Text for a markdown table cell or paragraph: | < > ` * _ escaped, line
+ * breaks and tabs as spaces, any other control byte shown as \xNN.
+ */
 void md_escape(FILE *out, const char *s);
 
 /* A name as is when it is an identifier (has_pinned), else escaped. */

@@ -2,6 +2,7 @@
 /* The results journal (journal.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,7 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 	const char *end = text + len;
 	unsigned int line = 0;
 	json_error_t jerr;
+	json_int_t total_v;
 
 	*nr_rows = 0;
 	*total = 0;
@@ -181,7 +183,14 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 		goto fail;
 	}
 	*nr_rows = json_array_size(rows);
-	*total = (size_t)json_integer_value(json_object_get(header, "total"));
+	/* A run's count of repetitions (bench/cmd_run.c keeps it unsigned). */
+	total_v = json_integer_value(json_object_get(header, "total"));
+	if (total_v < 1 || total_v > UINT_MAX || (size_t)total_v < *nr_rows) {
+		snprintf(err, errlen, "%s:1: total %" JSON_INTEGER_FORMAT ": expected the run's count of repetitions, from %zu (the lines that follow) to %u",
+			 path, total_v, *nr_rows ? *nr_rows : 1, UINT_MAX);
+		goto fail;
+	}
+	*total = (size_t)total_v;
 	doc = json_object();
 	json_object_set(doc, "context", context);
 	json_object_set(doc, "benchmarks", rows);

@@ -37,6 +37,8 @@ struct json_region {
 static struct json_region **open_regions;
 static size_t nr_open, cap_open;
 static _Thread_local struct json_region *filling;
+/* An allocation failed since json_region_fill(). */
+static _Thread_local bool allocation_failed;
 
 static bool inside(const struct json_region *r, const void *p)
 {
@@ -69,7 +71,12 @@ static void *jansson_alloc(size_t len)
 {
 	void *p = filling ? region_take(filling, len) : NULL;
 
-	return p ? p : malloc(len);
+	if (!p)
+		p = malloc(len);
+	/* jansson gives up with an empty error text: we remember why. */
+	if (!p)
+		allocation_failed = true;
+	return p;
 }
 
 void json_region_free(void *p)
@@ -106,7 +113,6 @@ static int grow_registry(void)
 
 struct json_region *json_region_open(size_t text_len)
 {
-	static bool allocator_set;
 	struct json_region *r;
 	size_t size;
 	void *base;
@@ -131,14 +137,6 @@ struct json_region *json_region_open(size_t text_len)
 	/* Huge pages where the kernel gives them: 512 times fewer faults. */
 	madvise(base, size, MADV_HUGEPAGE);
 	*r = (struct json_region){ base, base, base, (char *)base + size, true };
-	/*
-	 * Once for the process: a tree allocated before by malloc() is
-	 * freed by free() all the same.
-	 */
-	if (!allocator_set) {
-		json_set_alloc_funcs(jansson_alloc, json_region_free);
-		allocator_set = true;
-	}
 	open_regions[nr_open++] = r;
 	return r;
 }
@@ -152,12 +150,24 @@ void *json_region_alloc(struct json_region *region, size_t len)
 
 void json_region_fill(struct json_region *region)
 {
+	static bool allocator_set;
+
+	/*
+	 * Once for the process, region or not (it also notes failures): a
+	 * tree allocated before by malloc() is freed by free() all the same.
+	 */
+	if (!allocator_set) {
+		json_set_alloc_funcs(jansson_alloc, json_region_free);
+		allocator_set = true;
+	}
 	filling = region;
+	allocation_failed = false;
 }
 
-void json_region_stop(void)
+bool json_region_stop(void)
 {
 	filling = NULL;
+	return allocation_failed;
 }
 
 void json_region_close(struct json_region *region)

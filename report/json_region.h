@@ -24,6 +24,7 @@
 #ifndef BOUNCELAB_JSON_REGION_H
 #define BOUNCELAB_JSON_REGION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct json_region;
@@ -41,9 +42,13 @@ void *json_region_alloc(struct json_region *region, size_t len);
 /* Frees what json_region_alloc() gave: nothing to do inside the region. */
 void json_region_free(void *p);
 
-/* jansson allocates in region until json_region_stop(); NULL: in malloc. */
+/*
+ * jansson allocates in region until json_region_stop(); NULL: in malloc.
+ * json_region_stop() says whether an allocation failed meanwhile (jansson
+ * then fails with no reason given): out of memory, not a bad file.
+ */
 void json_region_fill(struct json_region *region);
-void json_region_stop(void);
+bool json_region_stop(void);
 
 /*
  * Releases the region. Every tree in it must have been released first

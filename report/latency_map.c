@@ -2,15 +2,18 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "input_file.h"
 #include "latency_map.h"
 
 #define MAX_CPU (1L << 20)
 #define MAX_CPUS 4096		/* a matrix larger than this is not a heatmap */
 #define MAX_ONE_WAY_NS 1e9
+/* A full MAX_CPUS matrix, numbers of 16 characters: 256 MB. */
+#define LATENCY_MAX_BYTES (256UL << 20)
 
 static json_t *first_of(json_t *obj, const char *const *keys)
 {
@@ -185,24 +188,20 @@ int latency_map_read(const char *path, struct latency_map *m, char *err,
 {
 	json_error_t jerr;
 	json_t *doc, *top, *pairs;
-	struct stat st;
+	char *text;
+	size_t len;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	/* A directory reads as empty JSON, a device such as /dev/zero never ends. */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file: expected a latency matrix file",
-			 path);
+	text = input_file_read(path, LATENCY_MAX_BYTES, &len, err, errlen);
+	if (!text)
 		return -1;
-	}
-	doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	top = doc;
 	if (!doc) {
-		if (jerr.line < 0)
-			snprintf(err, errlen, "%s: cannot read: %s", path, jerr.text);
-		else
-			snprintf(err, errlen, "%s:%d:%d: not valid JSON: %s", path,
-				 jerr.line, jerr.column, jerr.text);
+		snprintf(err, errlen, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
+			 jerr.column, jerr.text);
 		return -1;
 	}
 	m->doc = doc;

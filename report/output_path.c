@@ -159,6 +159,11 @@ static int take_lock(struct output_claim *c, const char *what, char *err,
 		int fd = open(c->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 			      0644);
 
+		if (fd < 0 && errno == EISDIR) {
+			snprintf(err, errlen, "%s '%s': its lock %s is a directory: expected a file bouncelab makes there, or nothing",
+				 what, c->path, c->lock_path);
+			return 2;
+		}
 		if (fd < 0) {
 			char dir[PATH_MAX];
 

@@ -40,9 +40,12 @@ struct report_state {
 static int read_inputs(const struct report_options *opts,
 		       struct report_state *st, char *err, size_t errlen)
 {
-	for (unsigned int i = 0; i < opts->nr_files; i++)
-		if (results_read(&st->set, opts->files[i], err, errlen))
-			return 2;
+	for (unsigned int i = 0; i < opts->nr_files; i++) {
+		int ret = results_read(&st->set, opts->files[i], err, errlen);
+
+		if (ret)
+			return ret == -2 ? 1 : 2;
+	}
 	if (opts->latency) {
 		if (latency_map_read(opts->latency, &st->latency, err, errlen))
 			return 2;

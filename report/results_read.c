@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "input_file.h"
 #include "journal.h"
 #include "json_region.h"
 #include "results_read.h"
@@ -25,6 +26,10 @@
 #define MAX_WALL_NS 1e15
 #define MAX_COUNTER 1e18
 #define MAX_REPETITIONS 1000000L
+#define MAX_CACHE_LEVEL 4
+#define MAX_CACHE_BYTES (1L << 40)	/* 1 TiB: no cache is near */
+/* 60,000 repetitions are a 52 MB file: a results file 20 times that is not one. */
+#define RESULTS_MAX_BYTES (1UL << 30)
 
 /* An aggregate row kept in case its benchmark has no repetition rows. */
 struct aggregate_candidate {
@@ -44,6 +49,7 @@ struct reader {
 	size_t errlen;
 	struct aggregate_candidate *candidates;
 	size_t nr_candidates, cap_candidates;
+	bool out_of_memory;	/* err says so: not a bad file */
 };
 
 /*
@@ -274,6 +280,42 @@ static int read_cpu(struct reader *r, json_t *ctx, struct result_cpu *cpu)
 	return 0;
 }
 
+/* The topology's counts, which the report prints: checked where read. */
+static int check_topology(struct reader *r, json_t *topo)
+{
+	int ret;
+
+	r->prefix = "context.topology.";
+	ret = check_integer(r, topo, "nr_allowed_cpus", 1, MAX_THREADS, false, NULL) ||
+	      check_integer(r, topo, "numa_nodes", 1, MAX_THREADS, false, NULL);
+	r->prefix = "context.";
+	return ret ? -1 : 0;
+}
+
+/* Google Benchmark's caches: a level, a size and a count of CPUs each. */
+static int check_caches(struct reader *r, json_t *caches)
+{
+	char prefix[48];
+	json_t *c;
+	size_t i;
+	int ret = 0;
+
+	json_array_foreach(caches, i, c) {
+		snprintf(prefix, sizeof(prefix), "context.caches[%zu].", i);
+		r->prefix = prefix;
+		if (!json_is_object(c))
+			ret = bad(r, "", c, "expected an object");
+		else
+			ret = check_integer(r, c, "level", 1, MAX_CACHE_LEVEL, false, NULL) ||
+			      check_integer(r, c, "size", 0, MAX_CACHE_BYTES, false, NULL) ||
+			      check_integer(r, c, "num_sharing", 0, MAX_THREADS, false, NULL);
+		if (ret)
+			break;
+	}
+	r->prefix = "context.";
+	return ret ? -1 : 0;
+}
+
 /* The context: bouncelab's and Google Benchmark's known keys, typed. */
 static int check_context(struct reader *r, json_t *ctx)
 {
@@ -299,12 +341,16 @@ static int check_context(struct reader *r, json_t *ctx)
 	v = json_object_get(ctx, "topology");
 	if (v && !json_is_object(v))
 		return bad(r, "topology", v, "expected an object");
+	if (v && check_topology(r, v))
+		return -1;
 	v = json_object_get(ctx, "counters");
 	if (v && !json_is_object(v))
 		return bad(r, "counters", v, "expected an object");
 	v = json_object_get(ctx, "caches");
 	if (v && !json_is_array(v))
 		return bad(r, "caches", v, "expected an array");
+	if (v && check_caches(r, v))
+		return -1;
 	v = json_object_get(ctx, "load_avg");
 	if (v && !json_is_array(v))
 		return bad(r, "load_avg", v, "expected an array");
@@ -767,27 +813,25 @@ static const char *parse_hint(const char *text)
 }
 
 /*
- * The file's first len bytes (the size stat() saw) into buf, or -1 with
- * errno set. A journal still being written is read as it was then: a
- * line cut short at the end is dropped as unfinished (journal.h).
+ * The file's first len bytes (the size fstat() saw) from fd into buf, or
+ * -1 with errno set. A journal still being written is read as it was
+ * then: a line cut short at the end is dropped as unfinished (journal.h).
  */
-static int read_whole(const char *path, char *buf, size_t len, size_t *got)
+static int read_whole(int fd, char *buf, size_t len, size_t *got)
 {
-	FILE *f = fopen(path, "rb");
-	size_t used = 0, n;
+	size_t used = 0;
+	ssize_t n = 0;
 
-	if (!f)
-		return -1;
-	while (used < len && (n = fread(buf + used, 1, len - used, f)) > 0)
-		used += n;
-	if (ferror(f)) {
-		fclose(f);
-		errno = EIO;
-		return -1;
+	while (used < len) {
+		n = read(fd, buf + used, len - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
 	}
-	fclose(f);
 	*got = used;
-	return 0;
+	return n < 0 ? -1 : 0;
 }
 
 /*
@@ -798,34 +842,28 @@ static int read_whole(const char *path, char *buf, size_t len, size_t *got)
 static json_t *load(struct reader *r, struct json_region **region)
 {
 	json_error_t jerr;
-	struct stat st;
 	json_t *doc;
 	char *text, *start;
-	size_t len;
+	size_t size, len;
+	bool read_failed = false;
+	int fd;
 
 	*region = NULL;
-	if (stat(r->path, &st)) {
-		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
+	fd = input_file_open(r->path, RESULTS_MAX_BYTES, &size, r->err, r->errlen);
+	if (fd < 0)
 		return NULL;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(r->err, r->errlen, "%s: is a directory: expected a results file",
-			 r->path);
-		return NULL;
-	}
-	/* A device such as /dev/zero never ends: it would be read until OOM. */
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(r->err, r->errlen, "%s: not a regular file: expected a results file",
-			 r->path);
-		return NULL;
-	}
 	/* Read whole, then parse: json_load_file() reads one getc() at a time. */
-	*region = json_region_open((size_t)st.st_size);
-	text = json_region_alloc(*region, (size_t)st.st_size + 1);
-	if (!text)
-		errno = ENOMEM;
-	if (!text || read_whole(r->path, text, (size_t)st.st_size, &len)) {
+	*region = json_region_open(size);
+	text = json_region_alloc(*region, size + 1);
+	if (!text) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		r->out_of_memory = true;
+	} else if (read_whole(fd, text, size, &len)) {
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
+		read_failed = true;
+	}
+	close(fd);
+	if (!text || read_failed) {
 		json_region_free(text);
 		json_region_close(*region);
 		*region = NULL;
@@ -850,7 +888,10 @@ static json_t *load(struct reader *r, struct json_region **region)
 			snprintf(r->err, r->errlen, "%s:%d:%d: not valid JSON: %s%s", r->path,
 				 jerr.line, jerr.column, jerr.text, parse_hint(jerr.text));
 	}
-	json_region_stop();
+	if (json_region_stop() && !doc) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		r->out_of_memory = true;
+	}
 	json_region_free(text);
 	if (!doc) {
 		json_region_close(*region);
@@ -878,7 +919,7 @@ int results_read(struct results *set, const char *path, char *err,
 	}
 	doc = load(&r, &region);
 	if (!doc)
-		return -1;
+		return r.out_of_memory ? -2 : -1;
 	set->files[r.file] = (struct result_file){
 		.path = path, .doc = doc, .region = region,
 	};

@@ -126,7 +126,8 @@ struct results {
 
 /*
  * Reads one more file into set (zero-initialised before the first).
- * Returns 0, or -1 with err naming the file and the place; the set is
+ * Returns 0, or -1 with err naming the file and the place (a bad file),
+ * or -2 when memory ran out ("out of memory reading FILE"); the set is
  * then unchanged apart from memory that results_free() releases.
  */
 int results_read(struct results *set, const char *path, char *err,

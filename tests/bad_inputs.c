@@ -71,13 +71,16 @@ static bool row_checks_event_names(const struct row *r)
 	return false;
 }
 
+/* A FIFO no one writes: a reader that opens it blocking waits forever. */
+static const char FIXTURE_FIFO[] = "";
+
 /*
  * Fixtures every row can name by a relative path. results.json is real:
  * a short run makes it, so it follows the results format as it evolves.
  */
 static const struct {
 	const char *name;
-	const char *text;	/* NULL: a directory */
+	const char *text;	/* NULL: a directory; FIXTURE_FIFO: a FIFO */
 } fixtures[] = {
 	{ "not_json.txt", "this is not JSON\n" },
 	{ "empty.json", "" },
@@ -86,6 +89,11 @@ static const struct {
 	{ "array.json", "[1, 2, 3]\n" },
 	{ "a_file", "a regular file where a directory belongs\n" },
 	{ "a_dir", NULL },
+	{ "a_fifo", FIXTURE_FIFO },
+	/* a directory where an output's lock file goes */
+	{ "locked.json.lock", NULL },
+	{ "locked_report", NULL },
+	{ "locked_report/.bouncelab.lock", NULL },
 };
 
 static void bail_out(const char *fmt, const char *what)
@@ -153,16 +161,61 @@ static int run_in(const char *dir, char *const argv[], const char *out,
 	return status;
 }
 
-/* The fixture results.json and bad_row.json, made once. */
+/* doc as name, with obj's key set to value (taken) there only. */
+static void write_changed(const char *dir, const char *name, json_t *doc, json_t *obj,
+			  const char *key, json_t *value)
+{
+	json_t *old = json_incref(json_object_get(obj, key));
+	char path[PATH_MAX];
+
+	if (!old)
+		bail_out("the fixture run recorded no %s", key);
+	json_object_set_new(obj, key, value);
+	join(path, dir, name);
+	if (json_dump_file(doc, path, JSON_INDENT(2)))
+		bail_out("cannot write %s", path);
+	json_object_set_new(obj, key, old);
+}
+
+/* A journal (report/journal.h) of doc's rows, saying the run had total. */
+static void write_journal(const char *dir, const char *name, json_t *doc, long total)
+{
+	json_t *header = json_pack("{s:i, s:I, s:O}", "bouncelab_journal", 1,
+				   "total", (json_int_t)total,
+				   "context", json_object_get(doc, "context"));
+	json_t *row;
+	char path[PATH_MAX], *line;
+	size_t i;
+	FILE *f;
+
+	join(path, dir, name);
+	f = fopen(path, "w");
+	line = json_dumps(header, JSON_COMPACT);
+	if (!f || !line || fprintf(f, "%s\n", line) < 0)
+		bail_out("cannot write %s", path);
+	free(line);
+	json_array_foreach(json_object_get(doc, "benchmarks"), i, row) {
+		line = json_dumps(row, JSON_COMPACT);
+		if (!line || fprintf(f, "%s\n", line) < 0)
+			bail_out("cannot write %s", path);
+		free(line);
+	}
+	if (fclose(f))
+		bail_out("cannot write %s", path);
+	json_decref(header);
+}
+
+/* The fixtures from a real run (see bad_inputs.tsv), made once. */
 static void make_results_fixtures(const char *dir)
 {
 	char *argv[] = { bouncelab, "run", "--quick", "--threads", "1",
 			 "--repetitions", "1", "--filter", "has_pinned/nop$",
 			 "--out", "results.json", NULL };
 	char out[PATH_MAX], err[PATH_MAX], path[PATH_MAX];
-	json_t *doc, *rows;
+	json_t *doc, *rows, *row, *ctx, *cache;
 	bool hung;
 	int status;
+	size_t i;
 
 	join(out, work, "run.out");
 	join(err, work, "run.err");
@@ -176,6 +229,28 @@ static void make_results_fixtures(const char *dir)
 	rows = json_object_get(doc, "benchmarks");
 	if (!json_array_size(rows))
 		bail_out("%s has no rows", path);
+	/* The same run of another variant: no benchmark in common with it. */
+	json_array_foreach(rows, i, row) {
+		json_object_set_new(row, "name", json_string("has_pinned/no_flag/real_time/threads:1"));
+		json_object_set_new(row, "run_name", json_string("has_pinned/no_flag/real_time/threads:1"));
+		json_object_set_new(json_object_get(row, "bouncelab"), "variant",
+				    json_string("no_flag"));
+	}
+	join(path, dir, "other_variant.json");
+	if (json_dump_file(doc, path, JSON_INDENT(2)))
+		bail_out("cannot write %s", path);
+	json_decref(doc);
+	join(path, dir, "results.json");
+	doc = json_load_file(path, 0, NULL);
+	rows = json_object_get(doc, "benchmarks");
+	write_journal(dir, "bad_total.journal", doc, -1);
+	ctx = json_object_get(doc, "context");
+	cache = json_array_get(json_object_get(ctx, "caches"), 0);
+	write_changed(dir, "bad_cpus.json", doc, json_object_get(ctx, "topology"),
+		      "nr_allowed_cpus", json_integer(-5));
+	write_changed(dir, "bad_cache.json", doc, cache, "size", json_integer(-1));
+	write_changed(dir, "bad_sharing.json", doc, cache, "num_sharing",
+		      json_integer(4611686018427387904LL));
 	/* A row no run can produce: negative time per operation. */
 	json_object_set_new(json_array_get(rows, 0), "ns_per_op", json_real(-1));
 	join(path, dir, "bad_row.json");
@@ -192,10 +267,14 @@ static void make_fixtures(const char *dir)
 		bail_out("cannot create %s", dir);
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		join(path, dir, fixtures[i].name);
-		if (fixtures[i].text)
+		if (fixtures[i].text == FIXTURE_FIFO) {
+			if (mkfifo(path, 0644))
+				bail_out("cannot create %s", path);
+		} else if (fixtures[i].text) {
 			write_text(path, fixtures[i].text);
-		else if (mkdir(path, 0755))
+		} else if (mkdir(path, 0755)) {
 			bail_out("cannot create %s", path);
+		}
 	}
 	make_results_fixtures(dir);
 }

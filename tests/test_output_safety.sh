@@ -15,8 +15,12 @@
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
-#     or reaches report.md escaped; a UTF-8 BOM is accepted;
-#   - a run whose every repetition fails exits 1.
+#     or reaches report.md escaped; a UTF-8 BOM is accepted; control bytes
+#     from input files reach report.md, compare and model escaped;
+#   - a FIFO as HWLOC_XMLFILE is refused, not waited on;
+#   - a run whose every repetition fails exits 1;
+#   - out of memory reading a results file is said so, exit 1;
+#   - a write past ulimit -f fails with exit 1 and one line, leaving nothing.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
 set -u
@@ -178,6 +182,49 @@ full "model" "$bouncelab" model
 full "topo --latency" "$bouncelab" "${latency[@]}"
 full "compare --help" "$bouncelab" compare --help
 
+# --- a FIFO as HWLOC_XMLFILE, which hwloc would open itself and wait on:
+# read under the input rule, as --topology is, and refused
+expect 2 "HWLOC_XMLFILE a FIFO" -- env HWLOC_XMLFILE=fifo "$bouncelab" topo
+grep -q "'fifo': not a regular file (a FIFO): expected a regular file" err.txt &&
+	ok "the refusal names the FIFO" || not_ok "the refusal does not name the FIFO: $(head -1 err.txt)"
+
+# --- a file size limit (ulimit -f): SIGXFSZ is ignored, so the write that
+# crosses it fails (EFBIG) and the command's error path runs: exit 1, one
+# line, and no lock or temporary file left
+fsize() {
+	local what=$1 status
+	shift
+	(ulimit -f 4; timeout 120 "$@" >fsize.out 2>err.txt </dev/null)
+	status=$?
+	if [ "$status" = 1 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "File too large" err.txt; then
+		ok "$what under ulimit -f: exit 1, one line"
+	else
+		not_ok "$what under ulimit -f: exit $status"
+		sed 's/^/#   /' err.txt | head -3
+	fi
+}
+mkdir fsize && cd fsize || exit 1
+fsize "run" "$bouncelab" run "${quick[@]}" --repetitions 100 --out r.json
+fsize "report" "$bouncelab" report ../results.json -o rep
+fsize "list > file" sh -c '"$1" list >list.txt' sh "$bouncelab"
+left=$(find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' -o -name '*.journal' -o -name rep | head -3)
+[ -z "$left" ] && ok "nothing left behind under ulimit -f" || not_ok "left behind under ulimit -f: $left"
+cd .. || exit 1
+
+# --- out of memory while parsing a results file (ulimit -v): said so, exit 1,
+# not "not valid JSON" with an empty reason. 3 million empty arrays: a 9 MB
+# text that fits in 40 MB of address space, a tree of 150 MB that does not.
+python3 -c 'open("oom.json", "w").write("{\"context\": {}, \"benchmarks\": [" + ",".join(["[]"] * 3000000) + "]}")'
+for cmd in "report oom.json -o oom_report" "compare oom.json results.json"; do
+	(ulimit -v 40000; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+	status=$?
+	[ "$status" = 1 ] && [ "$(cat err.txt)" = "bouncelab: out of memory reading oom.json" ] &&
+		ok "${cmd%% *} out of memory: exit 1, said so" ||
+		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
+done
+[ ! -e oom_report ] && ok "no report directory left by the out-of-memory report" || not_ok "oom_report/ left behind"
+rm -f oom.json
+
 # --- the README's exit-code table holds every status a command gave here
 table=$(sed -n '/^## Exit status/,/^## /p' "$top/README.md" | grep -o '^| `[0-9+ N]*`' | tr -d '|` ')
 for s in 0 1 2 3 128+N; do
@@ -206,6 +253,34 @@ foreign["context"]["host_name"] = "h\n```\n<b>x</b>"
 json.dump(foreign, open("hostile_foreign.json", "w"))
 open("bom.json", "wb").write(b"\xef\xbb\xbf" + open(sys.argv[1], "rb").read())
 PY
+# Control bytes (an OSC title, an SGR colour, a BEL) in a file's strings:
+# shown escaped, never raw, in report.md, details.md, compare and model
+python3 - results.json "$top/model/profiles/ryzen-5950x.json" <<'PY'
+import json, sys
+ctl = "\x1b]0;owned\x07\x1b[31m\x01"
+doc = json.load(open(sys.argv[1]))
+for key, value in list(doc["context"].items()):
+    if isinstance(value, str) and key != "date":
+        doc["context"][key] = value + ctl
+other = {k: v for k, v in doc["benchmarks"][0].items() if k != "bouncelab"}
+other["name"] = other["run_name"] = "evil" + ctl
+doc["benchmarks"].append(other)
+json.dump(doc, open("control_bytes.json", "w"))
+profile = json.load(open(sys.argv[2]))
+profile["title"] += ctl
+json.dump(profile, open("control_profile.json", "w"))
+PY
+raw_controls() { LC_ALL=C grep -lP '[\x00-\x08\x0b-\x1f\x7f]' "$@"; }
+expect 0 "report on a file with control bytes" -- "$bouncelab" report control_bytes.json -o cb
+left=$(raw_controls cb/*.md)
+[ -z "$left" ] && grep -q 'x1b' cb/report.md && ok "report.md and details.md show control bytes escaped" ||
+	not_ok "raw control bytes in: $left"
+expect 0 "compare on a file with control bytes" -- "$bouncelab" compare control_bytes.json control_bytes.json
+[ -z "$(raw_controls out.txt)" ] && grep -q 'x1b' out.txt && ok "compare shows control bytes escaped" ||
+	not_ok "compare printed raw control bytes"
+expect 0 "model on a profile with control bytes" -- "$bouncelab" model --profile control_profile.json --family pingpong --threads 2
+[ -z "$(raw_controls out.txt)" ] && grep -q 'x1b' out.txt && ok "model shows control bytes escaped" ||
+	not_ok "model printed raw control bytes"
 expect 2 "a variant name outside the catalogue's characters" -- "$bouncelab" report hostile_variant.json -o hv
 grep -q "letters, digits" err.txt && ok "the refusal says what names may hold" || not_ok "the refusal does not say why"
 expect 0 "another tool's row with a tag in its name" -- "$bouncelab" report hostile_foreign.json results.json -o hf

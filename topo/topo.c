@@ -58,6 +58,11 @@ void topo_free_cpus(struct topo *topo)
 	topo->nr_cpus = 0;
 }
 
+bool topo_from_user(const char *spec)
+{
+	return spec || getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC");
+}
+
 bool topo_is_this_system(const struct topo *topo)
 {
 	return topo->this_system;

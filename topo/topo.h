@@ -47,6 +47,13 @@ struct topo;
  * is NULL. Returns NULL with err filled on failure.
  */
 struct topo *topo_open(const char *spec, char *err, size_t errlen);
+
+/*
+ * Whether topo_open(spec) reads a topology the user gave (spec, or hwloc's
+ * HWLOC_XMLFILE or HWLOC_SYNTHETIC): its failure is then bad input (exit
+ * 2), not this system's topology failing to read (exit 1).
+ */
+bool topo_from_user(const char *spec);
 void topo_close(struct topo *topo);
 
 /* True when the topology is the running system, so binding is real. */

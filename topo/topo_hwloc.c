@@ -19,6 +19,7 @@
 
 #include <hwloc.h>
 
+#include "input_file.h"
 #include "topo_internal.h"
 
 struct topo_backend {
@@ -79,6 +80,47 @@ static unsigned long synthetic_pus(const char *spec)
 	return pus;
 }
 
+/* Far more than hwloc's XML of a 8192-PU machine (about 4 MB). */
+#define XML_MAX_BYTES (64UL << 20)
+
+/*
+ * An XML topology, read under the input rule (a FIFO or device is refused,
+ * not waited on) and handed to hwloc as a buffer, so hwloc opens nothing.
+ */
+static int set_xml(hwloc_topology_t t, const char *path, const char *label,
+		   char *err, size_t errlen)
+{
+	char why[512];
+	size_t len;
+	char *xml = input_file_read(path, XML_MAX_BYTES, &len, why, sizeof(why));
+	int ret;
+
+	if (!xml) {
+		snprintf(err, errlen, "%s: %s", label, why);
+		return -1;
+	}
+	ret = hwloc_topology_set_xmlbuffer(t, xml, (int)len + 1);
+	if (ret)
+		snprintf(err, errlen, "%s '%s': cannot read this XML file: %s", label,
+			 path, strerror(errno));
+	free(xml);
+	return ret;
+}
+
+/*
+ * HWLOC_XMLFILE, which hwloc would open itself at load, blocking on a
+ * FIFO: read as --topology is. hwloc takes it only when HWLOC_FSROOT and
+ * HWLOC_SYNTHETIC are unset (they come first), so the same here.
+ */
+static int set_xml_from_env(hwloc_topology_t t, char *err, size_t errlen)
+{
+	const char *path = getenv("HWLOC_XMLFILE");
+
+	if (!path || getenv("HWLOC_FSROOT") || getenv("HWLOC_SYNTHETIC"))
+		return 0;
+	return set_xml(t, path, "HWLOC_XMLFILE", err, errlen);
+}
+
 static int load_topology(struct topo *topo, const char *spec, char *err,
 			 size_t errlen)
 {
@@ -91,11 +133,8 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 	}
 	topo->backend->topology = t;
 	if (spec && looks_like_xml(spec)) {
-		if (hwloc_topology_set_xml(t, spec)) {
-			snprintf(err, errlen, "topology '%s': cannot read this XML file: %s",
-				 spec, strerror(errno));
+		if (set_xml(t, spec, "topology", err, errlen))
 			return -1;
-		}
 		snprintf(topo->description, sizeof(topo->description),
 			 "XML file %s", spec);
 	} else if (spec) {
@@ -113,6 +152,8 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 		}
 		snprintf(topo->description, sizeof(topo->description),
 			 "synthetic '%s'", spec);
+	} else if (set_xml_from_env(t, err, errlen)) {
+		return -1;
 	}
 	if (hwloc_topology_load(t)) {
 		snprintf(err, errlen, "topology '%s': hwloc cannot load it: %s",

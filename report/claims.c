@@ -142,7 +142,11 @@ static void mode_numbers(char *buf, size_t len, const struct claim_result *r)
 		const struct claim_in_mode *m = &r->modes[i];
 		char range[2 * FORMAT_LEN + 8], x[FORMAT_LEN], mark[2 * FORMAT_LEN];
 
-		if (m->mark == CLAIM_NOT_TESTABLE)
+		if (m->mark == CLAIM_NOT_TESTABLE && m->rounds >= CLAIM_MIN_REPETITIONS)
+			snprintf(mark, sizeof(mark), "not testable (undecided, %s)",
+				 single_variant(r->claim) ? format_sig(x, m->ratio.ratio) :
+							    format_ratio(x, m->ratio.ratio));
+		else if (m->mark == CLAIM_NOT_TESTABLE)
 			snprintf(mark, sizeof(mark), "not testable (needs %d)",
 				 CLAIM_MIN_REPETITIONS);
 		else
@@ -328,6 +332,27 @@ static const char *counter_na_reason(const struct results *set, unsigned int fil
 	return json_is_string(why) ? json_string_value(why) : "not recorded in these results";
 }
 
+/*
+ * The mark from where the median falls and what the interval (or the test)
+ * confirms. A median on the claim's side that the interval does not
+ * confirm is not a contradiction: those repetitions cannot decide it, and
+ * the claim is not testable here with the numbers, never NOT SEEN.
+ */
+static void mark(struct claim_result *r, bool median_agrees, bool confirmed, size_t n)
+{
+	char numbers[512];
+
+	r->mark = confirmed && median_agrees ? CLAIM_SEEN :
+		  median_agrees ? CLAIM_NOT_TESTABLE : CLAIM_NOT_SEEN;
+	if (r->mark != CLAIM_NOT_TESTABLE)
+		return;
+	r->mark = CLAIM_SEEN;	/* for the numbers only */
+	claim_numbers(numbers, sizeof(numbers), r);
+	not_testable(r, "%zu %s cannot decide it: the median is on the claim's side, its 95%% "
+		     "interval (or the test) is not (rerun with more --repetitions). Measured: %s",
+		     n, r->ratio.pairs ? "paired rounds" : "repetitions", numbers);
+}
+
 /* One side of a claim: a case and its values of the claim's metric for it. */
 struct claim_side {
 	const struct result_case *c;
@@ -360,9 +385,9 @@ static void judge(struct claim_side sa, struct claim_side sb, struct claim_resul
 		r->ratio = (struct stats_ratio){ .ratio = s.median, .lo = s.ci_lo, .hi = s.ci_hi };
 		r->p = NAN;
 		if (c->relation == CLAIM_BELOW)
-			r->mark = s.ci_hi < c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
+			mark(r, s.median < c->x, s.ci_hi < c->x, sa.n);
 		else
-			r->mark = s.ci_lo > c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
+			mark(r, s.median > c->x, s.ci_lo > c->x, sa.n);
 		return;
 	}
 	r->b_median = stats_median(sb.v, sb.n);
@@ -379,15 +404,16 @@ static void judge(struct claim_side sa, struct claim_side sb, struct claim_resul
 		return;
 	}
 	if (c->relation == CLAIM_AT_LEAST)
-		r->mark = r->ratio.ratio >= c->x &&
-			  verdict_of(&r->ratio, r->p) == VERDICT_SLOWER ? CLAIM_SEEN : CLAIM_NOT_SEEN;
+		mark(r, r->ratio.ratio >= c->x,
+		     verdict_of(&r->ratio, r->p) == VERDICT_SLOWER, r->ratio.pairs ? r->ratio.pairs : sa.n);
 	else if (c->relation == CLAIM_AT_MOST)
 		/* the whole CI at or below x: a median below x could be luck */
-		r->mark = isfinite(r->ratio.hi) && r->ratio.hi <= c->x ? CLAIM_SEEN :
-									 CLAIM_NOT_SEEN;
+		mark(r, r->ratio.ratio <= c->x, isfinite(r->ratio.hi) && r->ratio.hi <= c->x,
+		     r->ratio.pairs ? r->ratio.pairs : sa.n);
 	else
-		r->mark = isfinite(r->ratio.lo) && r->ratio.lo >= 1 / c->x &&
-			  r->ratio.hi <= c->x ? CLAIM_SEEN : CLAIM_NOT_SEEN;
+		mark(r, r->ratio.ratio >= 1 / c->x && r->ratio.ratio <= c->x,
+		     isfinite(r->ratio.lo) && r->ratio.lo >= 1 / c->x && r->ratio.hi <= c->x,
+		     r->ratio.pairs ? r->ratio.pairs : sa.n);
 }
 
 /* A side restricted to the rounds of one mode, in buffers of the side's size. */

@@ -277,7 +277,8 @@ static void write_claims_table(FILE *out, const struct report_input *in,
 		"x and the rule above calls the first variant slower; *at most x*: the ratio's whole 95%% CI "
 		"lies at or below x; *within x*: the ratio's whole "
 		"95%% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
-		"95%% CI is below (above) the bound.\n\n"
+		"95%% CI is below (above) the bound. A median on the claim's side that its interval (or "
+		"test) does not confirm is *not testable here*: the run cannot decide it either way.\n\n"
 		"| family | claim | expected | condition | mark | measured |\n"
 		"|---|---|---|---|---|---|\n",
 		cr->nr_seen, cr->nr_not_seen, cr->nr_not_testable);

@@ -162,8 +162,9 @@ PY
 	rm -rf "$tmp/out"
 	report_and_check "$tmp/unpaired.json"
 	claim=$(grep 'store_always / read_then_set ≤ 2.00x' "$tmp/out/report.md")
-	echo "$claim" | grep -q '| \*\*NOT SEEN\*\* | 51.5 vs 48.9 ns/op: 1.05x (95% CI [0-9.]*–[2-9]\.[0-9]*), p = ' ||
-		fail "rounds: unpaired, the claim should not be seen, its bootstrap CI past 2x: $claim"
+	# the median (1.05x) is within 2x, its bootstrap CI is not: undecided
+	echo "$claim" | grep -q '| not testable here | 9 repetitions cannot decide it: .* Measured: 51.5 vs 48.9 ns/op: 1.05x (95% CI [0-9.]*–[2-9]\.[0-9]*), p = ' ||
+		fail "rounds: unpaired, the claim should be undecided, its bootstrap CI past 2x: $claim"
 }
 
 many() {

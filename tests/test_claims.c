@@ -116,11 +116,15 @@ static void test_at_least(void **state)
 	r = check(fx, LOCKED_2("padded_128", "separate_pages", CLAIM_AT_LEAST, 2));
 	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
 	assert_true(fabs(r.ratio.ratio - 5.3 / 23.0) < 1e-9);
-	/* median ratio 5.35 / 5.3 >= 1, but interleaved: the rule does not separate them */
+	/*
+	 * median ratio 5.35 / 5.3 >= 1, but interleaved: the rule does not
+	 * separate them, and the run cannot decide the claim either way
+	 */
 	r = check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_AT_LEAST, 1));
 	assert_true(r.ratio.ratio >= 1);
 	assert_true(r.ratio.lo < 1 || r.p >= 0.05);
-	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "7 paired rounds cannot decide it"));
 	/* the catalogue's own claim on this file: 6.3 / 5.3 = 1.19x, not 2x */
 	r = check(fx, LOCKED_2("same_line", "padded_128", CLAIM_AT_LEAST, 2));
 	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
@@ -155,9 +159,9 @@ static void test_at_most(void **state)
 	assert_true(r.ratio.hi > 4.5 && r.ratio.hi <= 5);
 	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, 4)).mark,
 			 CLAIM_NOT_SEEN);
-	/* the median (4.34) is at most 4.5, but the CI's upper end is not */
+	/* the median (4.34) is at most 4.5, but the CI's upper end is not: undecided */
 	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, 4.5)).mark,
-			 CLAIM_NOT_SEEN);
+			 CLAIM_NOT_TESTABLE);
 	assert_int_equal(check(fx, LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 1)).mark,
 			 CLAIM_SEEN);
 }
@@ -171,12 +175,18 @@ static void test_bounds(void **state)
 	r = check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 10));
 	assert_int_equal(r.mark, CLAIM_SEEN);
 	assert_true(fabs(r.ratio.lo - 5.0) < 1e-9 && fabs(r.ratio.hi - 5.6) < 1e-9);
-	/* the median is below 5.5 but the interval is not */
+	/* the median is below 5.5 but the interval is not: undecided */
 	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.5)).mark,
+			 CLAIM_NOT_TESTABLE);
+	/* the median above the bound contradicts it */
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.2)).mark,
 			 CLAIM_NOT_SEEN);
 	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 4.9)).mark,
 			 CLAIM_SEEN);
+	/* above 5.0: the median (5.3) is, the interval's lower end (5.0) is not */
 	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 5.0)).mark,
+			 CLAIM_NOT_TESTABLE);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 5.4)).mark,
 			 CLAIM_NOT_SEEN);
 }
 

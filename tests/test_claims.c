@@ -541,6 +541,40 @@ static void test_claim_against_the_transfer(void **state)
 }
 
 /*
+ * "Within x" needs both ends of the interval: has_pinned at already_set=0,
+ * store_always over read_then_set per round 0.559, 0.659, 0.739, 0.775,
+ * 0.951, 0.952, 1.05, 1.10, 1.32 (rounds 2, 7, 4, 1, 8, 3, 6, 0, 5): the
+ * median 0.951 is within 1.5x either way, the interval 0.659-1.10 (the 2nd
+ * and 8th of 9) is not, since 0.659 < 1 / 1.5, so it is undecided; within
+ * 1.6x (0.625) it is seen, and within 1.04x the median is outside: not seen.
+ */
+static void test_within_needs_both_ends(void **state)
+{
+	struct kernel_claim c = {
+		.text = "t", .a = "store_always", .b = "read_then_set", .setting = "already_set=0",
+		.threads = CLAIM_MOST_THREADS, .relation = CLAIM_WITHIN, .x = 1.5,
+	};
+	const struct family_view *f;
+	struct real_run run;
+	struct claim_result r;
+
+	(void)state;
+	read_run(&run, "default.json");
+	f = family_of(&run, "has_pinned");
+	claim_check(&run.set, &run.a, f, &c, &r);
+	assert_float_equal(r.ratio.lo, 0.6585325852256989, 1e-12);
+	assert_float_equal(r.ratio.hi, 1.1016062638184443, 1e-12);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	c.x = 1.6;
+	claim_check(&run.set, &run.a, f, &c, &r);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	c.x = 1.04;
+	claim_check(&run.set, &run.a, f, &c, &r);
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	free_run(&run);
+}
+
+/*
  * Three repetitions cannot decide a claim: not testable, with the
  * repetitions it needs, never NOT SEEN (the same guest's --quick run
  * before --quick ran 6 rounds: store_always 26.2, 24.2, 21.6 against
@@ -579,6 +613,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_host_modes_of_a_real_run),
 		cmocka_unit_test(test_claim_against_the_transfer),
 		cmocka_unit_test(test_too_few_repetitions),
+		cmocka_unit_test(test_within_needs_both_ends),
 	};
 
 	if (argc != 2) {

@@ -8,7 +8,10 @@ folder's files, exist) and writes prediction.md; its check line gives the
 median |predicted / measured - 1| and how many cases are within 2x. The
 numbers are the report's own (build_validation() in report/prediction.c
 computes them), read here as a reader reads them. Fails when a machine's
-median error exceeds 25% or fewer than 80% of its cases are within 2x.
+median error exceeds 25% or fewer than 80% of its cases are within 2x. A
+folder the corpus README marks "known miss" in its model check column is
+held to the figure recorded there instead (a ratchet: it may not get worse),
+and fails once it meets the target, so that the mark is removed.
 
 usage: test_model_corpus.py BOUNCELAB TESTS_DIR
 """
@@ -32,6 +35,19 @@ def files_of(folder):
     return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".json"))
 
 
+def known_miss(folder):
+    """The recorded median error of a folder marked known miss, or None."""
+    path = os.path.join(os.path.dirname(folder), "README.md")
+    name = f"`{os.path.basename(folder)}/`"
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells and cells[0] == name:
+                m = re.fullmatch(r"(\d+)%: known miss", cells[-1])
+                return int(m.group(1)) if m else None
+    return None
+
+
 def check(bouncelab, folder, out):
     files = files_of(folder)
     subprocess.run([bouncelab, "report", *files, "-o", out], check=True,
@@ -44,7 +60,15 @@ def check(bouncelab, folder, out):
     print(f"{os.path.basename(folder)}: median error {median}% over {cases} cases, "
           f"{within} within 2x ({100 * within / cases:.0f}%), from "
           f"{', '.join(os.path.basename(p) for p in files)}")
-    if median > MAX_MEDIAN:
+    recorded = known_miss(folder)
+    if recorded is not None and median <= MAX_MEDIAN:
+        return (f"median error {median}% meets the {MAX_MEDIAN}% target: remove the "
+                f"folder's known-miss mark from the corpus README")
+    if recorded is not None and median > recorded:
+        return f"median error {median}%, worse than the known miss recorded ({recorded}%)"
+    if recorded is not None:
+        print(f"KNOWN MISS {os.path.basename(folder)}: {median}%, target {MAX_MEDIAN}%")
+    elif median > MAX_MEDIAN:
         return f"median error {median}%, expected at most {MAX_MEDIAN}%"
     if within < MIN_WITHIN * cases:
         return f"{within} of {cases} within 2x, expected at least {MIN_WITHIN:.0%}"

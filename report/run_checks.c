@@ -74,6 +74,15 @@ static void write_build_load(FILE *out, const struct run_tally *t)
 		t->cpus == 1 ? "" : "s", t->build_s);
 }
 
+/* Whether a file's rounds fell into several of the host's modes. */
+static bool host_moved(const struct report_input *in)
+{
+	for (unsigned int f = 0; f < in->set->nr_files; f++)
+		if (in->a->modes && in->a->modes[f].nr >= 2)
+			return true;
+	return false;
+}
+
 void markdown_run_warnings(FILE *out, const struct report_input *in)
 {
 	struct run_tally t;
@@ -97,9 +106,16 @@ void markdown_run_warnings(FILE *out, const struct report_input *in)
 		else if (busy)
 			fprintf(out, " The machine was busy when the run started: load average %.3g on %ld "
 				"CPU%s.", t.load_avg, t.cpus, t.cpus == 1 ? "" : "s");
-		fputs(build ? " Intervals are wide, so ratios can move between runs." :
-		      " Other work took turns on the CPUs, so intervals are wide and ratios can move "
-		      "between runs.", out);
+		/* never blame other work for what the run itself saw the host do */
+		if (busy && !build)
+			fputs(" Other work took turns on the CPUs, so intervals are wide and ratios can "
+			      "move between runs.", out);
+		else if (host_moved(in))
+			fputs(" The host moved the vCPUs between placements during the run (the summary "
+			      "names the modes): a case's repetitions differ with each round's placement, "
+			      "so intervals are wide and ratios can move between runs.", out);
+		else
+			fputs(" Intervals are wide, so ratios can move between runs.", out);
 		fputs(" Rerun on an idle machine (stop other jobs; on a VM, expect the host's "
 		      "tenants to add noise), give it more repetitions (`bouncelab run --repetitions 21`), "
 		      "and compare the two runs: `bouncelab report first.json second.json` says how far "

@@ -211,6 +211,14 @@ host_modes() {
 		fail "modes: the banner does not name the two modes: $(sed -n "${banner}p" "$md")"
 	grep -q '^| `has_pinned` | `read_then_set` over `store_always`, 2 threads | 5.61x | 6.95x |$' "$md" ||
 		fail "modes: has_pinned's fix per mode is not 5.61x and 6.95x"
+	# a noisy run on an idle machine whose host moved the vCPUs: the warning
+	# names the host, and blames no other work
+	rm -rf "$tmp/out"
+	report_and_check "$tests/data/runs/epyc-zen3-2026-12-02/default.json"
+	grep -q '^> \*\*Warning: a noisy run.\*\* .* The host moved the vCPUs between placements during the run' "$tmp/out/report.md" ||
+		fail "modes: the noisy-run warning does not name the host's moves"
+	! grep -q 'Other work took turns' "$tmp/out/report.md" ||
+		fail "modes: an idle run's noise blamed on other work"
 	# the pingpong alone, one mode: no banner
 	rm -rf "$tmp/out"
 	report_and_check "$tests/data/results-claims.json"

@@ -10,6 +10,7 @@
  * barrier too, so when thread 0 leaves the loop every thread is done and
  * it can verify the state.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <sched.h>
@@ -335,7 +336,10 @@ static int plan_family(struct plan_state *ps, const struct kernel_family *f,
  * glibc's regcomp() copies a group once per count of a bounded repetition,
  * so nested counts multiply: '((((a{1,255}){1,255}){1,255}){1,255})' asks
  * for 255^4 copies and grew past 17 GB. Case names are short; these
- * bounds refuse such a pattern at once and keep any useful one.
+ * bounds refuse such a pattern at once and keep any useful one. A
+ * repetition of a repetition ('_++++', 'a*+', 'a{2}*') makes glibc's
+ * matcher try every way of splitting a name among the repeats: one such
+ * filter took over 10 s on a case name, so those are refused too.
  */
 #define FILTER_MAX_LENGTH 256
 #define FILTER_MAX_DEPTH 8
@@ -345,7 +349,7 @@ static int check_filter_bounds(const char *filter, char *err, size_t errlen)
 {
 	unsigned long copies = 1;
 	unsigned int depth = 0, max_depth = 0;
-	bool in_bracket = false;
+	bool in_bracket = false, after_repeat = false;
 
 	if (strlen(filter) > FILTER_MAX_LENGTH) {
 		snprintf(err, errlen, "--filter: a pattern of %zu characters: expected at most %d",
@@ -354,8 +358,17 @@ static int check_filter_bounds(const char *filter, char *err, size_t errlen)
 	}
 	for (const char *p = filter; *p; p++) {
 		unsigned long low, high;
+		bool repeat = !in_bracket && (*p == '*' || *p == '+' || *p == '?' ||
+					      (*p == '{' && (isdigit((unsigned char)p[1]) ||
+							     p[1] == ',')));
 		char *end;
 
+		if (repeat && after_repeat) {
+			snprintf(err, errlen, "--filter '%s': a repetition of a repetition at '%.2s': "
+				 "expected one of *, +, ? or {m,n} at a time", filter, p - 1);
+			return 2;
+		}
+		after_repeat = repeat;
 		if (*p == '\\' && p[1]) {
 			p++;
 		} else if (in_bracket) {
@@ -373,10 +386,17 @@ static int check_filter_bounds(const char *filter, char *err, size_t errlen)
 				max_depth = depth;
 		} else if (*p == ')' && depth) {
 			depth--;
-		} else if (*p == '{' && p[1] >= '0' && p[1] <= '9') {
+		} else if (*p == '{' && (isdigit((unsigned char)p[1]) || p[1] == ',')) {
+			/* '{,n}' is glibc's '{0,n}' */
 			low = strtoul(p + 1, &end, 10);
-			high = *end == ',' && end[1] >= '0' && end[1] <= '9' ?
+			high = *end == ',' && isdigit((unsigned char)end[1]) ?
 			       strtoul(end + 1, NULL, 10) : low;
+			/* past the count, so its '}' closes it and a repeat after is seen */
+			while (*p && *p != '}')
+				p++;
+			if (!*p)
+				break;
+			after_repeat = true;
 			if (high < low)
 				high = low;
 			copies *= high ? high : 1;

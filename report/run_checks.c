@@ -6,14 +6,9 @@
 #include "format.h"
 #include "run_checks.h"
 
-static long allowed_cpus(const struct results *set, unsigned int file)
-{
-	return results_allowed_cpus(&set->files[file]);
-}
-
 bool case_shares_cpus(const struct results *set, const struct result_case *c)
 {
-	long cpus = c->family ? allowed_cpus(set, c->file) : 0;
+	long cpus = c->family ? results_allowed_cpus(&set->files[c->file]) : 0;
 
 	return cpus > 0 && c->threads > cpus;
 }
@@ -46,7 +41,7 @@ static void tally(const struct report_input *in, struct run_tally *t)
 		json_t *ctx = in->set->files[f].context;
 		json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
 		json_t *build = json_object_get(ctx, "build_ended_s_before");
-		long cpus = allowed_cpus(in->set, f);
+		long cpus = results_allowed_cpus(&in->set->files[f]);
 
 		if (json_is_number(load) && cpus > 0 &&
 		    json_number_value(load) / (double)cpus > t->load) {

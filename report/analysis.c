@@ -367,6 +367,8 @@ static const struct result_case *modes_pingpong(const struct analysis *a,
 	return pick;
 }
 
+static int find_transfers(struct analysis *a);
+
 static int find_modes(struct analysis *a)
 {
 	a->modes = calloc(a->set->nr_files + 1, sizeof(*a->modes));
@@ -405,7 +407,7 @@ int analysis_build(const struct results *set, const struct result_cases *cases,
 			return -1;
 		}
 	}
-	if (view_families(out) || find_modes(out)) {
+	if (view_families(out) || find_modes(out) || find_transfers(out)) {
 		analysis_free(out);
 		return -1;
 	}
@@ -426,6 +428,7 @@ void analysis_free(struct analysis *a)
 	for (unsigned int i = 0; a->modes && i < a->set->nr_files; i++)
 		host_modes_free(&a->modes[i]);
 	free(a->modes);
+	free(a->transfers);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -530,4 +533,120 @@ size_t analysis_one_way_cases(const struct analysis *a,
 	}
 	qsort(out, nr, sizeof(*out), compare_by_distance);
 	return nr;
+}
+
+/* Whether r is a repetition of the catalogue's physical baseline. */
+static bool is_transfer_row(const struct result_row *r)
+{
+	const struct kernel_family *kf = r->family ? catalog_find(r->family) : NULL;
+
+	return kf && kf->ns_per_op_metric && !strcmp(kf->ns_per_op_metric, "one_way_ns") &&
+	       kf->ns_per_op_divisor > 0 && catalog_variant_index(kf, r->variant) == 0 &&
+	       r->threads == 2 && r->ns_per_op > 0;
+}
+
+static int find_transfers(struct analysis *a)
+{
+	a->transfers = calloc(a->set->nr_rows + 1, sizeof(*a->transfers));
+	if (!a->transfers)
+		return -1;
+	for (size_t i = 0; i < a->set->nr_rows; i++) {
+		const struct result_row *r = &a->set->rows[i];
+
+		if (!is_transfer_row(r))
+			continue;
+		a->transfers[a->nr_transfers++] = (struct transfer_sample){
+			.file = r->file, .source_file = r->source_file,
+			.cls = r->widest_class, .round = r->repetition_index,
+			.one_way_ns = r->ns_per_op / catalog_find(r->family)->ns_per_op_divisor,
+		};
+	}
+	return 0;
+}
+
+/*
+ * The class whose samples stand for cls among those that match (pooled:
+ * by file, else by source_file): cls itself, else the nearest beyond SMT
+ * siblings, else the nearest. NULL with *found false: no sample at all.
+ */
+static const char *transfer_class(const struct analysis *a, unsigned int file, bool pooled,
+				  const char *cls, bool *found)
+{
+	const char *beyond_smt = NULL, *nearest = NULL;
+
+	*found = false;
+	for (size_t i = 0; i < a->nr_transfers; i++) {
+		const struct transfer_sample *t = &a->transfers[i];
+		int rank = distance_rank(t->cls);
+
+		if ((pooled ? t->file : t->source_file) != file)
+			continue;
+		*found = true;
+		if (cls && t->cls && !strcmp(t->cls, cls))
+			return t->cls;
+		if (!nearest || rank < distance_rank(nearest))
+			nearest = t->cls;
+		if (rank > distance_rank("smt") &&
+		    (!beyond_smt || rank < distance_rank(beyond_smt)))
+			beyond_smt = t->cls;
+	}
+	return beyond_smt ? beyond_smt : nearest;
+}
+
+static bool same_class(const char *x, const char *y)
+{
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+/* The median over the samples of file (pooled) or source_file at cls. */
+static double one_way_median(const struct analysis *a, unsigned int file, bool pooled,
+			     const char *cls)
+{
+	double *v, m = NAN;
+	bool found;
+	size_t n = 0;
+
+	cls = transfer_class(a, file, pooled, cls, &found);
+	if (!found)
+		return NAN;
+	v = malloc(a->nr_transfers * sizeof(*v));
+	if (!v)
+		return NAN;
+	for (size_t i = 0; i < a->nr_transfers; i++) {
+		const struct transfer_sample *t = &a->transfers[i];
+
+		if ((pooled ? t->file : t->source_file) == file && same_class(t->cls, cls))
+			v[n++] = t->one_way_ns;
+	}
+	if (n)
+		m = stats_median(v, n);
+	free(v);
+	return m;
+}
+
+double analysis_one_way_ns(const struct analysis *a, unsigned int source_file,
+			   const char *cls)
+{
+	return one_way_median(a, source_file, false, cls);
+}
+
+double analysis_machine_one_way_ns(const struct analysis *a, unsigned int file,
+				   const char *cls)
+{
+	return one_way_median(a, file, true, cls);
+}
+
+double analysis_one_way_in_round(const struct analysis *a, unsigned int source_file,
+				 const char *cls, long round)
+{
+	bool found;
+
+	cls = transfer_class(a, source_file, false, cls, &found);
+	for (size_t i = 0; found && round >= 0 && i < a->nr_transfers; i++) {
+		const struct transfer_sample *t = &a->transfers[i];
+
+		if (t->source_file == source_file && t->round == round && same_class(t->cls, cls))
+			return t->one_way_ns;
+	}
+	return NAN;
 }

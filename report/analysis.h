@@ -74,6 +74,14 @@ struct family_view {
 	bool pingpong;
 };
 
+/* One round's one-way transfer: a repetition of the physical baseline. */
+struct transfer_sample {
+	unsigned int file, source_file;
+	const char *cls;	/* distance class, or NULL: not recorded */
+	long round;		/* -1: not run in rounds */
+	double one_way_ns;
+};
+
 struct analysis {
 	const struct results *set;
 	const struct result_cases *cases;
@@ -83,6 +91,9 @@ struct analysis {
 	struct family_view *families;	/* by catalogue order, then file */
 	/* the host's modes in each file's rounds (set->nr_files of them) */
 	struct host_modes *modes;
+	/* every repetition of the physical baseline, in the set's order */
+	size_t nr_transfers;
+	struct transfer_sample *transfers;
 };
 
 /*
@@ -135,6 +146,30 @@ int distance_rank(const char *cls);
 size_t analysis_one_way_cases(const struct analysis *a,
 			      const struct family_view *f,
 			      const struct result_case **out);
+
+/*
+ * The one-way transfer between two CPUs of distance class cls: the one
+ * definition that the prediction, the fleet table and every other reader
+ * of a run's latency take. It is the catalogue's physical baseline (the
+ * first variant of a family whose metric is one_way_ns: pingpong's
+ * store_load, which the claims compare with), the median of its
+ * repetitions at cls in one results file (source_file, as read), or over
+ * every file pooled into one machine (analysis_machine_one_way_ns()).
+ * Where there is none at cls (or cls is NULL), the nearest class beyond
+ * SMT siblings stands in, else the nearest measured. NAN: no baseline.
+ */
+double analysis_one_way_ns(const struct analysis *a, unsigned int source_file,
+			   const char *cls);
+double analysis_machine_one_way_ns(const struct analysis *a, unsigned int file,
+				   const char *cls);
+
+/*
+ * The one-way transfer one round of a results file measured at cls (the
+ * class chosen as above): the host may place the vCPUs near in one round
+ * and far in the next. NAN when that round has none.
+ */
+double analysis_one_way_in_round(const struct analysis *a, unsigned int source_file,
+				 const char *cls, long round);
 
 /* The largest thread count at which the pair was measured, or NULL. */
 const struct pair_view *group_view_widest_pair(const struct group_view *g);

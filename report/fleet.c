@@ -241,50 +241,39 @@ static size_t shared_threads(const struct fleet_row *rows, size_t nr, long *out)
 }
 
 /*
- * The ping-pong floor of a machine: per distance class, the lowest
- * median one-way latency of any variant (the cost of one line moving
- * between two CPUs that far apart), 0 where the file has none. Returns
- * whether it has any. The fleet table prints it and the contention model
- * takes it as the machine's latencies.
+ * The ping-pong floor of a machine: per distance class, its one-way
+ * transfer (analysis_machine_one_way_ns(), the one definition the
+ * prediction takes too), 0 where the machine has none. Returns whether
+ * it has any. The fleet table prints it and the contention model takes
+ * it as the machine's latencies.
  */
 static bool pingpong_floor(const struct analysis *a, unsigned int file,
-			   const struct result_case **cases, double floor[NR_DISTANCE_CLASSES])
+			   double floor[NR_DISTANCE_CLASSES])
 {
 	bool any = false;
 
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
 		floor[c] = 0;
-	for (size_t i = 0; i < a->nr_families; i++) {
-		const struct family_view *f = &a->families[i];
-		size_t nr;
+	for (size_t i = 0; i < a->nr_transfers; i++) {
+		const struct transfer_sample *t = &a->transfers[i];
+		int c = distance_class_parse(t->cls ? t->cls : "");
 
-		if (!f->pingpong || f->file != file)
+		if (t->file != file || c < 0 || floor[c] > 0)
 			continue;
-		nr = analysis_one_way_cases(a, f, cases);
-		for (size_t k = 0; k < nr; k++) {
-			int c = distance_class_parse(cases[k]->widest_class ?
-						     cases[k]->widest_class : "");
-			double ns = result_case_counter(cases[k], "one_way_ns")->median;
-
-			if (c < 0)
-				continue;
-			if (floor[c] <= 0 || ns < floor[c])
-				floor[c] = ns;
-			any = true;
-		}
+		floor[c] = analysis_machine_one_way_ns(a, file, t->cls);
+		any = true;
 	}
 	return any;
 }
 
 /* The floor, nearest class first: "smt 18.0, l3 61.4". */
-static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file,
-			  const struct result_case **cases)
+static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file)
 {
 	double floor[NR_DISTANCE_CLASSES];
 	char v[FORMAT_LEN];
 	bool any = false;
 
-	if (!pingpong_floor(a, file, cases, floor)) {
+	if (!pingpong_floor(a, file, floor)) {
 		fputs("not measured", out);
 		return;
 	}
@@ -307,7 +296,7 @@ static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file
  * ping-pong in the results.
  */
 static int fleet_machine(const struct analysis *a, unsigned int file,
-			 const struct result_case **cases, struct machine_profile *m,
+			 struct machine_profile *m,
 			 char *why, size_t len)
 {
 	json_t *topo = ctx(a->set, file, "topology");
@@ -345,7 +334,7 @@ static int fleet_machine(const struct analysis *a, unsigned int file,
 	snprintf(m->name, sizeof(m->name), "m%u", file + 1);
 	m->nr_cpus = (unsigned int)nr_cpus;
 	m->store_buffer = machine_store_buffer_of_name(cpu);
-	if (!pingpong_floor(a, file, cases, m->one_way_ns)) {
+	if (!pingpong_floor(a, file, m->one_way_ns)) {
 		snprintf(why, len, "no ping-pong in the results");
 		return -1;
 	}
@@ -385,14 +374,14 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 
 /* "4.12x", or "n/a (why)": the model's gain at the row's most threads. */
 static void write_predicted_gain(FILE *out, const struct analysis *a,
-				 const struct fleet_row *r, const struct result_case **cases)
+				 const struct fleet_row *r)
 {
 	const struct pair_view *p = group_view_widest_pair(r->g);
 	struct machine_profile m;
 	double before, after;
 	char why[256], buf[FORMAT_LEN];
 
-	if (!fleet_machine(a, r->f->file, cases, &m, why, sizeof(why)) &&
+	if (!fleet_machine(a, r->f->file, &m, why, sizeof(why)) &&
 	    !predict_variant(&m, a, r, r->g->before, p->threads, &before, why, sizeof(why)) &&
 	    !predict_variant(&m, a, r, r->g->after, p->threads, &after, why, sizeof(why)))
 		fputs(format_ratio(buf, before / after), out);
@@ -440,8 +429,7 @@ static void write_pooled(FILE *out, const struct report_input *in,
 
 static void write_family_table(FILE *out, const struct report_input *in,
 			       const struct machine_names *names,
-			       const struct fleet_row *rows, size_t nr,
-			       const struct result_case **cases)
+			       const struct fleet_row *rows, size_t nr)
 {
 	const struct group_view *g0 = rows[0].g;
 	long *shared = calloc(g0->nr_pairs + 1, sizeof(*shared));
@@ -479,12 +467,12 @@ static void write_family_table(FILE *out, const struct report_input *in,
 		md_code(out, in->files[file]);
 		fprintf(out, " | %s at %ld thread%s | ", format_ratio_ci(r, &p->gain),
 			p->threads, plural(p->threads));
-		write_predicted_gain(out, in->a, &rows[i], cases);
+		write_predicted_gain(out, in->a, &rows[i]);
 		fputs(" |", out);
 		for (size_t t = 0; t < nr_shared; t++)
 			fprintf(out, " %s |", format_ratio(r, group_view_pair(g, shared[t])->gain.ratio));
 		fputc(' ', out);
-		one_way_floor(out, in->a, file, cases);
+		one_way_floor(out, in->a, file);
 		fputs(" |\n", out);
 	}
 	fputc('\n', out);
@@ -500,13 +488,11 @@ void fleet_write(FILE *out, const struct report_input *in)
 	const struct analysis *a = in->a;
 	struct machine_names names = { 0 };
 	struct fleet_row *rows;
-	const struct result_case **cases;
 
 	if (in->nr_files < 2)
 		return;
 	rows = calloc(a->nr_groups + 1, sizeof(*rows));
-	cases = calloc(a->cases->nr + 1, sizeof(*cases));
-	if (!rows || !cases || machine_names_init(&names, in->set))
+	if (!rows || machine_names_init(&names, in->set))
 		goto out;
 	fputs("## Fleet: the fix on each machine\n\n", out);
 	write_pooled(out, in, &names);
@@ -514,7 +500,7 @@ void fleet_write(FILE *out, const struct report_input *in)
 	      "policy): the fix's gain (the before variant's ns/op over the after variant's) at the "
 	      "machine's most threads, and at the thread counts every machine measured; then the "
 	      "cost of moving one line between two CPUs at each distance (the `pingpong` family's "
-	      "lowest median), which bounds what contention can cost there. *The model's* is the "
+	      "store_load median), which bounds what contention can cost there. *The model's* is the "
 	      "contention model's gain at the same threads (as `bouncelab model` predicts), from the "
 	      "machine's own 1-thread times and one-way floors, on a topology rebuilt from its recorded "
 	      "CPUs, NUMA nodes and distance classes: a prediction beside the measurement, or n/a with "
@@ -524,12 +510,11 @@ void fleet_write(FILE *out, const struct report_input *in)
 		size_t nr = family_rows(a, i, rows, &next);
 
 		if (nr)
-			write_family_table(out, in, &names, rows, nr, cases);
+			write_family_table(out, in, &names, rows, nr);
 	}
 out:
 	free(names.ambiguous);
 	free(rows);
-	free(cases);
 }
 
 /*

@@ -23,7 +23,8 @@ fleet section by hand:
   pin_work=0 (not the defaults, so in no fleet row), compact:
     store_always K * t / 2, read_then_set 1.
   pingpong, one-way ns per distance class (store_load, cas): the floor of
-  a class is the smaller of the two.
+  a class is store_load's, the physical baseline (l3: 45, where cas
+  gives 40, so a floor taken from the wrong variant shows).
 """
 import argparse
 import json

@@ -32,7 +32,7 @@ benchmark::internal::Benchmark *to_benchmark(struct gbench_benchmark *b)
 
 /*
  * Forwards each run to C and, when asked, prints the machine's context
- * (bouncelab run --console prints its own table: bench/console.c).
+ * (bouncelab run --console prints its own table: cli/console.c).
  */
 class CallbackReporter : public benchmark::BenchmarkReporter {
 public:

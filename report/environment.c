@@ -136,7 +136,7 @@ static void caches_text(FILE *out, json_t *caches)
 
 /*
  * "AuthenticAMD family 25 model 1 stepping 1 (Zen 3)", or an Arm part:
- * what the CPU said it is, from the reader's struct (report/results_read.h).
+ * what the CPU said it is, from the reader's struct (resultfile/results_read.h).
  */
 static void cpu_identity(FILE *out, const struct result_cpu *cpu)
 {
@@ -185,7 +185,7 @@ static void topology_classes(FILE *out, json_t *classes)
 	}
 }
 
-/* What bench/results.c records in context.topology, in one sentence. */
+/* What resultfile/results.c records in context.topology, in one sentence. */
 static void topology_text(FILE *out, json_t *topo)
 {
 	json_t *source = json_object_get(topo, "source");

@@ -177,7 +177,7 @@ static void write_changed(const char *dir, const char *name, json_t *doc, json_t
 	json_object_set_new(obj, key, old);
 }
 
-/* A journal (report/journal.h) of doc's rows, saying the run had total. */
+/* A journal (resultfile/journal.h) of doc's rows, saying the run had total. */
 static void write_journal(const char *dir, const char *name, json_t *doc, long total)
 {
 	json_t *header = json_pack("{s:i, s:I, s:O}", "bouncelab_journal", 1,

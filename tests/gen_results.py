@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Writes a synthetic bouncelab results file (bench/results.h's format).
+"""Writes a synthetic bouncelab results file (resultfile/results.h's format).
 
   gen_results.py --fixed OUT.json
       the small file behind the report's golden files: has_pinned at 1, 2

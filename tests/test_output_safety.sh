@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The output rule (report/output_path.h) for every option that writes, the
+# The output rule (lib/output_path.h) for every option that writes, the
 # exit-code table of the README, stdout write checks, and inert inputs:
 #
 #   - /dev/full, /dev/null, a FIFO, a symbolic link and an existing file are

@@ -183,7 +183,7 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 		goto fail;
 	}
 	*nr_rows = json_array_size(rows);
-	/* A run's count of repetitions (bench/cmd_run.c keeps it unsigned). */
+	/* A run's count of repetitions (cli/cmd_run.c keeps it unsigned). */
 	total_v = json_integer_value(json_object_get(header, "total"));
 	if (total_v < 1 || total_v > UINT_MAX || (size_t)total_v < *nr_rows) {
 		snprintf(err, errlen, "%s:1: total %" JSON_INTEGER_FORMAT ": expected the run's count of repetitions, from %zu (the lines that follow) to %u",

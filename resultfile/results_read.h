@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Reading results files (bench/results.h describes the format).
+ * Reading results files (resultfile/results.h describes the format).
  *
  * Strict where the report depends on a value: a known field of the wrong
  * type, a number outside any sane range, a truncated or non-JSON file,
@@ -66,7 +66,7 @@ struct result_failure {
 };
 
 /*
- * context.cpu, what the CPU said it is (bench/results.h). recorded is
+ * context.cpu, what the CPU said it is (resultfile/results.h). recorded is
  * false in a file from a bouncelab older than the field: then vendor and
  * microarchitecture are NULL and every number is -1, as is each number a
  * file's architecture lacks (family, model, stepping on Arm; implementer,

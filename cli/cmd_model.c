@@ -8,6 +8,7 @@
  * the one-way latency per distance class is a short ping-pong per class.
  */
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "input_file.h"
 #include "latency.h"
 #include "model.h"
+#include "stats.h"
 
 #define MODEL_MAX_THREAD_COUNTS 32
 #define MODEL_MAX_PARAMS 16
@@ -29,6 +31,7 @@ struct model_options {
 	const struct kernel_family *family;
 	const char *variant;
 	const char *placement;
+	bool json;		/* --json: one JSON document on stdout, no text */
 	unsigned int nr_threads;
 	unsigned int threads[MODEL_MAX_THREAD_COUNTS];
 	unsigned int nr_params;
@@ -51,6 +54,7 @@ static void model_usage(void)
 	       "  --threads LIST          e.g. 1,2,4,8 (default 1,2,4,... up to the machine's CPUs)\n"
 	       "  --placement P           compact (default), spread, cores\n"
 	       "  --param F.NAME=V        set a parameter, e.g. gup.mode=private\n"
+	       "  --json                  print the same numbers as one JSON document\n"
 	       "  -h, --help              this help\n");
 }
 
@@ -111,42 +115,48 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+#define PRIVATE_BATCHES 5
+
 /*
  * The variant's private cost: ns/op of one thread running the kernel, the
- * fastest of three batches of at least 1 ms (the fastest is the one least
- * disturbed by other work on a shared machine).
+ * median of PRIVATE_BATCHES batches of at least 1 ms, the statistic the
+ * report takes of a run's 1-thread repetitions, so that both give the
+ * same input to the model. Then the family verifies its state, as every
+ * run does: a batch whose check fails is an error, never a number.
  */
 static int measure_private(const struct kernel_family *f,
 			   const struct kernel_config *cfg, double *ns)
 {
 	struct kernel_config one = *cfg;
 	struct kernel_metrics metrics = { 0 };
+	double batch_ns[PRIVATE_BATCHES];
+	uint64_t nr_ops = 64, total = 0;
 	char err[256];
-	uint64_t nr_ops = 64, ops;
 	void *state;
-	double best = INFINITY;
+	int rc = 0;
 
 	one.nr_threads = 1;
 	state = f->create(&one, err, sizeof(err));
 	if (!state)
 		return runtime_error("%s", err);
-	for (int rep = 0; rep < 3;) {
+	for (int rep = 0; rep < PRIVATE_BATCHES;) {
 		double t0 = now_ns(), t;
 
 		f->variants[one.variant].run(state, 0, nr_ops);
 		t = now_ns() - t0;
-		ops = nr_ops;
+		total += nr_ops;
 		if (t < 1e6 && nr_ops < (1ULL << 40)) {
 			nr_ops *= 4;
 			continue;
 		}
-		best = fmin(best, t / (double)ops);
-		rep++;
+		batch_ns[rep++] = t / (double)nr_ops;
 	}
-	(void)metrics;
+	if (f->verify && f->verify(state, &one, &total, &metrics, err, sizeof(err)))
+		rc = runtime_error("%s/%s at 1 thread: verify failed: %s", f->name,
+				   f->variants[one.variant].name, err);
 	f->destroy(state);
-	*ns = best;
-	return 0;
+	*ns = stats_median(batch_ns, PRIVATE_BATCHES);
+	return rc;
 }
 
 /* --profile this: one ping-pong per distance class present. */
@@ -222,23 +232,88 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 			       distance_class_name((enum distance_class)c), m->cold_miss_ns[c]);
 }
 
-static int model_family(struct machine_profile *m, const struct model_options *o,
-			const struct kernel_family *f, double here_ghz)
+/* The header's facts for --json: the same numbers print_header() prints. */
+static json_t *machine_json(const struct machine_profile *m, const struct model_options *o)
 {
+	json_t *one_way = json_object(), *cold = json_object();
+
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		const char *name = distance_class_name((enum distance_class)c);
+
+		if (m->one_way_ns[c] > 0)
+			json_object_set_new(one_way, name, json_real(m->one_way_ns[c]));
+		if (m->cold_miss_ns[c] > 0)
+			json_object_set_new(cold, name, json_real(m->cold_miss_ns[c]));
+	}
+	return json_pack("{s:s, s:s, s:i, s:f, s:s, s:b, s:o, s:o}",
+			 "name", m->name, "title", m->title, "nr_cpus", (int)m->nr_cpus,
+			 "clock_ghz", m->clock_ghz,
+			 "placement", o->placement ? o->placement : "compact",
+			 "measured_here", !strcmp(m->name, "this"),
+			 "one_way_ns", one_way, "cold_miss_ns", cold);
+}
+
+/* One prediction for --json, with what the text line says of it. */
+static json_t *prediction_json(const struct model_prediction *p)
+{
+	json_t *o = json_pack("{s:i, s:f, s:f}", "threads", (int)p->nr_threads,
+			      "ns_per_op", p->ns_per_op, "ops_per_s", p->ops_per_s);
+
+	if (p->bottleneck) {
+		json_object_set_new(o, "bottleneck", json_string(p->bottleneck));
+		json_object_set_new(o, "busy", json_real(p->busy));
+		json_object_set_new(o, "transfer_ns", json_real(p->transfer_ns));
+		if (p->local_handoffs >= 0.05) {
+			json_object_set_new(o, "handoff_ns", json_real(p->handoff_ns));
+			json_object_set_new(o, "local_handoffs", json_real(p->local_handoffs));
+		}
+	} else {
+		json_object_set_new(o, "bottleneck", json_null());
+	}
+	json_object_set_new(o, "retries_per_success", json_real(p->retries));
+	return o;
+}
+
+/*
+ * One family's predictions: printed, or with --json appended to families
+ * (the same numbers, unrounded).
+ */
+static int model_family(struct machine_profile *m, const struct model_options *o,
+			const struct kernel_family *f, double here_ghz, json_t *families)
+{
+	json_t *fam = NULL, *variants = NULL, *gains = NULL;
 	double private_ns[16] = { 0 }, ns[16][MODEL_MAX_THREAD_COUNTS];
 	struct kernel_config cfg;
 	char err[256];
 	int before = -1, after = -1;
 
 	apply_params(o, f, &cfg);
-	printf("\n%s: %s\n", f->name, f->title);
-	printf("  %7s  %-18s %12s %12s  %s\n", "threads", "variant", "ns/op", "Mops/s", "bottleneck");
+	if (families) {
+		variants = json_array();
+		gains = json_array();
+		fam = json_pack("{s:s, s:s, s:o, s:o}", "family", f->name, "title", f->title,
+				"variants", variants, "before_after", gains);
+		json_array_append_new(families, fam);
+	} else {
+		printf("\n%s: %s\n", f->name, f->title);
+		printf("  %7s  %-18s %12s %12s  %s\n", "threads", "variant", "ns/op", "Mops/s",
+		       "bottleneck");
+	}
 	for (unsigned int v = 0; v < f->nr_variants && v < 16; v++) {
+		json_t *preds = NULL;
+
 		if (o->variant && strcmp(o->variant, f->variants[v].name))
 			continue;
 		cfg.variant = v;
 		if (!f->spins && measure_private(f, &cfg, &private_ns[v]))
 			return EXIT_RUNTIME;
+		if (variants) {
+			preds = json_array();
+			json_array_append_new(variants,
+					      json_pack("{s:s, s:f, s:o}", "variant", f->variants[v].name,
+							"private_ns", private_ns[v],
+							"predictions", preds));
+		}
 		if (f->before_variant && !strcmp(f->before_variant, f->variants[v].name))
 			before = (int)v;
 		if (f->after_variant && !strcmp(f->after_variant, f->variants[v].name))
@@ -256,6 +331,10 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 					  &p, err, sizeof(err)))
 				return usage_error("%s", err);
 			ns[v][t] = p.ns_per_op;
+			if (preds) {
+				json_array_append_new(preds, prediction_json(&p));
+				continue;
+			}
 			printf("  %7u  %-18s %12.2f %12.2f  ", p.nr_threads, f->variants[v].name,
 			       p.ns_per_op, p.ops_per_s / 1e6);
 			if (p.bottleneck && p.local_handoffs >= 0.05)
@@ -272,7 +351,15 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 			printf("\n");
 		}
 	}
-	if (before >= 0 && after >= 0) {
+	if (before >= 0 && after >= 0 && gains) {
+		json_object_set_new(fam, "before", json_string(f->before_variant));
+		json_object_set_new(fam, "after", json_string(f->after_variant));
+		for (unsigned int t = 0; t < o->nr_threads; t++)
+			if (isfinite(ns[before][t]) && ns[after][t] > 0)
+				json_array_append_new(gains, json_pack("{s:i, s:f}", "threads",
+								       (int)o->threads[t], "gain",
+								       ns[before][t] / ns[after][t]));
+	} else if (before >= 0 && after >= 0) {
 		printf("  before/after (%s ns/op over %s):", f->before_variant, f->after_variant);
 		for (unsigned int t = 0; t < o->nr_threads; t++)
 			if (isfinite(ns[before][t]) && ns[after][t] > 0)
@@ -292,6 +379,7 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 		{ "threads", required_argument, NULL, 't' },
 		{ "placement", required_argument, NULL, 'l' },
 		{ "param", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -317,6 +405,7 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 			if ((rc = parse_param(optarg, o)))
 				return rc;
 			break;
+		case 'j': o->json = true; break;
 		case 'h': model_usage(); return -1;
 		default: return bad_option(argv, "model");
 		}
@@ -382,6 +471,7 @@ int cmd_model(int argc, char **argv)
 {
 	struct model_options o = { 0 };
 	struct machine_profile m;
+	json_t *root = NULL, *families = NULL;
 	char err[512];
 	double here_ghz = model_this_clock_ghz();
 	int rc = parse_options(argc, argv, &o);
@@ -401,10 +491,20 @@ int cmd_model(int argc, char **argv)
 		machine_profile_close(&m);
 		return rc;
 	}
-	print_header(&m, &o);
+	if (o.json) {
+		families = json_array();
+		root = json_pack("{s:o, s:o}", "machine", machine_json(&m, &o),
+				 "families", families);
+	} else {
+		print_header(&m, &o);
+	}
 	for (unsigned int i = 0; i < catalog_size && !rc; i++)
 		if (!o.family || o.family == catalog[i])
-			rc = model_family(&m, &o, catalog[i], here_ghz);
+			rc = model_family(&m, &o, catalog[i], here_ghz, families);
 	machine_profile_close(&m);
+	if (root && !rc && (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) ||
+			    fputc('\n', stdout) == EOF || fflush(stdout)))
+		rc = runtime_error("cannot write the JSON to standard output");
+	json_decref(root);
 	return rc;
 }

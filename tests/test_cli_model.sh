@@ -81,5 +81,45 @@ print(f"{len(pp) + len(hp)} rows checked")
 sys.exit(1 if problems else 0)
 PY
 
+# --json: the same machine and numbers as one JSON document. Checked against
+# the profile file (its one-way latencies; a pingpong round trip is twice the
+# cross_package one when spread) and the gain's definition, since the private
+# costs are measured anew on each call.
+"$bouncelab" model --profile "$profile" --family pingpong --threads 2 --placement spread --json \
+	>"$tmp/pp.json" 2>"$tmp/pp.err" || fail "model --json failed: $(cat "$tmp/pp.err")"
+"$bouncelab" model --profile "$profile" --family has_pinned --threads 1,4,40 --json \
+	>"$tmp/hp.json" 2>"$tmp/hp.err" || fail "model --json failed: $(cat "$tmp/hp.err")"
+"$py" - "$profile" "$tmp/pp.json" "$tmp/hp.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+
+profile = json.load(open(sys.argv[1]))
+pp, hp = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+problems = []
+want = {c: v["value"] for c, v in profile["one_way_ns"].items()}
+if pp["machine"]["one_way_ns"] != want:
+    problems.append(f"one_way_ns {pp['machine']['one_way_ns']}, the profile says {want}")
+if pp["machine"]["name"] != profile["name"] or pp["machine"]["placement"] != "spread":
+    problems.append(f"machine {pp['machine']['name']} placement {pp['machine']['placement']}")
+for v in pp["families"][0]["variants"]:
+    (p,) = v["predictions"]
+    if abs(p["ns_per_op"] - 2 * want["cross_package"]) > 1e-6:
+        problems.append(f"pingpong {v['variant']}: {p['ns_per_op']} ns/op, expected "
+                        f"2 x {want['cross_package']}")
+    if abs(p["ops_per_s"] - 2e9 / p["ns_per_op"]) > 1e-3 * p["ops_per_s"]:
+        problems.append(f"pingpong {v['variant']}: {p['ops_per_s']} ops/s, expected 2e9 / ns/op")
+fam = hp["families"][0]
+ns = {(v["variant"], p["threads"]): p["ns_per_op"] for v in fam["variants"]
+      for p in v["predictions"]}
+if [g["threads"] for g in fam["before_after"]] != [1, 4, 40]:
+    problems.append(f"before_after at {fam['before_after']}")
+for g in fam["before_after"]:
+    r = ns[(fam["before"], g["threads"])] / ns[(fam["after"], g["threads"])]
+    if abs(g["gain"] - r) > 1e-4 * r:
+        problems.append(f"gain at {g['threads']}: {g['gain']}, expected {r}")
+for p in problems:
+    print("FAIL:", p)
+sys.exit(1 if problems else 0)
+PY
+
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "model CLI: all checks passed"

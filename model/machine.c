@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cpu_id.h"
 #include "model.h"
 
 static int copy_string(json_t *root, const char *key, bool required, char *dst,
@@ -256,48 +257,54 @@ double model_this_clock_ghz(void)
  * "AMD EPYC ..."), for results of machines we cannot ask: the name gives
  * no family, so AMD is taken as family 19h.
  */
-unsigned int machine_store_buffer_of_name(const char *cpu)
+unsigned int machine_store_buffer(const char *vendor, long family, const char *brand,
+				  char *source, size_t len)
 {
-	if (cpu && strstr(cpu, "Intel"))
+	char none[1];
+
+	if (!source) {
+		source = none;
+		len = sizeof(none);
+	}
+	/* a results file from before context.cpu: its brand string names the vendor */
+	if (!vendor && brand && strstr(brand, "Intel"))
+		vendor = "GenuineIntel";
+	else if (!vendor && brand && (strstr(brand, "AMD") || strstr(brand, "EPYC")))
+		vendor = "AuthenticAMD";
+	if (vendor && !strcmp(vendor, "GenuineIntel")) {
+		snprintf(source, len, "Intel optimization manual: 56 store-buffer entries (Skylake)");
 		return 56;
-	if (cpu && (strstr(cpu, "AMD") || strstr(cpu, "EPYC")))
+	}
+	if (vendor && !strcmp(vendor, "AuthenticAMD") && family == 0x17) {
+		snprintf(source, len, "AMD family 17h optimization guide: 48-entry store queue");
+		return 48;
+	}
+	if (vendor && !strcmp(vendor, "AuthenticAMD") && family == 0x19) {
+		snprintf(source, len, "AMD family 19h optimization guide: 64-entry store queue");
 		return 64;
+	}
+	if (vendor && !strcmp(vendor, "AuthenticAMD") && family > 0x19) {
+		/* a later family is not in the table: the latest one it has */
+		snprintf(source, len,
+			 "AMD family %lxh not tabled: family 19h's 64-entry store queue taken", family);
+		return 64;
+	}
+	if (vendor && !strcmp(vendor, "AuthenticAMD") && family < 0) {
+		snprintf(source, len,
+			 "AMD, family not recorded: family 19h's 64-entry store queue taken");
+		return 64;
+	}
+	snprintf(source, len, "unknown CPU: stores not assumed hidden");
 	return 0;
 }
 
 static unsigned int this_store_buffer(char *source, size_t len)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256], vendor[64] = "";
-	unsigned int family = 0, entries = 0;
+	struct cpu_id id;
 
-	snprintf(source, len, "unknown CPU: stores not assumed hidden");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!*vendor)
-			sscanf(line, "vendor_id : %63s", vendor);
-		if (sscanf(line, "cpu family : %u", &family) == 1)
-			break;
-	}
-	fclose(f);
-	if (!strcmp(vendor, "GenuineIntel")) {
-		entries = 56;
-		snprintf(source, len, "Intel optimization manual: 56 store-buffer entries (Skylake)");
-	} else if (!strcmp(vendor, "AuthenticAMD") && family == 0x19) {
-		entries = 64;
-		snprintf(source, len, "AMD family 19h optimization guide: 64-entry store queue");
-	} else if (!strcmp(vendor, "AuthenticAMD") && family > 0x19) {
-		/* a later family is not in the table: the latest one it has */
-		entries = 64;
-		snprintf(source, len,
-			 "AMD family %xh not tabled: family 19h's 64-entry store queue taken",
-			 family);
-	} else if (!strcmp(vendor, "AuthenticAMD") && family == 0x17) {
-		entries = 48;
-		snprintf(source, len, "AMD family 17h optimization guide: 48-entry store queue");
-	}
-	return entries;
+	if (cpu_id_read(&id))
+		return machine_store_buffer(NULL, -1, NULL, source, len);
+	return machine_store_buffer(id.vendor, id.family, NULL, source, len);
 }
 
 int machine_profile_this(struct machine_profile *m, char *err, size_t errlen)

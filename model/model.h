@@ -87,8 +87,16 @@ struct machine_profile {
 	unsigned int nr_cached;
 };
 
-/* Store-buffer entries for a recorded CPU name (Intel 56, AMD 64), else 0. */
-unsigned int machine_store_buffer_of_name(const char *cpu);
+/*
+ * Store-buffer entries of a CPU, the one table that this machine's
+ * profile, the report's prediction and the fleet table all take: by the
+ * cpuid vendor and display family (-1: not known); a results file older
+ * than context.cpu gives vendor NULL and its brand string, which names
+ * the vendor only. 0 for a CPU the table lacks (no stores assumed
+ * hidden). source (or NULL) gets where the number comes from.
+ */
+unsigned int machine_store_buffer(const char *vendor, long family, const char *brand,
+				  char *source, size_t len);
 
 /*
  * Reads a machine profile (JSON, see model/profiles/). Returns 0, or -1

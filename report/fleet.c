@@ -333,7 +333,9 @@ static int fleet_machine(const struct analysis *a, unsigned int file,
 		 nr_cpus / packages / threads, threads);
 	snprintf(m->name, sizeof(m->name), "m%u", file + 1);
 	m->nr_cpus = (unsigned int)nr_cpus;
-	m->store_buffer = machine_store_buffer_of_name(cpu);
+	m->store_buffer = machine_store_buffer(a->set->files[file].cpu.vendor,
+					       a->set->files[file].cpu.family, cpu,
+					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	if (!pingpong_floor(a, file, m->one_way_ns)) {
 		snprintf(why, len, "no ping-pong in the results");
 		return -1;

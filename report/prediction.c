@@ -115,13 +115,12 @@ static double cold_miss_at(double cold, double one_way)
  * This run's machine for the model, from the results alone so that the
  * section reads the same wherever the report is made: two CPUs at the
  * one-way latency the run measured, and the store buffer of the CPU the
- * context names (Intel optimization manual: 56 entries since Skylake; AMD
- * family 19h guide: a 64-entry store queue); another CPU: none assumed.
+ * context names (machine_store_buffer(), the table bouncelab model takes).
  */
 static int run_machine(const struct report_input *in, unsigned int file,
 		       struct machine_profile *m, double one_way, char *err, size_t errlen)
 {
-	const char *cpu = results_context_string(&in->set->files[file], "cpu_model");
+	const struct result_file *rf = &in->set->files[file];
 
 	*m = (struct machine_profile){ 0 };
 	snprintf(m->name, sizeof(m->name), "this run");
@@ -129,7 +128,9 @@ static int run_machine(const struct report_input *in, unsigned int file,
 	if (!m->topo)
 		return -1;
 	m->nr_cpus = 2;
-	m->store_buffer = machine_store_buffer_of_name(cpu);
+	m->store_buffer = machine_store_buffer(rf->cpu.vendor, rf->cpu.family,
+					       results_context_string(rf, "cpu_model"),
+					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++) {
 		m->one_way_ns[c] = one_way;
 		m->cold_miss_ns[c] = run_cold_miss(in->set, file);

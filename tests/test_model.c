@@ -765,6 +765,32 @@ static void test_busiest_line_is_the_bottleneck(void **state)
 	machine_profile_close(&m);
 }
 
+/*
+ * The one store-buffer table, by cpuid vendor and family: the entries the
+ * vendors' optimization guides give (Intel: 56 since Skylake; AMD family
+ * 17h: 48; 19h: 64), a later AMD family taking the latest tabled, a file
+ * older than context.cpu read by its brand's vendor, and no guess for a
+ * CPU the table lacks. bouncelab model (cpu_id_read()), the report's
+ * prediction and the fleet table (context.cpu) all call it.
+ */
+static void test_store_buffer_table(void **state)
+{
+	char src[240];
+
+	(void)state;
+	assert_int_equal(machine_store_buffer("GenuineIntel", 6, NULL, src, sizeof(src)), 56);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x17, NULL, src, sizeof(src)), 48);
+	assert_non_null(strstr(src, "17h"));
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x19, NULL, src, sizeof(src)), 64);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x1a, NULL, src, sizeof(src)), 64);
+	assert_non_null(strstr(src, "not tabled"));
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x15, NULL, src, sizeof(src)), 0);
+	assert_int_equal(machine_store_buffer(NULL, -1, "AMD EPYC", src, sizeof(src)), 64);
+	assert_int_equal(machine_store_buffer(NULL, -1, "Intel(R) Xeon(R) Gold 6138", NULL, 0), 56);
+	assert_int_equal(machine_store_buffer(NULL, -1, "ARMv8 Neoverse-N1", src, sizeof(src)), 0);
+	assert_int_equal(machine_store_buffer("ARM", -1, NULL, src, sizeof(src)), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +812,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_against_zen3),
 		cmocka_unit_test(test_cold_miss),
 		cmocka_unit_test(test_thp_heads),
+		cmocka_unit_test(test_store_buffer_table),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

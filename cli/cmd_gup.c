@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "gup/gup.h"
+#include "seeds.h"
 #include "stats.h"
 #include "topo.h"
 
@@ -741,15 +742,32 @@ static bool check_matters(const struct gup_options *o)
 	return o->longterm && (o->cmd == PIN_FAST_BENCHMARK || o->cmd == GUP_FAST_BENCHMARK);
 }
 
+/*
+ * The seed figure beside a ratio (report/seeds.c, the one table the
+ * report's seed rows take too): the flag's fix in the figure's mode, or
+ * the longterm check; "seed 000: 5.36x, gup_test ..., 40 threads on
+ * <machine>". NULL: no seed measured this pair.
+ */
 static const char *seed_figure(const struct gup_options *o, unsigned int first,
-			       unsigned int other, bool variants, unsigned int mode)
+			       unsigned int other, bool variants, unsigned int mode,
+			       char *buf, size_t len)
 {
+	const char *family = NULL;
+
 	if (variants && first == GUP_STORE_ALWAYS && other != GUP_STORE_ALWAYS)
-		return mode == MODE_SHARED ?
-		       "seed 000: 5.4x on 40 CPUs, gup_test -a -m 512 -j 40" :
-		       "seed 000: 46.6x on 256 CPUs, will-it-scale pin_fast";
-	if (!variants && first == GUP_LONGTERM_SECOND_PASS && check_matters(o))
-		return "seed 002: 1.21x, gup_benchmark -r 100 -n 64 -l, EPYC 7601";
+		family = "gup";
+	else if (!variants && first == GUP_LONGTERM_SECOND_PASS && check_matters(o))
+		family = "longterm_check";
+	for (unsigned int i = 0; family && i < nr_seed_figures; i++) {
+		const struct seed_figure *s = &seed_figures[i];
+		const char *its_mode = seed_setting_value(s, "mode");
+
+		if (strcmp(s->family, family) || (its_mode && strcmp(its_mode, mode_names[mode])))
+			continue;
+		snprintf(buf, len, "seed %s: %.3gx, %s, %u thread%s on %s", s->thread, seed_gain(s),
+			 s->benchmark, s->threads, s->threads == 1 ? "" : "s", s->machine);
+		return buf;
+	}
 	return NULL;
 }
 
@@ -759,7 +777,7 @@ static void print_ratio(const struct gup_bench *b, const struct gup_combo *first
 	const struct gup_options *o = b->opts;
 	struct combo_stats a, z;
 	struct stats_ratio r;
-	char ci[64] = "";
+	char ci[64] = "", text[512];
 	const char *seed;
 
 	combo_stats(b, first, &a);
@@ -770,7 +788,7 @@ static void print_ratio(const struct gup_bench *b, const struct gup_combo *first
 		snprintf(ci, sizeof(ci), " [95%% CI %.2f-%.2f]", r.lo, r.hi);
 	seed = seed_figure(o, variants ? first->variant : first->check,
 			   variants ? other->variant : other->check, variants,
-			   first->mode);
+			   first->mode, text, sizeof(text));
 	printf("# %s / %s, %s%s%s: %.2fx by mean get time, %.2fx by median get per page%s%s%s%s\n",
 	       variants ? gup_flag_update_names[first->variant] : gup_longterm_check_names[first->check],
 	       variants ? gup_flag_update_names[other->variant] : gup_longterm_check_names[other->check],

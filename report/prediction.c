@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "format.h"
 #include "markdown.h"
 #include "model.h"
 #include "output.h"
@@ -590,37 +591,20 @@ static void write_median(FILE *out, const struct validation *v)
 }
 
 /*
- * The seeds' two gup figures: the model on each seed's machine profile.
- * seed_ns is the seed's own ns per page per thread before and after,
- * arithmetic on the published numbers (reference/measured-facts.md):
- * gup_test's mean get time over 512 MiB of 4K pages (131,072 pages);
- * pin_fast's ioctls per second over 256 tasks, 1024 pages an ioctl.
+ * The seed figures the model predicts (seeds.c): those with a machine
+ * profile, the gup family's two; the seed's own ns per page per thread is
+ * seed_ns_per_page()'s arithmetic on the published numbers.
  */
-static const struct {
-	const char *profile;
-	const char *mode;
-	unsigned int threads;
-	double seed_gain;
-	double seed_ns[2];
-	const char *what;
-} seed_runs[] = {
-	{ "xeon-e5-2630v4-2s", "shared", 40, 477729.97 / 89144.65,
-	  { 477729.97e3 / 131072, 89144.65e3 / 131072 },
-	  "gup_test -a -m 512 -j 40 (seed 000): 477.7 → 89.1 ms" },
-	{ "epyc-milan-2s-256", "private", 256, 1194790.0 / 25617,
-	  { 256 * 1e9 / (25617.0 * 1024), 256 * 1e9 / (1194790.0 * 1024) },
-	  "will-it-scale pin_fast, 256 tasks (seed 000): 25,617 → 1,194,790 ops/s" },
-};
+#define for_each_predicted_seed(s)						\
+	for (const struct seed_figure *s = seed_figures; s < seed_figures + nr_seed_figures; s++) \
+		if (s->profile && !strcmp(s->family, "gup"))
 
-/* seed_runs[] entry of the headline figure: 46.6x at 256 CPUs */
-#define PIN_FAST 1
-
-/* The seed figure of the gup family at that many CPUs (seeds.c), or NULL. */
-static const struct seed_figure *gup_seed(unsigned int threads)
+/* The headline figure (46.6x at 256 CPUs), or NULL. */
+static const struct seed_figure *headline_seed(void)
 {
-	for (unsigned int i = 0; i < nr_seed_figures; i++)
-		if (!strcmp(seed_figures[i].family, "gup") && seed_figures[i].threads == threads)
-			return &seed_figures[i];
+	for_each_predicted_seed(s)
+		if (s->headline)
+			return s;
 	return NULL;
 }
 
@@ -649,14 +633,13 @@ struct seed_model {
 	double ghz;			/* this run's clock, for the scaling */
 };
 
-static int seed_model_open(const struct report_input *in, unsigned int i,
+static int seed_model_open(const struct report_input *in, const struct seed_figure *seed,
 			   struct seed_model *sm, char *err, size_t errlen)
 {
 	const char *variants[2] = { "store_always", "read_then_set" };
 
 	sm->f = catalog_find("gup");
 	for (int k = 0; k < 2; k++) {
-		const struct seed_figure *seed = gup_seed(seed_runs[i].threads);
 		const struct result_row *r = gup_row(in->set, variants[k], seed);
 
 		if (!r || config_of(r, sm->f, &sm->cfg[k])) {
@@ -674,7 +657,7 @@ static int seed_model_open(const struct report_input *in, unsigned int i,
 			sm->ghz = json_is_number(mhz) ? json_number_value(mhz) / 1000 : 0;
 		}
 	}
-	return machine_profile_load_shipped(seed_runs[i].profile, &sm->m, err, errlen);
+	return machine_profile_load_shipped(seed->profile, &sm->m, err, errlen);
 }
 
 /* Predictions before and after the fix at n threads on the seed's machine. */
@@ -710,13 +693,13 @@ int prediction_seed_gain(const struct report_input *in, const struct seed_figure
 	double ns[2];
 	int ret;
 
-	for (unsigned int i = 0; i < sizeof(seed_runs) / sizeof(seed_runs[0]); i++) {
-		if (gup_seed(seed_runs[i].threads) != s)
+	for_each_predicted_seed(seed) {
+		if (seed != s)
 			continue;
-		*profile = seed_runs[i].profile;
-		if (seed_model_open(in, i, &sm, err, errlen))
+		*profile = seed->profile;
+		if (seed_model_open(in, seed, &sm, err, errlen))
 			return -1;
-		ret = seed_predict(&sm, seed_runs[i].threads, ns, err, errlen);
+		ret = seed_predict(&sm, seed->threads, ns, err, errlen);
 		machine_profile_close(&sm.m);
 		if (!ret)
 			*gain = ns[0] / ns[1];
@@ -732,28 +715,31 @@ static bool within_2x_of(double ratio, double gain)
 	return ratio <= 2 * gain && ratio >= gain / 2;
 }
 
-static void write_seed_row(FILE *out, const struct report_input *in, unsigned int i,
-			   bool with_plot)
+static void write_seed_row(FILE *out, const struct report_input *in,
+			   const struct seed_figure *seed, bool with_plot)
 {
 	struct seed_model sm;
-	char err[512];
-	double ns[2], ratio, gain = seed_runs[i].seed_gain;
+	char err[512], what[256];
+	double ns[2], ratio, gain = seed_gain(seed);
 
-	fprintf(out, "| %s | `%s` | %.3gx | ", seed_runs[i].what, seed_runs[i].profile, gain);
-	if (seed_model_open(in, i, &sm, err, sizeof(err))) {
+	seed_figure_text(what, sizeof(what), seed);
+	fputs("| ", out);
+	md_escape(out, what);
+	fprintf(out, " | `%s` | %.3gx | ", seed->profile, gain);
+	if (seed_model_open(in, seed, &sm, err, sizeof(err))) {
 		fprintf(out, "not predicted: %s | |\n", err);
 		return;
 	}
-	if (seed_predict(&sm, seed_runs[i].threads, ns, err, sizeof(err))) {
+	if (seed_predict(&sm, seed->threads, ns, err, sizeof(err))) {
 		fprintf(out, "not predicted: %s | |\n", err);
 	} else {
 		ratio = ns[0] / ns[1];
 		fprintf(out, "%.3gx (%.0f → %.0f ns per page per thread; the seed's %.0f → %.0f) | %s",
-			ratio, ns[0], ns[1], seed_runs[i].seed_ns[0], seed_runs[i].seed_ns[1],
+			ratio, ns[0], ns[1], seed_ns_per_page(seed, false), seed_ns_per_page(seed, true),
 			within_2x_of(ratio, gain) ? "within 2x" : "**miss**: see below");
 		if (with_plot)
 			fprintf(out, " ![predicted curves](" PLOT_DIR "/prediction-%s.svg)",
-				seed_runs[i].profile);
+				seed->profile);
 		fputs(" |\n", out);
 	}
 	machine_profile_close(&sm.m);
@@ -814,22 +800,25 @@ static void write_sides(FILE *out, const struct report_input *in)
 {
 	bool any = false, faster = false, slower = false;
 
-	for (unsigned int i = 0; i < sizeof(seed_runs) / sizeof(seed_runs[0]); i++) {
+	for_each_predicted_seed(seed) {
 		struct model_prediction p[2];
 		struct seed_model sm;
-		char err[512];
+		char err[512], what[256];
 		bool miss;
 
-		if (seed_model_open(in, i, &sm, err, sizeof(err)))
+		if (seed_model_open(in, seed, &sm, err, sizeof(err)))
 			continue;
-		if (!seed_predict_both(&sm, seed_runs[i].threads, p, err, sizeof(err))) {
-			miss = !within_2x_of(p[0].ns_per_op / p[1].ns_per_op, seed_runs[i].seed_gain);
+		if (!seed_predict_both(&sm, seed->threads, p, err, sizeof(err))) {
+			miss = !within_2x_of(p[0].ns_per_op / p[1].ns_per_op, seed_gain(seed));
 			if (!any)
 				fputs("Where the time goes, the model beside the seed:\n\n", out);
-			fprintf(out, "- %s: ", seed_runs[i].what);
+			seed_figure_text(what, sizeof(what), seed);
+			fputs("- ", out);
+			md_escape(out, what);
+			fputs(": ", out);
 			for (int k = 0; k < 2; k++) {
-				int side = write_side(out, &sm, k, &p[k], seed_runs[i].seed_ns[k],
-						      seed_runs[i].threads);
+				int side = write_side(out, &sm, k, &p[k], seed_ns_per_page(seed, k),
+						      seed->threads);
 
 				faster |= miss && side < 0;
 				slower |= miss && side > 0;
@@ -865,18 +854,18 @@ static void write_sides(FILE *out, const struct report_input *in)
 static void write_seeds(FILE *out, const struct report_input *in, bool with_plots)
 {
 	fputs("| seed figure | profile | seed's gain | predicted | |\n|---|---|---:|---|---|\n", out);
-	for (unsigned int i = 0; i < sizeof(seed_runs) / sizeof(seed_runs[0]); i++)
-		write_seed_row(out, in, i, with_plots);
+	for_each_predicted_seed(seed)
+		write_seed_row(out, in, seed, with_plots);
 	fputs("\n", out);
 	write_sides(out, in);
 }
 
 /* Whether add_seed_plot() draws seed i: the run has the gup rows it needs. */
-static bool seed_plotted(const struct report_input *in, unsigned int i)
+static bool seed_plotted(const struct report_input *in, const struct seed_figure *seed)
 {
 	struct seed_model sm = { 0 };
 	char err[512];
-	bool ok = !seed_model_open(in, i, &sm, err, sizeof(err));
+	bool ok = seed && !seed_model_open(in, seed, &sm, err, sizeof(err));
 
 	machine_profile_close(&sm.m);
 	return ok;
@@ -884,17 +873,17 @@ static bool seed_plotted(const struct report_input *in, unsigned int i)
 
 /* Predicted throughput before and after, from 1 thread to the seed's count. */
 static int add_seed_plot(struct output_batch *batch, const char *dir,
-			 const struct report_input *in, unsigned int i)
+			 const struct report_input *in, const struct seed_figure *seed)
 {
 	double x[16], y[2][16], ns[2];
 	struct svg_series series[2];
 	struct svg_line_chart chart;
 	struct seed_model sm;
 	char path[PATH_MAX], title[160], err[512], *svg;
-	unsigned int top = seed_runs[i].threads;
+	unsigned int top = seed->threads;
 	size_t n = 0;
 
-	if (seed_model_open(in, i, &sm, err, sizeof(err)))
+	if (seed_model_open(in, seed, &sm, err, sizeof(err)))
 		return 0;	/* the table says why */
 	for (unsigned int t = 1; n < 16; t = t * 2 < top ? t * 2 : top) {
 		if (seed_predict(&sm, t, ns, err, sizeof(err)))
@@ -911,15 +900,15 @@ static int add_seed_plot(struct output_batch *batch, const char *dir,
 					 .y = y[0], .style = 0, .dashed = true, .markers = true };
 	series[1] = (struct svg_series){ .name = "read_then_set (after)", .n = n, .x = x,
 					 .y = y[1], .style = 1, .dashed = true, .markers = true };
-	snprintf(title, sizeof(title), "gup mode=%s on %s: predicted", seed_runs[i].mode,
-		 seed_runs[i].profile);
+	snprintf(title, sizeof(title), "gup mode=%s on %s: predicted",
+		 seed_setting_value(seed, "mode"), seed->profile);
 	chart = (struct svg_line_chart){
 		.title = title, .x_label = "threads", .y_label = "Mops/s, all threads (model)",
 		.log_x = true, .log_y = true, .nr_series = 2, .series = series,
 	};
 	svg = svg_line_chart(&chart);
 	if (!svg || snprintf(path, sizeof(path), "%s/" PLOT_DIR "/prediction-%s.svg", dir,
-			     seed_runs[i].profile) >= (int)sizeof(path)) {
+			     seed->profile) >= (int)sizeof(path)) {
 		free(svg);
 		return -1;
 	}
@@ -979,9 +968,9 @@ void markdown_prediction(FILE *out, const struct report_input *in)
 	      "line for one more, the new owner's tenure; each case is predicted from its own 1-thread cost and the run's pingpong, with nothing "
 	      "fitted but the tenure's share, measured on one case per kind of update. Every case, the seeds' curves and how the model works: [" PREDICTION_FILE "]("
 	      PREDICTION_FILE ").\n\n", out);
-	if (seed_plotted(in, PIN_FAST))
+	if (seed_plotted(in, headline_seed()))
 		fprintf(out, "![the model's prediction on seed 000's 256-CPU machine](" PLOT_DIR
-			"/prediction-%s.svg)\n\n", seed_runs[PIN_FAST].profile);
+			"/prediction-%s.svg)\n\n", headline_seed()->profile);
 	if (!v) {
 		write_no_validation(out);
 	} else {
@@ -1040,8 +1029,8 @@ int prediction_add_files(struct output_batch *batch, const char *dir,
 	char path[PATH_MAX], *svg, *md;
 	size_t len;
 
-	for (unsigned int i = 0; i < sizeof(seed_runs) / sizeof(seed_runs[0]); i++)
-		if (add_seed_plot(batch, dir, in, i))
+	for_each_predicted_seed(seed)
+		if (add_seed_plot(batch, dir, in, seed))
 			return -1;
 	md = prediction_file(in, v, &len);
 	if (!md || snprintf(path, sizeof(path), "%s/" PREDICTION_FILE, dir) >= (int)sizeof(path)) {

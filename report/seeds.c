@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,9 @@ static const char *const pin_fast_setting[] = {
 	.source = "Peter Xu, \"[PATCH 0/3] mm/gup: Fix pin page write cache bouncing on has_pinned\", May 2021", \
 	.benchmark = "gup_test -a -m 512 -j 40 (mean get time)",	\
 	.quantity = "get_ns_per_page",					\
+	.profile = "xeon-e5-2630v4-2s",					\
+	/* the mean get time of one thread over 512 MiB of 4K pages */	\
+	.pages_per_unit = 131072,					\
 	.machine = "40-CPU Intel Xeon E5-2630 v4 @ 2.20GHz",		\
 	.threads = 40,							\
 	.before = 477729.97,						\
@@ -132,6 +136,10 @@ static const char *const pin_fast_setting[] = {
 	.after_variant = "read_then_set",				\
 	.source = "Andrea Arcangeli, \"mm: gup: allow FOLL_PIN to scale in SMP\" (292648ac5cf1), May 2021", \
 	.benchmark = "will-it-scale pin_fast, 1 thread per CPU",	\
+	.profile = "epyc-milan-2s-256",					\
+	/* an ioctl pins and unpins 1024 pages (4 MiB of 4K pages) */	\
+	.pages_per_unit = 1024,						\
+	.headline = true,						\
 	.machine = "256 CPUs, 2 NUMA nodes (distances 10/32)",		\
 	.threads = 256,							\
 	.before = 25617,						\
@@ -144,6 +152,7 @@ const struct seed_figure seed_figures[] = {
 	{
 		/* seeds/002: variant a (second pass) vs b (in gup_pte_range) */
 		.setting = gup_benchmark_setting,
+		.thread = "002",
 		.family = "longterm_check",
 		.before_variant = "second_pass",
 		.after_variant = "check_in_walk",
@@ -158,8 +167,8 @@ const struct seed_figure seed_figures[] = {
 		.higher_is_better = false,
 		.published = "\"about 17%\" less time",
 	},
-	{ .setting = gup_test_setting, .family = "gup", GUP_TEST_ON_40_CPUS },
-	{ .setting = pin_fast_setting, .family = "gup", PIN_FAST_ON_256_CPUS },
+	{ .setting = gup_test_setting, .thread = "000", .family = "gup", GUP_TEST_ON_40_CPUS },
+	{ .setting = pin_fast_setting, .thread = "000", .family = "gup", PIN_FAST_ON_256_CPUS },
 };
 
 const unsigned int nr_seed_figures = sizeof(seed_figures) / sizeof(seed_figures[0]);
@@ -200,4 +209,43 @@ void seed_setting_text(char *buf, size_t len, const struct seed_figure *s)
 double seed_gain(const struct seed_figure *s)
 {
 	return s->higher_is_better ? s->after / s->before : s->before / s->after;
+}
+
+double seed_ns_per_page(const struct seed_figure *s, bool after)
+{
+	double v = after ? s->after : s->before;
+
+	if (!(s->pages_per_unit > 0) || !(v > 0))
+		return NAN;
+	if (s->higher_is_better && !strcmp(s->unit, "ops/s"))
+		return s->threads * 1e9 / (v * s->pages_per_unit);
+	if (!s->higher_is_better && !strcmp(s->unit, "us"))
+		return v * 1e3 / s->pages_per_unit;
+	return NAN;
+}
+
+/* A published number as printed: 477729.97, 1194790. */
+static int published_number(char *buf, size_t len, double v)
+{
+	return snprintf(buf, len, v == floor(v) ? "%.0f" : "%.2f", v);
+}
+
+void seed_figure_text(char *buf, size_t len, const struct seed_figure *s)
+{
+	char before[32], after[32];
+
+	published_number(before, sizeof(before), s->before);
+	published_number(after, sizeof(after), s->after);
+	snprintf(buf, len, "%s, %u threads: %s → %s %s", s->benchmark, s->threads, before,
+		 after, s->unit);
+}
+
+const char *seed_setting_value(const struct seed_figure *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *const *w = s->setting; w && *w; w++)
+		if (!strncmp(*w, name, n) && (*w)[n] == '=')
+			return *w + n + 1;
+	return NULL;
 }

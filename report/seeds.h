@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 struct seed_figure {
+	const char *thread;		/* the seed thread's id (seed_threads[]) */
 	const char *family;
 	const char *before_variant;
 	const char *after_variant;
@@ -38,6 +39,20 @@ struct seed_figure {
 	 * beside the seed's. NULL: the family's defaults.
 	 */
 	const char *const *setting;
+	/*
+	 * The shipped machine profile (model/profiles/) that stands for the
+	 * seed's machine, for the model's prediction at its CPU count; NULL:
+	 * none, not predicted.
+	 */
+	const char *profile;
+	/*
+	 * Pages one unit of the figure covers, for the seed's own ns per page
+	 * per thread (seed_ns_per_page()): a time (us) is one thread's whole
+	 * run over that many pages; a rate (ops/s, all threads) counts
+	 * operations of that many pages each. 0: not per page.
+	 */
+	double pages_per_unit;
+	bool headline;		/* the lab's headline figure (46.6x) */
 };
 
 extern const struct seed_figure seed_figures[];
@@ -76,5 +91,14 @@ void seed_setting_text(char *buf, size_t len, const struct seed_figure *s);
 
 /* How many times better "after" is: 5.36 for 477729.97 -> 89144.65 us. */
 double seed_gain(const struct seed_figure *s);
+
+/* The seed's ns per page per thread, before (after false) or after; NAN: not per page. */
+double seed_ns_per_page(const struct seed_figure *s, bool after);
+
+/* "gup_test -a -m 512 -j 40 (mean get time): 477730 → 89144.6 us", as published. */
+void seed_figure_text(char *buf, size_t len, const struct seed_figure *s);
+
+/* The value of one parameter of the seed's setting ("mode" -> "shared"), or NULL. */
+const char *seed_setting_value(const struct seed_figure *s, const char *name);
 
 #endif

@@ -71,8 +71,8 @@ elif abs(float(m.group(1)) - one_way) > 0.05:
     problem(f"one-way transfer {m.group(1)} ns, the pingpong's median is {one_way:.2f}")
 
 seeds = {
-    "pin_fast": ("will-it-scale pin_fast, 256 tasks", 46.6, (9759, 209)),
-    "gup_test": ("gup_test -a -m 512 -j 40", 477729.97 / 89144.65, (3645, 680)),
+    "pin_fast": ("will-it-scale pin_fast, 1 thread per CPU, 256 threads", 46.6, (9759, 209)),
+    "gup_test": ("gup_test -a -m 512 -j 40 (mean get time), 40 threads", 477729.97 / 89144.65, (3645, 680)),
 }
 for name, (what, gain, seed_ns) in seeds.items():
     row = re.search(re.escape(what) + r"[^\n]*?\| ([0-9.]+)x \(([0-9]+) → ([0-9]+) ns per page "

@@ -650,3 +650,11 @@ double analysis_one_way_in_round(const struct analysis *a, unsigned int source_f
 	}
 	return NAN;
 }
+
+double analysis_cold_miss_ns(const struct analysis *a, unsigned int source_file,
+			     double one_way)
+{
+	double cold = a->set->files[source_file].cold_miss_ns;
+
+	return cold > 0 && cold <= 2 * one_way && cold >= one_way / 2 ? cold : one_way;
+}

@@ -171,6 +171,20 @@ double analysis_machine_one_way_ns(const struct analysis *a, unsigned int file,
 double analysis_one_way_in_round(const struct analysis *a, unsigned int source_file,
 				 const char *cls, long round);
 
+/*
+ * The cold miss the model charges in a results file's rounds whose one-way
+ * transfer was one_way: the miss the run measured (context.cold_miss_ns)
+ * where it is within a factor 2 of the transfer, else the transfer. The
+ * miss is measured once, before the rounds, in whatever placement the
+ * host gave the vCPUs then, and the rounds may run in another: on the
+ * 2-vCPU EPYC guests the two are near each other in one placement
+ * (149-159 ns where the transfer took 213-237, 36-40 where it took
+ * 31-43), and a Zen 3 sweep measured 158.6 ns at the start with its
+ * rounds at a median of 42.9.
+ */
+double analysis_cold_miss_ns(const struct analysis *a, unsigned int source_file,
+			     double one_way);
+
 /* The largest thread count at which the pair was measured, or NULL. */
 const struct pair_view *group_view_widest_pair(const struct group_view *g);
 

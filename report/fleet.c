@@ -26,9 +26,27 @@ static const char *const machine_keys[] = {
 	"build_type", "gbench_version",
 };
 
+static bool same_string(const char *x, const char *y)
+{
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+/*
+ * The CPU each file says it ran on (context.cpu), where both record it:
+ * guests of one name and brand string ("vm", "AMD EPYC") run on Zen 3 one
+ * day and Zen 5 the next, and their rows are not one machine's.
+ */
+static bool same_cpu(const struct result_cpu *a, const struct result_cpu *b)
+{
+	return a->recorded == b->recorded && same_string(a->vendor, b->vendor) &&
+	       a->family == b->family && a->model == b->model && a->stepping == b->stepping &&
+	       a->implementer == b->implementer && a->part == b->part &&
+	       a->variant == b->variant && a->revision == b->revision;
+}
+
 static bool same_machine(const struct result_file *a, const struct result_file *b)
 {
-	if (!json_is_string(json_object_get(a->context, "host_name")))
+	if (!json_is_string(json_object_get(a->context, "host_name")) || !same_cpu(&a->cpu, &b->cpu))
 		return false;
 	for (size_t k = 0; k < sizeof(machine_keys) / sizeof(machine_keys[0]); k++)
 		if (!json_equal(json_object_get(a->context, machine_keys[k]),
@@ -340,6 +358,10 @@ static int fleet_machine(const struct analysis *a, unsigned int file,
 		snprintf(why, len, "no ping-pong in the results");
 		return -1;
 	}
+	/* the run's cold miss where it was measured, as the prediction takes it */
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
+		if (m->one_way_ns[c] > 0)
+			m->cold_miss_ns[c] = analysis_cold_miss_ns(a, file, m->one_way_ns[c]);
 	m->topo = topo_open(spec, why, len);
 	return m->topo ? 0 : -1;
 }

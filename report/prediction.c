@@ -83,36 +83,6 @@ static int config_of(const struct result_row *r, const struct kernel_family *f,
 }
 
 /*
- * A file's cold miss: what a load of a line the other CPU modified last
- * cost on the pingpong's two CPUs, measured at the start of the run
- * (context cold_miss_ns); NAN when the run did not measure it, and the
- * model then charges a cold miss the one-way transfer.
- */
-static double run_cold_miss(const struct results *set, unsigned int file)
-{
-	json_t *v = json_object_get(set->files[file].context, "cold_miss_ns");
-	double ns = json_is_number(v) ? json_number_value(v) : NAN;
-
-	return isfinite(ns) && ns > 0 && ns < 1e6 ? ns : NAN;
-}
-
-/*
- * The cold miss for cases that ran at one-way transfer one_way. It is
- * measured once, at the start of the run, in whatever placement the host
- * gave the vCPUs then; the cases are medians of rounds the pingpong says
- * ran at one_way. In one placement the two are near each other (the
- * 2-vCPU EPYC guests: 149-159 ns where the transfer took 213-237, 36-40
- * where it took 31-43), so a cold miss more than twice the transfer, or
- * less than half of it, was measured in another placement (the Zen 3
- * guest's sweep: 158.6 ns at the start, its rounds at a median of 42.9),
- * and the transfer stands in, as where the run measured none.
- */
-static double cold_miss_at(double cold, double one_way)
-{
-	return isfinite(cold) && cold <= 2 * one_way && cold >= one_way / 2 ? cold : one_way;
-}
-
-/*
  * This run's machine for the model, from the results alone so that the
  * section reads the same wherever the report is made: two CPUs at the
  * one-way latency the run measured, and the store buffer of the CPU the
@@ -134,7 +104,7 @@ static int run_machine(const struct report_input *in, unsigned int file,
 					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++) {
 		m->one_way_ns[c] = one_way;
-		m->cold_miss_ns[c] = run_cold_miss(in->set, file);
+		m->cold_miss_ns[c] = analysis_cold_miss_ns(in->a, file, one_way);
 	}
 	return 0;
 }
@@ -218,11 +188,12 @@ static bool seen_case(const struct validation *v, const struct result_row *r)
  * cases are predicted from, when a report reads several (the host can
  * move the vCPUs between two runs).
  */
-static void append_machine(struct validation *v, const struct results *set,
+static void append_machine(struct validation *v, const struct analysis *a,
 			   unsigned int file, double one_way, const double share_of[2])
 {
+	const struct results *set = a->set;
 	size_t used = strlen(v->machines);
-	double cold = run_cold_miss(set, file);
+	double cold = set->files[file].cold_miss_ns;
 	char share[96] = "";
 
 	if (used >= sizeof(v->machines) - 1)
@@ -230,7 +201,7 @@ static void append_machine(struct validation *v, const struct results *set,
 	if (share_of[0] > 0 || share_of[1] > 0)
 		snprintf(share, sizeof(share), ", tenure share %.2g for plain stores, %.2g for locked ops",
 			 share_of[0] > 0 ? share_of[0] : 1, share_of[1] > 0 ? share_of[1] : 1);
-	if (isfinite(cold) && cold_miss_at(cold, one_way) != cold)
+	if (isfinite(cold) && analysis_cold_miss_ns(a, file, one_way) != cold)
 		snprintf(v->machines + used, sizeof(v->machines) - used,
 			 "; %s: one-way %.1f ns, cold miss %.1f ns at the start (another placement: "
 			 "the one-way stands in)%s", set->files[file].path, one_way, cold, share);
@@ -243,12 +214,13 @@ static void append_machine(struct validation *v, const struct results *set,
 			 "; %s: one-way %.1f ns%s", set->files[file].path, one_way, share);
 }
 
-/* The machine's transfer at every class one_way, and the cold miss at it. */
-static void set_transfer(struct machine_profile *m, double one_way, double cold)
+/* The machine's transfer at every class one_way, and file's cold miss at it. */
+static void set_transfer(struct machine_profile *m, const struct analysis *a,
+			 unsigned int file, double one_way)
 {
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++) {
 		m->one_way_ns[c] = one_way;
-		m->cold_miss_ns[c] = cold_miss_at(cold, one_way);
+		m->cold_miss_ns[c] = analysis_cold_miss_ns(a, file, one_way);
 	}
 }
 
@@ -271,7 +243,7 @@ static double predict_by_round(const struct report_input *in, const struct resul
 			       const char **bottleneck)
 {
 	double median_one_way = analysis_one_way_ns(in->a, r->source_file, r->widest_class);
-	double cold = run_cold_miss(in->set, r->source_file), ns = NAN;
+	double ns = NAN;
 	double *pred = malloc((in->set->nr_rows + 1) * sizeof(*pred));
 	struct model_prediction p;
 	char err[256];
@@ -279,7 +251,7 @@ static double predict_by_round(const struct report_input *in, const struct resul
 
 	if (!pred || !(median_one_way > 0))
 		goto out;
-	set_transfer(m, median_one_way, cold);
+	set_transfer(m, in->a, r->source_file, median_one_way);
 	if (model_predict(m, f, cfg, one, 0, NULL, &p, err, sizeof(err)))
 		goto out;
 	if (bottleneck)
@@ -292,7 +264,7 @@ static double predict_by_round(const struct report_input *in, const struct resul
 			continue;
 		one_way = analysis_one_way_in_round(in->a, r->source_file, r->widest_class,
 						    row->repetition_index);
-		set_transfer(m, one_way > 0 ? one_way : median_one_way, cold);
+		set_transfer(m, in->a, r->source_file, one_way > 0 ? one_way : median_one_way);
 		if (model_predict(m, f, cfg, one, 0, NULL, &p, err, sizeof(err)))
 			goto out;
 		pred[n++] = p.ns_per_op;
@@ -449,9 +421,9 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			if (!isfinite(v->one_way)) {
 				v->one_way = one_way;
 				v->one_way_class = r->widest_class;
-				v->cold_miss = run_cold_miss(in->set, file);
+				v->cold_miss = in->set->files[file].cold_miss_ns;
 			}
-			append_machine(v, in->set, file, one_way, share);
+			append_machine(v, in->a, file, one_way, share);
 		}
 		machine_profile_close(&m);
 	}

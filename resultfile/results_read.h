@@ -100,6 +100,12 @@ struct result_file {
 	 */
 	bool rounds;
 	struct result_cpu cpu;
+	/*
+	 * context.cold_miss_ns: a load of a line the other CPU modified last,
+	 * measured on the ping-pong's two CPUs before the rounds; NAN when
+	 * the run did not measure it.
+	 */
+	double cold_miss_ns;
 };
 
 struct results {

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""One number, one owner: the one-way transfer of a run, as the report's
+prediction and its fleet table print it, against the median computed
+here from the raw results files.
+
+Two corpus runs from guests of one host name and brand string ("vm",
+"AMD EPYC") but different CPUs (Zen 3 and Zen 5, context.cpu): the fleet
+table must show them as two machines, not pool their rows, and each
+machine's one-way floor at l3 must be the median of its pingpong
+store_load one_way_ns, which is also the one-way the prediction quotes
+for that file.
+
+usage: test_one_owner.py BOUNCELAB TESTS_DIR
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+bouncelab, tests = sys.argv[1], sys.argv[2]
+runs = os.path.join(tests, "data", "runs")
+files = [os.path.join(runs, "epyc-zen3-2026-12-02", "default.json"),
+         os.path.join(runs, "epyc-zen5-2026-12-02", "default.json")]
+problems = []
+
+
+def one_way_median(path):
+    """The median one-way of the first pingpong variant at 2 threads."""
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)["benchmarks"]
+    values = [r["one_way_ns"] for r in rows
+              if r.get("bouncelab", {}).get("family") == "pingpong"
+              and r["bouncelab"].get("variant") == "store_load" and r.get("threads") == 2]
+    return statistics.median(values)
+
+
+with tempfile.TemporaryDirectory() as out:
+    subprocess.run([bouncelab, "report", *files, "-o", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        report = f.read()
+    with open(os.path.join(out, "prediction.md"), encoding="utf-8") as f:
+        prediction = f.read()
+
+table = report.split("one-way floor by distance, ns |", 1)
+rows = [l for l in table[1].splitlines()[2:] if l.startswith("| `")] if len(table) > 1 else []
+if len(rows) < 2:
+    problems.append(f"the fleet table has {len(rows)} machines, expected 2 (Zen 3 and Zen 5)")
+for path, row in zip(files, rows):
+    want = one_way_median(path)
+    m = re.search(r"l3 ([0-9.]+) \|$", row)
+    if not m or abs(float(m.group(1)) - want) > 0.05 + 0.001 * want:
+        problems.append(f"{os.path.basename(os.path.dirname(path))}: fleet floor "
+                        f"{m.group(1) if m else None}, the pingpong's median is {want:.2f}")
+    m = re.search(re.escape(path) + r": one-way ([0-9.]+) ns", prediction)
+    if not m or abs(float(m.group(1)) - want) > 0.05 + 0.001 * want:
+        problems.append(f"{os.path.basename(os.path.dirname(path))}: prediction's one-way "
+                        f"{m.group(1) if m else None}, the pingpong's median is {want:.2f}")
+for p in problems:
+    print("FAIL:", p)
+print(f"{len(files)} files checked")
+sys.exit(1 if problems else 0)

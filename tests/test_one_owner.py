@@ -23,7 +23,7 @@ import tempfile
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 runs = os.path.join(tests, "data", "runs")
-files = [os.path.join(runs, "epyc-zen3-2026-12-02", "default.json"),
+files = [os.path.join(runs, "epyc-zen3-2026-12-02-late", "default.json"),
          os.path.join(runs, "epyc-zen5-2026-12-02", "default.json")]
 problems = []
 
@@ -60,6 +60,29 @@ for path, row in zip(files, rows):
     if not m or abs(float(m.group(1)) - want) > 0.05 + 0.001 * want:
         problems.append(f"{os.path.basename(os.path.dirname(path))}: prediction's one-way "
                         f"{m.group(1) if m else None}, the pingpong's median is {want:.2f}")
+
+
+def predicted(family, variant):
+    """prediction.md's predicted ns/op of a case at its defaults, per file."""
+    return [float(m) for m in re.findall(
+        r"^\| `" + family + "/" + variant + r"` \| defaults \| [^|]+ \| [^|]+ \| ([0-9.e+]+) \|",
+        prediction, re.M)]
+
+
+for family, before, after in (("gup", "store_always", "read_then_set"),
+                              ("has_pinned", "store_always", "read_then_set")):
+    block = report.split(f"### `{family}`: `{after}` over `{before}` on each machine", 1)
+    fleet = [] if len(block) < 2 else [
+        float(l.split("|")[5].strip().rstrip("x")) for l in block[1].split("\n\n", 2)[1].splitlines()
+        if l.startswith("| `")]
+    ratios = [b / a for b, a in zip(predicted(family, before), predicted(family, after))]
+    if len(fleet) != len(files) or len(ratios) != len(files):
+        problems.append(f"{family}: fleet gains {fleet}, prediction ratios {ratios}")
+        continue
+    for path, got, want in zip(files, fleet, ratios):
+        if abs(got / want - 1) > 0.03:
+            problems.append(f"{family} on {os.path.basename(os.path.dirname(path))}: the fleet "
+                            f"table's model gives {got}x, prediction.md's cases {want:.3g}x")
 for p in problems:
     print("FAIL:", p)
 print(f"{len(files)} files checked")

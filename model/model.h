@@ -74,6 +74,13 @@ struct machine_profile {
 	 * a cold miss is charged a one-way transfer.
 	 */
 	double cold_miss_ns[NR_DISTANCE_CLASSES];
+	/*
+	 * A cold miss as a share of the one-way transfer at its class,
+	 * measured on a run (model_doc.md, "The cold share"): what a line
+	 * another CPU wrote last costs a thread that goes on working while
+	 * it comes. > 0: taken instead of cold_miss_ns.
+	 */
+	double cold_share;
 	char source[NR_DISTANCE_CLASSES][240];	/* where each number comes from */
 	char clock_source[240];
 	char store_buffer_source[240];

@@ -27,7 +27,8 @@
  * - Lines another CPU wrote last but that are seldom fought over (cold
  *   transfers) cost one cold miss each, as latency, without queueing: a
  *   load of a line modified in the other cache, measured apart from the
- *   ping-pong, whose handoff also invalidates the waiter's copy first.
+ *   ping-pong, whose handoff also invalidates the waiter's copy first;
+ *   or, where a run measured it, a share of a transfer (cold_share).
  * - A cmpxchg fails when the line left between its load and its attempt;
  *   each retry is another visit. The share of failures is taken as the
  *   line's utilisation times the chance the taker was another thread, at
@@ -113,7 +114,9 @@ static int spread_of(struct machine_profile *m, const struct placement *pl,
 				 pl->nr_cpus, policy);
 			return -1;
 		}
-		sum[local] += pairs[c] * (cold && m->cold_miss_ns[c] > 0 ? m->cold_miss_ns[c] :
+		sum[local] += pairs[c] * (!cold ? m->one_way_ns[c] :
+					  m->cold_share > 0 ? m->cold_share * m->one_way_ns[c] :
+					  m->cold_miss_ns[c] > 0 ? m->cold_miss_ns[c] :
 					  m->one_way_ns[c]);
 		n[local] += pairs[c];
 	}

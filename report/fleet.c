@@ -15,6 +15,7 @@
 #include "format.h"
 #include "model.h"
 #include "plots.h"
+#include "prediction.h"
 #include "svg.h"
 #include "sweeps.h"
 
@@ -313,10 +314,11 @@ static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file
  * context does not pin down (several L3s per package: how many?) or no
  * ping-pong in the results.
  */
-static int fleet_machine(const struct analysis *a, unsigned int file,
+static int fleet_machine(const struct report_input *in, unsigned int file,
 			 struct machine_profile *m,
 			 char *why, size_t len)
 {
+	const struct analysis *a = in->a;
 	json_t *topo = ctx(a->set, file, "topology");
 	json_t *classes = json_object_get(topo, "classes");
 	json_t *cpus = json_object_get(topo, "nr_allowed_cpus");
@@ -358,10 +360,11 @@ static int fleet_machine(const struct analysis *a, unsigned int file,
 		snprintf(why, len, "no ping-pong in the results");
 		return -1;
 	}
-	/* the run's cold miss where it was measured, as the prediction takes it */
+	/* the run's cold miss and shares, as the prediction takes them */
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
 		if (m->one_way_ns[c] > 0)
 			m->cold_miss_ns[c] = analysis_cold_miss_ns(a, file, m->one_way_ns[c]);
+	prediction_run_shares(in, file, m->tenure_share, &m->cold_share);
 	m->topo = topo_open(spec, why, len);
 	return m->topo ? 0 : -1;
 }
@@ -397,15 +400,16 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 }
 
 /* "4.12x", or "n/a (why)": the model's gain at the row's most threads. */
-static void write_predicted_gain(FILE *out, const struct analysis *a,
+static void write_predicted_gain(FILE *out, const struct report_input *in,
 				 const struct fleet_row *r)
 {
+	const struct analysis *a = in->a;
 	const struct pair_view *p = group_view_widest_pair(r->g);
 	struct machine_profile m;
 	double before, after;
 	char why[256], buf[FORMAT_LEN];
 
-	if (!fleet_machine(a, r->f->file, &m, why, sizeof(why)) &&
+	if (!fleet_machine(in, r->f->file, &m, why, sizeof(why)) &&
 	    !predict_variant(&m, a, r, r->g->before, p->threads, &before, why, sizeof(why)) &&
 	    !predict_variant(&m, a, r, r->g->after, p->threads, &after, why, sizeof(why)))
 		fputs(format_ratio(buf, before / after), out);
@@ -491,7 +495,7 @@ static void write_family_table(FILE *out, const struct report_input *in,
 		md_code(out, in->files[file]);
 		fprintf(out, " | %s at %ld thread%s | ", format_ratio_ci(r, &p->gain),
 			p->threads, plural(p->threads));
-		write_predicted_gain(out, in->a, &rows[i]);
+		write_predicted_gain(out, in, &rows[i]);
 		fputs(" |", out);
 		for (size_t t = 0; t < nr_shared; t++)
 			fprintf(out, " %s |", format_ratio(r, group_view_pair(g, shared[t])->gain.ratio));

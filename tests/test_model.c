@@ -531,6 +531,13 @@ static void test_cold_miss(void **state)
 	assert_float_equal(p.ns_per_op, z + 17, 1e-9);
 	predict(&m, "has_pinned", "no_flag", "already_set", 0, 1, &p);
 	assert_float_equal(p.ns_per_op, z, 1e-9);
+	/* a measured cold share stands for the miss: that share of the transfer */
+	m.cold_share = 0.25;
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 2, &p);
+	assert_float_equal(p.ns_per_op, z + 0.25 * one_way, 1e-9);
+	/* half the calls fresh: half the miss */
+	predict(&m, "has_pinned", "no_flag", "already_set", 50, 2, &p);
+	assert_float_equal(p.ns_per_op, z + 0.5 * 0.25 * one_way, 1e-9);
 	machine_profile_close(&m);
 }
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The output-safety rule (output_path.h): one place, every command. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "output_path.h"
 
 /* Tries to take the lock again when the file was replaced under us. */
@@ -213,10 +217,54 @@ void output_remove_tree(const char *dir)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* DIR/.report.tmp.XXXXXX: a report a killed writer was building. */
+int output_dir_temp_template(char *buf, size_t len, const char *dir)
+{
+	int n = snprintf(buf, len, "%s/" OUTPUT_DIR_TEMP_PREFIX OUTPUT_TEMP_MARK "%ld.XXXXXX",
+			 dir, (long)getpid());
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
+ * Whether name is prefix, then "PID.XXXXXX" as output_temp_template()
+ * makes it, of a writer that no longer runs. A running PID is left alone:
+ * it may be a writer of this path that has not yet taken the lock, or a
+ * reused PID; either way a leftover file is better than a lost one.
+ */
+static bool left_by_dead_writer(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p;
+	char *end;
+	long pid;
+
+	if (strncmp(name, prefix, n) || !isdigit((unsigned char)name[n]))
+		return false;
+	errno = 0;
+	pid = strtol(name + n, &end, 10);
+	if (errno || pid <= 0 || pid > INT_MAX || *end != '.' || strlen(end + 1) != 6)
+		return false;
+	for (p = end + 1; *p; p++)
+		if (!isalnum((unsigned char)*p))
+			return false;
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* Whether dir's entry name is a file (or a directory) of this user's. */
+static bool owned_entry(int dir, const char *name, bool want_dir)
+{
+	struct stat st;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return false;
+	return st.st_uid == geteuid();
+}
+
+/* DIR/.report.tmp.bouncelab-PID.XXXXXX: a report a killed writer was building. */
 static void remove_stale_report_dirs(const char *dir)
 {
-	size_t prefix = strlen(OUTPUT_DIR_TEMP_PREFIX);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
@@ -225,8 +273,8 @@ static void remove_stale_report_dirs(const char *dir)
 	while ((e = readdir(d))) {
 		char path[PATH_MAX + 256];
 
-		if (strlen(e->d_name) != prefix + 6 ||
-		    strncmp(e->d_name, OUTPUT_DIR_TEMP_PREFIX, prefix))
+		if (!left_by_dead_writer(e->d_name, OUTPUT_DIR_TEMP_PREFIX OUTPUT_TEMP_MARK) ||
+		    !owned_entry(dirfd(d), e->d_name, true))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		output_remove_tree(path);
@@ -234,19 +282,19 @@ static void remove_stale_report_dirs(const char *dir)
 	closedir(d);
 }
 
-/* PATH.tmp.XXXXXX files left by a writer that was killed: ours now. */
+/* PATH.tmp.bouncelab-PID.XXXXXX files left by a writer that was killed. */
 static void remove_stale_temporaries(const char *dir, const char *base)
 {
-	size_t len = strlen(base), temp = strlen(OUTPUT_TEMP_SUFFIX);
+	char prefix[PATH_MAX + 32];
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
 	if (!d)
 		return;
+	snprintf(prefix, sizeof(prefix), "%s" OUTPUT_TEMP_MARK, base);
 	while ((e = readdir(d)))
-		if (strlen(e->d_name) == len + temp &&
-		    !strncmp(e->d_name, base, len) &&
-		    !strncmp(e->d_name + len, ".tmp.", 5))
+		if (left_by_dead_writer(e->d_name, prefix) &&
+		    owned_entry(dirfd(d), e->d_name, false))
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
@@ -263,7 +311,7 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 	int fd, ret;
 
 	if (c->kind == OUTPUT_FILE)
-		snprintf(tmp, sizeof(tmp), "%s" OUTPUT_TEMP_SUFFIX, c->path);
+		output_temp_template(tmp, sizeof(tmp), c->path);
 	else
 		snprintf(tmp, sizeof(tmp), "%s/.bouncelab-probe.XXXXXX", c->path);
 	/*

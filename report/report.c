@@ -277,8 +277,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	}
 	if (!ret)
 		ret = check_old_report(opts, err, errlen);
-	if (!ret && snprintf(tmp, sizeof(tmp), "%s/" OUTPUT_DIR_TEMP_PREFIX "XXXXXX",
-			     claim.path) >= (int)sizeof(tmp)) {
+	if (!ret && output_dir_temp_template(tmp, sizeof(tmp), claim.path)) {
 		snprintf(err, errlen, "-o '%s': path too long", opts->outdir);
 		ret = 2;
 	}

@@ -11,7 +11,8 @@
 #   - a second command on an output another one holds is refused at start;
 #   - what a killed command leaves (a lock nobody holds, temporary files,
 #     a half-built report) is taken over and removed by the next one, and
-#     a SIGKILLed run's journal is recovered by --resume;
+#     a SIGKILLed run's journal is recovered by --resume; files of the
+#     same shapes that bouncelab did not leave stay;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
@@ -108,18 +109,36 @@ holder_status=$?
 # A lock file nobody holds (flock dies with its holder), a temporary file
 # and a half-built report: the next command on the path succeeds and
 # removes them, and says nothing of the lock.
-mkdir -p stale/rep/.report.tmp.AbC123/plots
+# (4194305 is above any pid_max: a writer that no longer runs.)
+mkdir -p stale/rep/.report.tmp.bouncelab-4194305.AbC123/plots
 echo 999999 >stale/results.json.lock
-echo '{"half' >stale/results.json.tmp.AbC123
+echo '{"half' >stale/results.json.tmp.bouncelab-4194305.AbC123
 echo 999999 >stale/rep/.bouncelab.lock
-echo '<svg' >stale/rep/.report.tmp.AbC123/plots/half.svg
+echo '<svg' >stale/rep/.report.tmp.bouncelab-4194305.AbC123/plots/half.svg
 echo 999999 >stale/lat.json.lock
+# What bouncelab did not make stays, whatever its name: a user's backup
+# of the shape of a temporary name, one whose writer still runs (PID 1),
+# and directories of the report's temporary shape
+echo mine >stale/results.json.tmp.backup
+echo mine >stale/results.json.tmp.AbC123
+echo mine >stale/results.json.tmp.bouncelab-1.AbC123
+mkdir -p stale/rep/.report.tmp.AbC123 stale/rep/.report.tmp.bouncelab-1.AbC123
+echo mine >stale/rep/.report.tmp.AbC123/notes
 expect 0 "run --out with a stale lock and temporary file" -- "$bouncelab" run "${quick[@]}" --out stale/results.json
 grep -qi lock err.txt && not_ok "run spoke of the stale lock: $(head -1 err.txt)" || ok "run took the stale lock silently"
 expect 0 "report -o with a stale lock and a half-built report" -- "$bouncelab" report results.json -o stale/rep
 expect 0 "topo --latency-out with a stale lock" -- "$bouncelab" "${latency[@]}" --latency-out stale/lat.json
-left=$(find stale -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' | head -3)
+left=$(find stale -name '*.tmp.bouncelab-4194305*' -o -name '*.lock' -o -name '.bouncelab*' | head -3)
 [ -z "$left" ] && ok "the killed commands' leftovers are gone" || not_ok "left behind: $left"
+kept=0
+for f in results.json.tmp.backup results.json.tmp.AbC123 results.json.tmp.bouncelab-1.AbC123 \
+	rep/.report.tmp.AbC123/notes; do
+	grep -qx mine "stale/$f" && kept=$((kept + 1))
+done
+[ "$kept" = 4 ] && [ -d stale/rep/.report.tmp.bouncelab-1.AbC123 ] &&
+	ok "files of a temporary's shape that bouncelab did not leave stay" ||
+	not_ok "a file of a temporary's shape was removed ($kept of 4 kept)"
+
 # And a real SIGKILL in the middle of a run: the journal keeps its rows,
 # the next run on the path says to resume, --resume recovers them.
 "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 200 --min-time 0.01 \

@@ -13,6 +13,7 @@
 #     a half-built report) is taken over and removed by the next one, and
 #     a SIGKILLed run's journal is recovered by --resume; files of the
 #     same shapes that bouncelab did not leave stay;
+#   - report -o DIR --force removes only the files its record lists;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
@@ -139,6 +140,29 @@ done
 	ok "files of a temporary's shape that bouncelab did not leave stay" ||
 	not_ok "a file of a temporary's shape was removed ($kept of 4 kept)"
 
+# --- report -o DIR --force replaces only what bouncelab wrote: a results
+# file in DIR/plots/ (reported on from there) and a user's file in
+# DIR/will-it-scale/ stay; a plot the old report recorded and the new one
+# does not have goes; a file at a plot's name that the record does not
+# list is in the way (exit 2), and nothing changes
+expect 0 "report -o keep" -- "$bouncelab" report results.json -o keep
+cp results.json keep/plots/mine.json
+echo mine >keep/will-it-scale/notes.csv
+echo '<svg/>' >keep/plots/zz-recorded.svg
+echo plots/zz-recorded.svg >>keep/.report.files
+expect 0 "report -o keep --force on a file inside keep/plots" -- "$bouncelab" report keep/plots/mine.json -o keep --force
+cmp -s results.json keep/plots/mine.json && grep -qx mine keep/will-it-scale/notes.csv &&
+	ok "report --force kept the files it did not write" || not_ok "report --force removed or changed a user's file"
+[ ! -e keep/plots/zz-recorded.svg ] && ok "report --force removed its old recorded plot" ||
+	not_ok "an old recorded plot was left"
+plot=$(cd keep && ls plots/*.svg | head -1)
+sed -i "\|^$plot\$|d" keep/.report.files
+cp keep/report.md before.md
+expect 2 "report -o keep --force with a foreign file at a plot's name" -- "$bouncelab" report results.json -o keep --force
+grep -q "not written by bouncelab" err.txt && cmp -s before.md keep/report.md && [ -f "keep/$plot" ] &&
+	ok "the foreign file is named, the old report left whole" || not_ok "a foreign file at a plot's name: $(head -1 err.txt)"
+left=$(find keep -name '.report.tmp.*' -o -name '.bouncelab*' | head -3)
+[ -z "$left" ] && ok "nothing left by the refused report" || not_ok "left behind: $left"
 # And a real SIGKILL in the middle of a run: the journal keeps its rows,
 # the next run on the path says to resume, --resume recovers them.
 "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 200 --min-time 0.01 \

@@ -154,20 +154,64 @@ static void remove_created_dirs(struct output_claim *c)
 	c->nr_created = 0;
 }
 
+/*
+ * Whether fd, the lock path as opened, is a lock bouncelab made: a regular
+ * file of one name (a hard link would let the truncation and the PID
+ * written below change another file), empty or holding a PID line.
+ */
+static bool is_our_lock(int fd, bool created)
+{
+	char buf[32];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+		return false;
+	if (created)
+		return true;
+	if (st.st_size >= (off_t)sizeof(buf))
+		return false;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)buf[i]) && !(buf[i] == '\n' && i == n - 1))
+			return false;
+	return true;
+}
+
+/*
+ * Opens the lock path without following a link: a new file if there is
+ * none (so that one bouncelab did not make is never truncated), the one a
+ * killed writer left otherwise. *created says which.
+ */
+static int open_lock(const char *path, bool *created)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	return fd;
+}
+
 static int take_lock(struct output_claim *c, const char *what, char *err,
 		     size_t errlen)
 {
 	for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
 		struct stat held, now;
 		char pid[32];
-		int fd = open(c->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-			      0644);
+		bool created;
+		int fd = open_lock(c->lock_path, &created);
 
 		if (fd < 0 && errno == EISDIR) {
 			snprintf(err, errlen, "%s '%s': its lock %s is a directory: expected a file bouncelab makes there, or nothing",
 				 what, c->path, c->lock_path);
 			return 2;
 		}
+		/* Removed by its holder between the two opens: try again. */
+		if (fd < 0 && errno == ENOENT)
+			continue;
 		if (fd < 0) {
 			char dir[PATH_MAX];
 
@@ -175,6 +219,12 @@ static int take_lock(struct output_claim *c, const char *what, char *err,
 			snprintf(err, errlen, "%s '%s': cannot write to directory %s (its lock): %s",
 				 what, c->path, dir, strerror(errno));
 			return errno == ELOOP || errno == ENAMETOOLONG ? 2 : 1;
+		}
+		if (!is_our_lock(fd, created)) {
+			close(fd);
+			snprintf(err, errlen, "%s '%s': its lock %s is not a lock bouncelab made (a hard link, or a file of other content): expected a file bouncelab makes there, or nothing",
+				 what, c->path, c->lock_path);
+			return 2;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
@@ -191,6 +241,13 @@ static int take_lock(struct output_claim *c, const char *what, char *err,
 		    held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
 			close(fd);
 			continue;
+		}
+		/* Held now: a link made since the check above is refused too. */
+		if (!is_our_lock(fd, created)) {
+			close(fd);
+			snprintf(err, errlen, "%s '%s': its lock %s is not a lock bouncelab made (a hard link, or a file of other content): expected a file bouncelab makes there, or nothing",
+				 what, c->path, c->lock_path);
+			return 2;
 		}
 		snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 		/* The pid is only for the message of a second command. */

@@ -24,7 +24,9 @@
  *     built), and only those whose PID is no longer running and which
  *     belong to this user: "r.json.tmp.backup" is someone's file. The
  *     lock file itself a killed writer leaves is harmless: flock() holds
- *     only while its holder lives, so it is taken over.
+ *     only while its holder lives, so it is taken over; a lock path that
+ *     is not one (a hard link to another file, a file of other content)
+ *     is refused, never truncated.
  *
  * Usage:
  *	struct output_claim claim;

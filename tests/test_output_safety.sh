@@ -14,6 +14,7 @@
 #     a SIGKILLed run's journal is recovered by --resume; files of the
 #     same shapes that bouncelab did not leave stay;
 #   - report -o DIR --force removes only the files its record lists;
+#   - a lock path that is a hard link is refused, the file untouched;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
@@ -139,6 +140,18 @@ done
 [ "$kept" = 4 ] && [ -d stale/rep/.report.tmp.bouncelab-1.AbC123 ] &&
 	ok "files of a temporary's shape that bouncelab did not leave stay" ||
 	not_ok "a file of a temporary's shape was removed ($kept of 4 kept)"
+
+# --- a lock path that is a hard link to another file: refused, the file
+# untouched (O_NOFOLLOW stops symbolic links only)
+echo precious >precious.txt
+ln precious.txt hardlinked.json.lock
+expect 2 "run --out whose lock is a hard link" -- "$bouncelab" run "${quick[@]}" --out hardlinked.json
+grep -qx precious precious.txt && [ ! -e hardlinked.json ] &&
+	ok "the hard-linked file is neither truncated nor written" || not_ok "the hard-linked file changed: $(cat precious.txt)"
+mkdir -p linkrep && ln precious.txt linkrep/.bouncelab.lock
+expect 2 "report -o whose lock is a hard link" -- "$bouncelab" report results.json -o linkrep
+grep -qx precious precious.txt && ok "the report's hard-linked lock is untouched" || not_ok "precious.txt changed"
+rm -rf linkrep hardlinked.json.lock
 
 # --- report -o DIR --force replaces only what bouncelab wrote: a results
 # file in DIR/plots/ (reported on from there) and a user's file in

@@ -434,6 +434,14 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
 	if (kind == OUTPUT_FILE && path[len - 1] == '/')
 		return refuse(err, errlen, "%s '%s': expected a file path, not a directory",
 			      what, path);
+	/*
+	 * "newdir/." and "newdir/.." name directories: refused now, not after
+	 * the run, when the rename fails and the rows sit in "newdir/..journal".
+	 */
+	if (kind == OUTPUT_FILE && (!strcmp(base_name(path), ".") ||
+				    !strcmp(base_name(path), "..")))
+		return refuse(err, errlen, "%s '%s': ends in '.' or '..', a directory: expected a file path",
+			      what, path);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	/* "out/" and "out" are one directory. */
 	while (kind == OUTPUT_DIR && len > 1 && c->path[len - 1] == '/')

@@ -8,6 +8,8 @@
  *     regular file (a device such as /dev/full or /dev/null, a FIFO, a
  *     socket, a symbolic link, or a directory where a file belongs) is
  *     refused even with it: rename() would put a plain file in its place;
+ *   - a final component "." or ".." is refused: it names a directory, and
+ *     the journal beside it would be a hidden "DIR/..journal";
  *   - the path, its temporary names and its siblings (PATH.tmp.bouncelab-PID.XXXXXX,
  *     PATH.journal, STEM.incomplete-PID.json) fit PATH_MAX and NAME_MAX;
  *   - missing directories are created, and removed again if the command

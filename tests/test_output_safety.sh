@@ -15,6 +15,7 @@
 #     same shapes that bouncelab did not leave stay;
 #   - report -o DIR --force removes only the files its record lists;
 #   - a lock path that is a hard link is refused, the file untouched;
+#   - --out NEWDIR/. and NEWDIR/.. are refused before the run;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
@@ -152,6 +153,14 @@ mkdir -p linkrep && ln precious.txt linkrep/.bouncelab.lock
 expect 2 "report -o whose lock is a hard link" -- "$bouncelab" report results.json -o linkrep
 grep -qx precious precious.txt && ok "the report's hard-linked lock is untouched" || not_ok "precious.txt changed"
 rm -rf linkrep hardlinked.json.lock
+
+# --- --out NEWDIR/. and NEWDIR/..: refused before the run, nothing made
+for path in newdot/. newdot/..; do
+	expect 2 "run --out $path" -- "$bouncelab" run "${quick[@]}" --out "$path"
+	[ "$(wc -l <err.txt)" = 1 ] && grep -q "expected a file path" err.txt &&
+		ok "--out $path: one line, what was expected" || not_ok "--out $path: $(head -2 err.txt)"
+done
+[ ! -e newdot ] && ok "no directory left by --out NEWDIR/." || not_ok "newdot/ left behind"
 
 # --- report -o DIR --force replaces only what bouncelab wrote: a results
 # file in DIR/plots/ (reported on from there) and a user's file in

@@ -14,6 +14,7 @@
 #     a SIGKILLed run's journal is recovered by --resume; files of the
 #     same shapes that bouncelab did not leave stay;
 #   - report -o DIR --force removes only the files its record lists;
+#   - the same run given twice to report (a copy, its journal) is refused;
 #   - a lock path that is a hard link is refused, the file untouched;
 #   - --out NEWDIR/. and NEWDIR/.. are refused before the run;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
@@ -197,11 +198,24 @@ wait "$victim" 2>/dev/null
 [ -e killed/results.json.lock ] && echo "# SIGKILL left killed/results.json.lock, held by nobody"
 expect 2 "run --out after a SIGKILL, without --resume" -- "$bouncelab" run "${quick[@]}" --out killed/results.json --force
 grep -q "run --resume" err.txt && ok "the refusal says to resume" || not_ok "the refusal does not say to resume: $(cat err.txt)"
+cp killed/results.json.journal killed.journal
 expect 0 "run --resume after a SIGKILL" -- "$bouncelab" run --resume killed
 grep -q '"incomplete"' killed/results.json && ok "the recovered rows are marked incomplete" ||
 	not_ok "the recovered file is not marked incomplete"
 left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head -3)
 [ -z "$left" ] && ok "nothing left after --resume" || not_ok "left behind: $left"
+
+# --- the same run twice is not pooled as independent repetitions: the
+# file twice, a copy, or a file and its own journal share a run_id
+cp results.json copy.json
+for pair in "results.json results.json" "results.json copy.json" "killed/results.json killed.journal"; do
+	set -- $pair
+	expect 2 "report $pair" -- "$bouncelab" report "$1" "$2" -o same_run
+	[ "$(wc -l <err.txt)" = 1 ] && grep -q "$2: the same run as $1" err.txt &&
+		grep -q "expected each run once" err.txt &&
+		ok "report $pair: one line naming both" || not_ok "report $pair: $(head -2 err.txt)"
+done
+[ ! -e same_run ] && ok "no report directory left by a refused pair" || not_ok "same_run/ left behind"
 
 # --- nohup: a signal ignored from the start stays ignored
 env --ignore-signal=HUP "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 \
@@ -324,6 +338,7 @@ other = {k: v for k, v in row.items() if k != "bouncelab"}
 other["name"] = other["run_name"] = "evil`<img src=x onerror=alert(1)>`\n```\n# owned"
 foreign["benchmarks"].append(other)
 foreign["context"]["command"] = "rm -rf ~ #\n```\n<script>alert(1)</script>"
+foreign["context"]["run_id"] = "another-run"
 foreign["context"]["host_name"] = "h\n```\n<b>x</b>"
 json.dump(foreign, open("hostile_foreign.json", "w"))
 open("bom.json", "wb").write(b"\xef\xbb\xbf" + open(sys.argv[1], "rb").read())

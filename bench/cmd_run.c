@@ -44,6 +44,8 @@ struct run_progress {
 	struct suite *suite;
 	struct journal journal;		/* every finished repetition, on disk */
 	bool journal_failed;
+	/* why the run stopped itself (a thread it could not create), or "" */
+	char stop_error[512];
 	bool quiet;			/* stderr is gone (a closed pipe): no progress */
 	unsigned int failed;		/* repetitions that reported an error */
 	unsigned int done;
@@ -551,15 +553,25 @@ static int write_results(const struct output_claim *claim, json_t *context,
 		journal_close(&pr->journal, false);
 		return runtime_error("%s", err);
 	}
+	/* Stopped before any repetition finished: nothing to keep, no file. */
+	if (*pr->stop_error && !nr_rows) {
+		journal_close(&pr->journal, true);
+		json_decref(doc);
+		return runtime_error("%s: no repetition finished, nothing written",
+				     pr->stop_error);
+	}
 	ctx = json_object_get(doc, "context");
 	/* Again: a thread may have dropped an event during the run. */
 	json_object_set(ctx, "counters", json_object_get(context, "counters"));
 	if (signo) {
-		char why[160];
+		char why[700];
 
 		if (pr->journal_failed)
 			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: the journal could not be written",
 				 nr_rows, pr->total);
+		else if (*pr->stop_error)
+			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: %s",
+				 nr_rows, pr->total, pr->stop_error);
 		else
 			snprintf(why, sizeof(why), "interrupted by %s after %zu of %u repetitions",
 				 interrupt_signal_name(signo), nr_rows, pr->total);
@@ -581,6 +593,9 @@ static int write_results(const struct output_claim *claim, json_t *context,
 		if (pr->journal_failed)
 			return runtime_error("the journal could not be written: wrote the %zu finished repetitions to %s, marked incomplete",
 					     nr_rows, target);
+		if (*pr->stop_error)
+			return runtime_error("%s: wrote the %zu finished repetitions to %s, marked incomplete",
+					     pr->stop_error, nr_rows, target);
 		runtime_error("%s: wrote the %zu finished repetitions to %s, marked incomplete%s",
 			      interrupt_signal_name(signo), nr_rows, target,
 			      target != out ? " (beside the complete file --force would have replaced)" : "");
@@ -609,6 +624,20 @@ static int write_results(const struct output_claim *claim, json_t *context,
  * good run (round 0, unless it failed) finds its iteration count for
  * --min-time; later rounds reuse it.
  */
+/* The run stops itself: its finished repetitions are written, marked so. */
+static void stop_run(struct run_progress *pr, const char *why)
+{
+	snprintf(pr->stop_error, sizeof(pr->stop_error), "%s", why);
+	interrupt_request(INTERRUPT_ERROR);
+}
+
+/*
+ * Repetitions are interleaved by rounds: each round runs every case once,
+ * in an order Google Benchmark shuffles, so every case samples the whole
+ * run and a VM's slow minutes fall on all variants alike. A case's first
+ * good run (round 0, unless it failed) finds its iteration count for
+ * --min-time; later rounds reuse it.
+ */
 static void run_rounds(struct suite *suite, const struct suite_options *opts,
 		       struct run_progress *pr)
 {
@@ -616,6 +645,8 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 
 	for (pr->round = 0; pr->round < pr->nr_rounds && !interrupt_signal();
 	     pr->round++) {
+		bool failed;
+
 		for (unsigned int i = 0; i < suite->nr_cases; i++) {
 			struct bench_case *c = &suite->cases[i];
 			struct gbench_benchmark *b =
@@ -626,8 +657,12 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 			if (pr->iterations[i])
 				gbench_set_iterations(b, pr->iterations[i]);
 		}
-		gbench_run_all(&cb, opts->console);
+		failed = gbench_run_all(&cb, opts->console) < 0;
 		gbench_clear();
+		if (failed) {
+			stop_run(pr, gbench_error());
+			break;
+		}
 	}
 }
 
@@ -726,6 +761,31 @@ static void note_benchmark_environment(void)
 			"(--filter, --out, ...) choose what runs and where it goes\n", names);
 }
 
+/* What on_fatal() needs: the run in progress. */
+static struct {
+	const struct output_claim *claim;
+	json_t *context;
+	struct run_progress *pr;
+} fatal;
+
+/*
+ * The process must end now (gbench_on_fatal()): the other benchmark
+ * threads still run, but the journal is whole. The finished repetitions
+ * are written as after any stop, and the lock goes, as output_release()
+ * would remove it.
+ */
+static void on_fatal(const char *why)
+{
+	if (!fatal.pr) {
+		runtime_error("%s", why);
+		return;
+	}
+	interrupt_block(true);
+	stop_run(fatal.pr, why);
+	write_results(fatal.claim, fatal.context, fatal.pr);
+	unlink(fatal.claim->lock_path);
+}
+
 static int run_suite(struct suite *suite, const struct suite_options *opts,
 		     const struct output_claim *claim, double watchdog)
 {
@@ -782,7 +842,12 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds; each finished one goes to %s\n",
 		suite->nr_cases, opts->repetitions, pr.journal.path);
 	warn_shared_cpus(suite);
+	fatal.claim = claim;
+	fatal.context = context;
+	fatal.pr = &pr;
+	gbench_on_fatal(on_fatal);
 	run_rounds(suite, opts, &pr);
+	fatal.pr = NULL;
 	if (pr.tty && !pr.quiet)
 		fputc('\n', stderr);
 	watchdog_stop();

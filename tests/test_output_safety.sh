@@ -24,7 +24,8 @@
 #     from input files reach report.md, compare and model escaped;
 #   - a FIFO as HWLOC_XMLFILE is refused, not waited on;
 #   - a run whose every repetition fails exits 1;
-#   - out of memory reading a results file is said so, exit 1;
+#   - out of memory reading a results file is said so, exit 1, and so is
+#     a benchmark thread that cannot be created (ulimit -v);
 #   - a write past ulimit -f fails with exit 1 and one line, leaving nothing.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
@@ -311,6 +312,15 @@ for cmd in "report oom.json -o oom_report" "compare oom.json results.json"; do
 		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
 done
 [ ! -e oom_report ] && ok "no report directory left by the out-of-memory report" || not_ok "oom_report/ left behind"
+# A benchmark thread that cannot be created (ulimit -v 60000): exit 1 and
+# one line saying so, not std::system_error's abort (exit 134); nothing left
+(ulimit -v 60000; timeout 120 "$bouncelab" run --filter 'has_pinned/nop$' --threads 2 \
+	--repetitions 3 --counters none --out nothread/r.json >/dev/null 2>err.txt </dev/null)
+status=$?
+[ "$status" = 1 ] && [ "$(grep -vc 'interleaved in rounds' err.txt)" = 1 ] &&
+	grep -q "cannot create a benchmark thread" err.txt && [ ! -e nothread ] &&
+	ok "a thread that cannot be created: exit 1, one line, nothing left" ||
+	not_ok "a thread that cannot be created: exit $status: $(tail -1 err.txt)"
 fi
 rm -f oom.json
 

@@ -26,7 +26,8 @@
 #   - a run whose every repetition fails exits 1;
 #   - out of memory reading a results file is said so, exit 1, and so is
 #     a benchmark thread that cannot be created (ulimit -v);
-#   - a write past ulimit -f fails with exit 1 and one line, leaving nothing.
+#   - a write past ulimit -f fails with exit 1 and one line, leaving nothing;
+#   - a context value 2000 levels deep is reported with a 256 KB stack.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
 set -u
@@ -323,6 +324,28 @@ status=$?
 	not_ok "a thread that cannot be created: exit $status: $(tail -1 err.txt)"
 fi
 rm -f oom.json
+
+# --- a deeply nested context value: 2000 levels read and reported with a
+# 256 KB stack (nothing recurses on it but the parser, bounded at 2048
+# levels by jansson); past the bound, refused as malformed (exit 2)
+python3 - results.json <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+at = text.index('"context": {') + len('"context": {')
+for depth, name in ((2000, "deep.json"), (2100, "too_deep.json")):
+    value = "[" * depth + "]" * depth
+    deep = text[:at] + '"nested": ' + value + ', ' + text[at:]
+    open(name, "w").write(deep.replace('"run_id": "', '"run_id": "%d-' % depth, 1))
+PY
+for cmd in "report deep.json -o deep_report" "report --brief deep.json -o deep_brief" "compare deep.json results.json"; do
+	(ulimit -s 256; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+	status=$?
+	[ "$status" = 0 ] && ok "${cmd% -o *} with a 256 KB stack: exit 0" ||
+		not_ok "${cmd% -o *} with a 256 KB stack: exit $status: $(head -1 err.txt)"
+done
+expect 2 "a context value nested 2100 deep" -- "$bouncelab" report too_deep.json -o too_deep
+grep -q "maximum parsing depth" err.txt && ok "the refusal says the depth" || not_ok "the refusal: $(head -1 err.txt)"
+rm -f deep.json too_deep.json
 
 # --- the README's exit-code table holds every status a command gave here
 table=$(sed -n '/^## Exit status/,/^## /p' "$top/README.md" | grep -o '^| `[0-9+ N]*`' | tr -d '|` ')

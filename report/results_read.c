@@ -881,10 +881,10 @@ static json_t *load(struct reader *r, struct json_region **region)
 	json_region_fill(*region);
 	/* A run's journal (journal.h): the repetitions it kept. */
 	if (journal_is(start, len)) {
-		size_t nr_rows, total;
+		size_t nr_rows, total, nr_damaged;
 
 		doc = journal_parse(start, len, r->path, true, &nr_rows, &total,
-				    r->err, r->errlen);
+				    &nr_damaged, r->err, r->errlen);
 	} else {
 		doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
 		if (!doc)

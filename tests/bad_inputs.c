@@ -99,6 +99,9 @@ static const struct {
 	/* a lock path that is another file: a hard link, or a user's text */
 	{ "linked.json.lock", FIXTURE_LINK_TO_A_FILE },
 	{ "foreign.json.lock", "a note of the user's, not a PID\n" },
+	/* a journal another format of bouncelab wrote */
+	{ "other_format.journal",
+	  "{\"bouncelab_journal\": 2, \"total\": 1, \"context\": {}}\n{\"name\": \"a\"}\n" },
 };
 
 static void bail_out(const char *fmt, const char *what)

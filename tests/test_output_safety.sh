@@ -11,7 +11,8 @@
 #   - a second command on an output another one holds is refused at start;
 #   - what a killed command leaves (a lock nobody holds, temporary files,
 #     a half-built report) is taken over and removed by the next one, and
-#     a SIGKILLed run's journal is recovered by --resume; files of the
+#     a SIGKILLed run's journal is recovered by --resume (--dry-run
+#     writes nothing; a damaged line costs only its own row); files of the
 #     same shapes that bouncelab did not leave stay;
 #   - report -o DIR --force removes only the files its record lists;
 #   - the same run given twice to report (a copy, its journal) is refused;
@@ -200,8 +201,21 @@ wait "$victim" 2>/dev/null
 [ -e killed/results.json.lock ] && echo "# SIGKILL left killed/results.json.lock, held by nobody"
 expect 2 "run --out after a SIGKILL, without --resume" -- "$bouncelab" run "${quick[@]}" --out killed/results.json --force
 grep -q "run --resume" err.txt && ok "the refusal says to resume" || not_ok "the refusal does not say to resume: $(cat err.txt)"
+# --resume --dry-run says what it would recover and changes nothing
+expect 0 "run --resume --dry-run after a SIGKILL" -- "$bouncelab" run --resume killed --dry-run
+grep -q "would recover" out.txt && [ -f killed/results.json.journal ] && [ ! -e killed/results.json ] &&
+	ok "--resume --dry-run wrote nothing and kept the journal" || not_ok "--resume --dry-run: $(head -1 out.txt)"
+expect 2 "run --resume with --threads" -- "$bouncelab" run --resume killed --threads 2
+# A damaged line in the middle costs its own row, not the ones after it
+lines=$(tr -cd '\n' <killed/results.json.journal | wc -c)
+sed -i '3s/.*/{"name": "has_pinned\/nop", "torn/' killed/results.json.journal
 cp killed/results.json.journal killed.journal
 expect 0 "run --resume after a SIGKILL" -- "$bouncelab" run --resume killed
+kept=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' \
+	killed/results.json 2>/dev/null)
+[ "$lines" -ge 3 ] && [ "$kept" = $((lines - 2)) ] && grep -q "skipped 1 damaged" err.txt &&
+	ok "every good line past a damaged one recovered ($kept of $((lines - 1)))" ||
+	not_ok "a damaged journal line: ${kept:-no} rows of $((lines - 1)) lines: $(head -1 err.txt)"
 grep -q '"incomplete"' killed/results.json && ok "the recovered rows are marked incomplete" ||
 	not_ok "the recovered file is not marked incomplete"
 left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head -3)

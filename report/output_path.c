@@ -20,7 +20,10 @@
 
 /* Tries to take the lock again when the file was replaced under us. */
 #define LOCK_ATTEMPTS 10
-/* The probe reserves at most this much: enough to catch a full disk. */
+/*
+ * The probe reserves at most this much (writing more would cost time);
+ * the rest of the estimate is checked against the free space.
+ */
 #define PROBE_MAX_BYTES (64u << 20)
 
 static int refuse(char *err, size_t errlen, const char *fmt, const char *what,
@@ -390,11 +393,19 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 	}
 	ret = want ? posix_fallocate(fd, 0, (off_t)want) : 0;
 	if (ret == EOPNOTSUPP || ret == EINVAL) {
+		want = 0;
+		ret = 0;
+	}
+	/*
+	 * What the probe did not reserve (past the cap, or where the file
+	 * system cannot) must be free beside it: the cap bounds the probe's
+	 * write, not the check.
+	 */
+	if (!ret && want < estimate) {
 		struct statvfs vfs;
 
-		ret = 0;
 		if (!fstatvfs(fd, &vfs) &&
-		    (uint64_t)vfs.f_bavail * vfs.f_frsize < estimate)
+		    (uint64_t)vfs.f_bavail * vfs.f_frsize + want < estimate)
 			ret = ENOSPC;
 	}
 	close(fd);

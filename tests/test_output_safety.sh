@@ -445,6 +445,15 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs tiny_mount 2>/dev/nul
 	grep -q '^\[' err.txt && not_ok "benchmarks ran before the check" || ok "no benchmark ran"
 	[ -z "$(ls -A tiny_mount)" ] && ok "nothing left on the full disk" || not_ok "left: $(ls -A tiny_mount)"
 	umount tiny_mount && tiny=""
+	# An estimate past the probe's 64 MB reservation (14 cases x 1000
+	# repetitions: 115 MB) on an 80 MB disk: the rest is checked too
+	mount -t tmpfs -o size=80m tmpfs tiny_mount && tiny=$PWD/tiny_mount
+	expect 1 "run --out a 115 MB estimate on an 80 MB disk" -- "$bouncelab" run --filter 'has_pinned' \
+		--threads 1 --repetitions 1000 --counters none --out tiny_mount/results.json
+	grep -q "cannot reserve 114.8 MB" err.txt && [ -z "$(ls -A tiny_mount)" ] &&
+		ok "an estimate past the probe's cap is checked against the free space" ||
+		not_ok "past the probe's cap: $(head -1 err.txt)"
+	umount tiny_mount && tiny=""
 	# The disk fills during the run: the journal write that fails stops
 	# the run, and that repetition is neither counted nor shown; every
 	# one shown is in the journal, and --resume recovers them all.

@@ -6,9 +6,15 @@
  */
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstring>
+#include <cerrno>
+#include <exception>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <pthread.h>
+#include <unistd.h>
 #include <vector>
 
 #include "gbench.h"
@@ -110,6 +116,103 @@ private:
 	bool context_;
 };
 
+char last_error[512];
+void (*fatal_hook)(const char *why);
+/* The most threads a registered benchmark runs with. */
+int widest = 1;
+
+/* A preflight thread waits here until all of them exist. */
+struct preflight {
+	pthread_mutex_t lock;
+	pthread_cond_t go;
+	bool done;
+};
+
+void *preflight_thread(void *arg)
+{
+	struct preflight *p = static_cast<struct preflight *>(arg);
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->done)
+		pthread_cond_wait(&p->go, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	return nullptr;
+}
+
+/*
+ * Google Benchmark starts a benchmark's threads with std::thread. When one
+ * cannot be created (ulimit -v, ulimit -u) after others of its pool were,
+ * the exception unwinds past threads that wait at its start barrier: the
+ * unwinding waits on them for ever, or std::terminate aborts. So the
+ * threads the widest benchmark needs, all at once, are created here
+ * first, where a failure is an error. Returns 0 or an errno.
+ */
+int can_create_threads(int nr)
+{
+	struct preflight p = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false };
+	std::vector<pthread_t> tids;
+	int ret = 0;
+
+	try {
+		tids.reserve((size_t)nr);
+	} catch (...) {
+		return ENOMEM;
+	}
+	for (int i = 0; i < nr && !ret; i++) {
+		pthread_t t;
+
+		ret = pthread_create(&t, nullptr, preflight_thread, &p);
+		if (!ret)
+			tids.push_back(t);
+	}
+	pthread_mutex_lock(&p.lock);
+	p.done = true;
+	pthread_cond_broadcast(&p.go);
+	pthread_mutex_unlock(&p.lock);
+	for (pthread_t t : tids)
+		pthread_join(t, nullptr);
+	return ret;
+}
+
+/* The exception being handled, as one line for the user. */
+void describe_exception(char *buf, size_t len)
+{
+	try {
+		throw;
+	} catch (const std::system_error &e) {
+		/* std::thread's only way to fail: pthread_create's error. */
+		snprintf(buf, len, "cannot create a benchmark thread: %s (a memory or thread limit: ulimit -v, ulimit -u)",
+			 e.code().message().c_str());
+	} catch (const std::bad_alloc &) {
+		snprintf(buf, len, "out of memory in Google Benchmark");
+	} catch (const std::exception &e) {
+		snprintf(buf, len, "Google Benchmark failed: %s", e.what());
+	} catch (...) {
+		snprintf(buf, len, "Google Benchmark failed");
+	}
+}
+
+/*
+ * A thread that cannot be created after others of the same pool were
+ * throws while those are joinable: their destructors call std::terminate
+ * before any catch is reached. Instead of abort()'s core and exit 134,
+ * one line, the caller's clean-up and exit 1.
+ */
+[[noreturn]] void on_terminate()
+{
+	char why[512] = "Google Benchmark failed";
+
+	if (std::current_exception())
+		describe_exception(why, sizeof(why));
+	else if (*last_error)
+		snprintf(why, sizeof(why), "%s", last_error);
+	else
+		snprintf(why, sizeof(why), "cannot create a benchmark thread (a memory or thread limit: ulimit -v, ulimit -u)");
+	if (fatal_hook)
+		fatal_hook(why);
+	_exit(1);
+}
+
 } // namespace
 
 extern "C" {
@@ -129,6 +232,8 @@ struct gbench_benchmark *gbench_register(const char *name, gbench_fn fn,
 
 void gbench_set_threads(struct gbench_benchmark *b, int nr_threads)
 {
+	if (nr_threads > widest)
+		widest = nr_threads;
 	to_benchmark(b)->Threads(nr_threads);
 }
 
@@ -194,18 +299,44 @@ void gbench_set_label(struct gbench_state *state, const char *label)
 void gbench_initialize(int argc, char **argv)
 {
 	benchmark::Initialize(&argc, argv);
+	std::set_terminate(on_terminate);
 }
 
 int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool context)
 {
 	CallbackReporter reporter(callbacks, context);
+	int err;
 
-	return (int)benchmark::RunSpecifiedBenchmarks(&reporter);
+	last_error[0] = '\0';
+	/* The benchmark's own thread is this one: widest - 1 more. */
+	err = can_create_threads(widest - 1);
+	if (err) {
+		snprintf(last_error, sizeof(last_error), "cannot create a benchmark thread: %d threads at once: %s (a memory or thread limit: ulimit -v, ulimit -u)",
+			 widest, strerror(err));
+		return -1;
+	}
+	try {
+		return (int)benchmark::RunSpecifiedBenchmarks(&reporter);
+	} catch (...) {
+		describe_exception(last_error, sizeof(last_error));
+		return -1;
+	}
+}
+
+const char *gbench_error(void)
+{
+	return last_error;
+}
+
+void gbench_on_fatal(void (*fn)(const char *why))
+{
+	fatal_hook = fn;
 }
 
 void gbench_clear(void)
 {
 	benchmark::ClearRegisteredBenchmarks();
+	widest = 1;
 }
 
 char *gbench_context_json(void)

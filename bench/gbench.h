@@ -82,9 +82,20 @@ void gbench_initialize(int argc, char **argv);
  * process).
  * Google Benchmark's own JSON file reporter is written too when
  * --benchmark_out=FILE was given to gbench_initialize(). Returns the
- * number of benchmarks run.
+ * number of benchmarks run, or -1 when Google Benchmark threw (a thread it
+ * could not create under a memory or thread limit): gbench_error() says
+ * why, and the runs reported before it stand.
  */
 int gbench_run_all(const struct gbench_run_callbacks *callbacks, bool context);
+/* Why the last gbench_run_all() failed: one line. */
+const char *gbench_error(void);
+/*
+ * Called, with gbench_error()'s kind of line, when the process must end
+ * at once: an exception Google Benchmark cannot unwind (a thread that
+ * could not be created while others of its pool run). It should say so
+ * in one line and clean up what it can; the process then exits with 1.
+ */
+void gbench_on_fatal(void (*fn)(const char *why));
 /* Forgets every registered benchmark. */
 void gbench_clear(void);
 

@@ -44,6 +44,8 @@ struct run_progress {
 	struct suite *suite;
 	struct journal journal;		/* every finished repetition, on disk */
 	bool journal_failed;
+	/* why the run stopped itself (a thread it could not create), or "" */
+	char stop_error[512];
 	bool quiet;			/* stderr is gone (a closed pipe): no progress */
 	unsigned int failed;		/* repetitions that reported an error */
 	unsigned int done;
@@ -87,7 +89,9 @@ static void run_usage(FILE *out)
 		"  --force                 replace the results file if it exists (only with a\n"
 		"                          complete run: an interrupted one goes beside it)\n"
 		"  --resume FILE|DIR       recover the repetitions a stopped run left in its\n"
-		"                          journal (FILE.journal) into FILE, marked incomplete\n"
+		"                          journal (FILE.journal) into FILE, marked incomplete;\n"
+		"                          it takes no other option but --dry-run (say what\n"
+		"                          it would recover, write nothing)\n"
 		"  --watchdog S            end a run taking longer than S seconds and go on\n"
 		"                          (default the larger of %g and %g x --min-time)\n"
 		"  --dry-run               print the cases and exit: runs and writes nothing\n"
@@ -481,8 +485,8 @@ static uint64_t estimate_results_bytes(unsigned int repetitions)
 
 /* The journal's text as a results document, or NULL with err. */
 static json_t *load_journal(const char *path, bool mark_incomplete,
-			    size_t *nr_rows, size_t *total, char *err,
-			    size_t errlen)
+			    size_t *nr_rows, size_t *total, size_t *nr_damaged,
+			    char *err, size_t errlen)
 {
 	char why[768];
 	size_t len;
@@ -498,7 +502,7 @@ static json_t *load_journal(const char *path, bool mark_incomplete,
 			 path, JOURNAL_MAGIC);
 	else
 		doc = journal_parse(text, len, path, mark_incomplete, nr_rows, total,
-				    err, errlen);
+				    nr_damaged, err, errlen);
 	free(text);
 	return doc;
 }
@@ -542,24 +546,35 @@ static int write_results(const struct output_claim *claim, json_t *context,
 	const char *out = claim->path;
 	char err[1024], sibling[PATH_MAX];
 	const char *target = out;
-	size_t nr_rows, total;
+	size_t nr_rows, total, nr_damaged;
 	json_t *doc, *ctx;
 	int ret = 0;
 
-	doc = load_journal(pr->journal.path, false, &nr_rows, &total, err, sizeof(err));
+	doc = load_journal(pr->journal.path, false, &nr_rows, &total, &nr_damaged,
+			   err, sizeof(err));
 	if (!doc) {
 		journal_close(&pr->journal, false);
 		return runtime_error("%s", err);
+	}
+	/* Stopped before any repetition finished: nothing to keep, no file. */
+	if (*pr->stop_error && !nr_rows) {
+		journal_close(&pr->journal, true);
+		json_decref(doc);
+		return runtime_error("%s: no repetition finished, nothing written",
+				     pr->stop_error);
 	}
 	ctx = json_object_get(doc, "context");
 	/* Again: a thread may have dropped an event during the run. */
 	json_object_set(ctx, "counters", json_object_get(context, "counters"));
 	if (signo) {
-		char why[160];
+		char why[700];
 
 		if (pr->journal_failed)
 			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: the journal could not be written",
 				 nr_rows, pr->total);
+		else if (*pr->stop_error)
+			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: %s",
+				 nr_rows, pr->total, pr->stop_error);
 		else
 			snprintf(why, sizeof(why), "interrupted by %s after %zu of %u repetitions",
 				 interrupt_signal_name(signo), nr_rows, pr->total);
@@ -581,6 +596,9 @@ static int write_results(const struct output_claim *claim, json_t *context,
 		if (pr->journal_failed)
 			return runtime_error("the journal could not be written: wrote the %zu finished repetitions to %s, marked incomplete",
 					     nr_rows, target);
+		if (*pr->stop_error)
+			return runtime_error("%s: wrote the %zu finished repetitions to %s, marked incomplete",
+					     pr->stop_error, nr_rows, target);
 		runtime_error("%s: wrote the %zu finished repetitions to %s, marked incomplete%s",
 			      interrupt_signal_name(signo), nr_rows, target,
 			      target != out ? " (beside the complete file --force would have replaced)" : "");
@@ -609,6 +627,20 @@ static int write_results(const struct output_claim *claim, json_t *context,
  * good run (round 0, unless it failed) finds its iteration count for
  * --min-time; later rounds reuse it.
  */
+/* The run stops itself: its finished repetitions are written, marked so. */
+static void stop_run(struct run_progress *pr, const char *why)
+{
+	snprintf(pr->stop_error, sizeof(pr->stop_error), "%s", why);
+	interrupt_request(INTERRUPT_ERROR);
+}
+
+/*
+ * Repetitions are interleaved by rounds: each round runs every case once,
+ * in an order Google Benchmark shuffles, so every case samples the whole
+ * run and a VM's slow minutes fall on all variants alike. A case's first
+ * good run (round 0, unless it failed) finds its iteration count for
+ * --min-time; later rounds reuse it.
+ */
 static void run_rounds(struct suite *suite, const struct suite_options *opts,
 		       struct run_progress *pr)
 {
@@ -616,6 +648,8 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 
 	for (pr->round = 0; pr->round < pr->nr_rounds && !interrupt_signal();
 	     pr->round++) {
+		bool failed;
+
 		for (unsigned int i = 0; i < suite->nr_cases; i++) {
 			struct bench_case *c = &suite->cases[i];
 			struct gbench_benchmark *b =
@@ -626,8 +660,12 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 			if (pr->iterations[i])
 				gbench_set_iterations(b, pr->iterations[i]);
 		}
-		gbench_run_all(&cb, opts->console);
+		failed = gbench_run_all(&cb, opts->console) < 0;
 		gbench_clear();
+		if (failed) {
+			stop_run(pr, gbench_error());
+			break;
+		}
 	}
 }
 
@@ -726,6 +764,31 @@ static void note_benchmark_environment(void)
 			"(--filter, --out, ...) choose what runs and where it goes\n", names);
 }
 
+/* What on_fatal() needs: the run in progress. */
+static struct {
+	const struct output_claim *claim;
+	json_t *context;
+	struct run_progress *pr;
+} fatal;
+
+/*
+ * The process must end now (gbench_on_fatal()): the other benchmark
+ * threads still run, but the journal is whole. The finished repetitions
+ * are written as after any stop, and the lock goes, as output_release()
+ * would remove it.
+ */
+static void on_fatal(const char *why)
+{
+	if (!fatal.pr) {
+		runtime_error("%s", why);
+		return;
+	}
+	interrupt_block(true);
+	stop_run(fatal.pr, why);
+	write_results(fatal.claim, fatal.context, fatal.pr);
+	unlink(fatal.claim->lock_path);
+}
+
 static int run_suite(struct suite *suite, const struct suite_options *opts,
 		     const struct output_claim *claim, double watchdog)
 {
@@ -782,7 +845,12 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds; each finished one goes to %s\n",
 		suite->nr_cases, opts->repetitions, pr.journal.path);
 	warn_shared_cpus(suite);
+	fatal.claim = claim;
+	fatal.context = context;
+	fatal.pr = &pr;
+	gbench_on_fatal(on_fatal);
 	run_rounds(suite, opts, &pr);
+	fatal.pr = NULL;
 	if (pr.tty && !pr.quiet)
 		fputc('\n', stderr);
 	watchdog_stop();
@@ -798,18 +866,53 @@ out:
 }
 
 /*
+ * run --resume --dry-run: what --resume would recover and where, with
+ * nothing written, locked or removed; the journal stays for --resume.
+ */
+static int resume_dry_run(const char *out, const char *journal_path, off_t size)
+{
+	size_t nr_rows, total, nr_damaged;
+	char err[1024], sibling[PATH_MAX];
+	const char *target = out;
+	struct stat st;
+	json_t *doc;
+
+	if (!size) {
+		printf("%s is empty: the run stopped before any repetition finished; --resume would remove it\n",
+		       journal_path);
+		return 0;
+	}
+	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
+			   sizeof(err));
+	if (!doc)
+		return usage_error("%s", err);
+	json_decref(doc);
+	if (!lstat(out, &st)) {
+		output_incomplete_sibling(out, sibling, sizeof(sibling));
+		target = sibling;
+	}
+	printf("would recover %zu of %zu repetitions from %s into %s, marked incomplete",
+	       nr_rows, total, journal_path, target);
+	if (nr_damaged)
+		printf("; %zu damaged lines would be skipped", nr_damaged);
+	printf(" (--dry-run: nothing written)\n");
+	return 0;
+}
+
+/*
  * run --resume FILE|DIR: the results of a run that was killed, from its
  * journal. A results file already there from the same run means the run
  * finished and only the journal's removal was cut short; one from another
  * run (the one --force was replacing) is kept, and the recovered rows go
  * beside it.
  */
-static int resume(const char *arg)
+static int resume(const char *arg, bool dry_run)
 {
 	char out[PATH_MAX], journal_path[PATH_MAX + 16], sibling[PATH_MAX], err[1024];
+	char damaged[96] = "";
 	struct output_claim claim;
 	struct stat st;
-	size_t nr_rows, total, len = strlen(arg);
+	size_t nr_rows, total, nr_damaged, len = strlen(arg);
 	const char *target;
 	json_t *doc, *old;
 	int ret;
@@ -828,6 +931,8 @@ static int resume(const char *arg)
 	if (lstat(journal_path, &st) || !S_ISREG(st.st_mode))
 		return usage_error("--resume '%s': no journal %s: expected the results file or directory of a run that stopped",
 				   arg, journal_path);
+	if (dry_run)
+		return resume_dry_run(out, journal_path, st.st_size);
 	/* Killed before its header was written: nothing finished. */
 	if (st.st_size == 0) {
 		unlink(journal_path);
@@ -835,16 +940,26 @@ static int resume(const char *arg)
 			journal_path);
 		return 0;
 	}
+	/* A journal that cannot be recovered is refused before anything is made. */
+	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
+			   sizeof(err));
+	if (!doc)
+		return usage_error("%s", err);
+	json_decref(doc);
 	/* Force: whatever is at out is looked at below, never just replaced. */
 	ret = output_claim(&claim, "--resume", out, OUTPUT_FILE, true,
 			   (uint64_t)st.st_size * 2, err, sizeof(err));
 	if (ret)
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
-	doc = load_journal(journal_path, true, &nr_rows, &total, err, sizeof(err));
+	/* Again, holding the lock: the run may have written more since. */
+	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
+			   sizeof(err));
 	if (!doc) {
 		output_release(&claim, true);
 		return usage_error("%s", err);
 	}
+	if (nr_damaged)
+		snprintf(damaged, sizeof(damaged), "; skipped %zu damaged lines", nr_damaged);
 	target = out;
 	if (claim.exists) {
 		old = json_load_file(out, 0, NULL);
@@ -871,8 +986,8 @@ static int resume(const char *arg)
 	interrupt_block(false);
 	if (ret)
 		return runtime_error("%s", err);
-	fprintf(stderr, "bouncelab: recovered %zu of %zu repetitions from %s into %s, marked incomplete\n",
-		nr_rows, total, journal_path, target);
+	fprintf(stderr, "bouncelab: recovered %zu of %zu repetitions from %s into %s, marked incomplete%s\n",
+		nr_rows, total, journal_path, target, damaged);
 	return 0;
 }
 
@@ -951,12 +1066,18 @@ int cmd_run(int argc, char **argv)
 	double watchdog = 0;
 	struct suite suite;
 	struct topo *topo;
+	const char *not_with_resume = NULL;
+	int longindex = -1;
 	long value;
 	int c, ret;
 
 	record_command(argc, argv);
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, &longindex)) != -1) {
+		/* --resume writes the stopped run as it was: it takes no other choice. */
+		if (longindex >= 0 && c != 'R' && c != 'n' && !not_with_resume)
+			not_with_resume = longopts[longindex].name;
+		longindex = -1;
 		switch (c) {
 		case 'f':
 			opts.filter = optarg;
@@ -1031,8 +1152,11 @@ int cmd_run(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("run: unexpected argument '%s': see 'bouncelab run --help'",
 				   argv[optind]);
+	if (resume_from && not_with_resume)
+		return usage_error("--resume: --%s does not apply: expected --resume alone (it recovers the stopped run as it was run), or with --dry-run",
+				   not_with_resume);
 	if (resume_from)
-		return resume(resume_from);
+		return resume(resume_from, dry_run);
 	if (!opts.repetitions)
 		opts.repetitions = opts.quick ? QUICK_REPETITIONS : DEFAULT_REPETITIONS;
 	if (opts.min_time == 0)

@@ -26,6 +26,14 @@ int output_write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+int output_temp_template(char *buf, size_t len, const char *path)
+{
+	int n = snprintf(buf, len, "%s" OUTPUT_TEMP_MARK "%ld.XXXXXX", path,
+			 (long)getpid());
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 static void parent_of(const char *path, char *dir, size_t len)
 {
 	const char *slash = strrchr(path, '/');
@@ -75,7 +83,7 @@ static int write_durable(const char *path, const char *data, size_t len,
 	int fd = open_unnamed(path);
 	bool named = fd < 0;
 
-	if (snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path) >= (int)tmplen) {
+	if (output_temp_template(tmp, tmplen, path)) {
 		if (fd >= 0)
 			close(fd);
 		snprintf(err, errlen, "%s: path too long", path);
@@ -110,7 +118,8 @@ static int write_durable(const char *path, const char *data, size_t len,
 		}
 		/* Replacing: a name that lives only until the rename. */
 		for (unsigned int i = 0; ; i++) {
-			snprintf(tmp, tmplen, "%s.tmp.%06x", path,
+			snprintf(tmp, tmplen, "%s" OUTPUT_TEMP_MARK "%ld.%06x", path,
+				 (long)getpid(),
 				 ((unsigned int)getpid() * 2654435761u + i) & 0xffffff);
 			if (!link_unnamed(fd, tmp))
 				break;
@@ -272,7 +281,7 @@ static int write_temporary(const struct output_file *f, bool durable, char *tmp,
 {
 	int fd;
 
-	if (snprintf(tmp, PATH_MAX, "%s.tmp.XXXXXX", f->path) >= PATH_MAX) {
+	if (output_temp_template(tmp, PATH_MAX, f->path)) {
 		snprintf(err, errlen, "%s: path too long", f->path);
 		return -1;
 	}

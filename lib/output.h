@@ -9,6 +9,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * A temporary file beside PATH is PATH.tmp.bouncelab-PID.XXXXXX: the mark
+ * and the writer's PID let the clean-up of a killed writer's leftovers
+ * (output_path.c) tell bouncelab's own temporaries, whose writer is dead,
+ * from a user's file that happens to be called "r.json.tmp.backup".
+ */
+#define OUTPUT_TEMP_MARK ".tmp.bouncelab-"
+
+/* The mkstemp() template for path into buf. Returns 0, or -1 if too long. */
+int output_temp_template(char *buf, size_t len, const char *path);
+
 /* Writes all len bytes to fd, retrying after EINTR. Returns 0 or -1 (errno). */
 int output_write_all(int fd, const char *data, size_t len);
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The output-safety rule (output_path.h): one place, every command. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +15,15 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "output_path.h"
 
 /* Tries to take the lock again when the file was replaced under us. */
 #define LOCK_ATTEMPTS 10
-/* The probe reserves at most this much: enough to catch a full disk. */
+/*
+ * The probe reserves at most this much (writing more would cost time);
+ * the rest of the estimate is checked against the free space.
+ */
 #define PROBE_MAX_BYTES (64u << 20)
 
 static int refuse(char *err, size_t errlen, const char *fmt, const char *what,
@@ -150,20 +157,64 @@ static void remove_created_dirs(struct output_claim *c)
 	c->nr_created = 0;
 }
 
+/*
+ * Whether fd, the lock path as opened, is a lock bouncelab made: a regular
+ * file of one name (a hard link would let the truncation and the PID
+ * written below change another file), empty or holding a PID line.
+ */
+static bool is_our_lock(int fd, bool created)
+{
+	char buf[32];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+		return false;
+	if (created)
+		return true;
+	if (st.st_size >= (off_t)sizeof(buf))
+		return false;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)buf[i]) && !(buf[i] == '\n' && i == n - 1))
+			return false;
+	return true;
+}
+
+/*
+ * Opens the lock path without following a link: a new file if there is
+ * none (so that one bouncelab did not make is never truncated), the one a
+ * killed writer left otherwise. *created says which.
+ */
+static int open_lock(const char *path, bool *created)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	return fd;
+}
+
 static int take_lock(struct output_claim *c, const char *what, char *err,
 		     size_t errlen)
 {
 	for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
 		struct stat held, now;
 		char pid[32];
-		int fd = open(c->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-			      0644);
+		bool created;
+		int fd = open_lock(c->lock_path, &created);
 
 		if (fd < 0 && errno == EISDIR) {
 			snprintf(err, errlen, "%s '%s': its lock %s is a directory: expected a file bouncelab makes there, or nothing",
 				 what, c->path, c->lock_path);
 			return 2;
 		}
+		/* Removed by its holder between the two opens: try again. */
+		if (fd < 0 && errno == ENOENT)
+			continue;
 		if (fd < 0) {
 			char dir[PATH_MAX];
 
@@ -171,6 +222,12 @@ static int take_lock(struct output_claim *c, const char *what, char *err,
 			snprintf(err, errlen, "%s '%s': cannot write to directory %s (its lock): %s",
 				 what, c->path, dir, strerror(errno));
 			return errno == ELOOP || errno == ENAMETOOLONG ? 2 : 1;
+		}
+		if (!is_our_lock(fd, created)) {
+			close(fd);
+			snprintf(err, errlen, "%s '%s': its lock %s is not a lock bouncelab made (a hard link, or a file of other content): expected a file bouncelab makes there, or nothing",
+				 what, c->path, c->lock_path);
+			return 2;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
@@ -187,6 +244,13 @@ static int take_lock(struct output_claim *c, const char *what, char *err,
 		    held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
 			close(fd);
 			continue;
+		}
+		/* Held now: a link made since the check above is refused too. */
+		if (!is_our_lock(fd, created)) {
+			close(fd);
+			snprintf(err, errlen, "%s '%s': its lock %s is not a lock bouncelab made (a hard link, or a file of other content): expected a file bouncelab makes there, or nothing",
+				 what, c->path, c->lock_path);
+			return 2;
 		}
 		snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 		/* The pid is only for the message of a second command. */
@@ -213,10 +277,54 @@ void output_remove_tree(const char *dir)
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* DIR/.report.tmp.XXXXXX: a report a killed writer was building. */
+int output_dir_temp_template(char *buf, size_t len, const char *dir)
+{
+	int n = snprintf(buf, len, "%s/" OUTPUT_DIR_TEMP_PREFIX OUTPUT_TEMP_MARK "%ld.XXXXXX",
+			 dir, (long)getpid());
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
+ * Whether name is prefix, then "PID.XXXXXX" as output_temp_template()
+ * makes it, of a writer that no longer runs. A running PID is left alone:
+ * it may be a writer of this path that has not yet taken the lock, or a
+ * reused PID; either way a leftover file is better than a lost one.
+ */
+static bool left_by_dead_writer(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p;
+	char *end;
+	long pid;
+
+	if (strncmp(name, prefix, n) || !isdigit((unsigned char)name[n]))
+		return false;
+	errno = 0;
+	pid = strtol(name + n, &end, 10);
+	if (errno || pid <= 0 || pid > INT_MAX || *end != '.' || strlen(end + 1) != 6)
+		return false;
+	for (p = end + 1; *p; p++)
+		if (!isalnum((unsigned char)*p))
+			return false;
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* Whether dir's entry name is a file (or a directory) of this user's. */
+static bool owned_entry(int dir, const char *name, bool want_dir)
+{
+	struct stat st;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return false;
+	return st.st_uid == geteuid();
+}
+
+/* DIR/.report.tmp.bouncelab-PID.XXXXXX: a report a killed writer was building. */
 static void remove_stale_report_dirs(const char *dir)
 {
-	size_t prefix = strlen(OUTPUT_DIR_TEMP_PREFIX);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
@@ -225,8 +333,8 @@ static void remove_stale_report_dirs(const char *dir)
 	while ((e = readdir(d))) {
 		char path[PATH_MAX + 256];
 
-		if (strlen(e->d_name) != prefix + 6 ||
-		    strncmp(e->d_name, OUTPUT_DIR_TEMP_PREFIX, prefix))
+		if (!left_by_dead_writer(e->d_name, OUTPUT_DIR_TEMP_PREFIX OUTPUT_TEMP_MARK) ||
+		    !owned_entry(dirfd(d), e->d_name, true))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		output_remove_tree(path);
@@ -234,19 +342,19 @@ static void remove_stale_report_dirs(const char *dir)
 	closedir(d);
 }
 
-/* PATH.tmp.XXXXXX files left by a writer that was killed: ours now. */
+/* PATH.tmp.bouncelab-PID.XXXXXX files left by a writer that was killed. */
 static void remove_stale_temporaries(const char *dir, const char *base)
 {
-	size_t len = strlen(base), temp = strlen(OUTPUT_TEMP_SUFFIX);
+	char prefix[PATH_MAX + 32];
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
 	if (!d)
 		return;
+	snprintf(prefix, sizeof(prefix), "%s" OUTPUT_TEMP_MARK, base);
 	while ((e = readdir(d)))
-		if (strlen(e->d_name) == len + temp &&
-		    !strncmp(e->d_name, base, len) &&
-		    !strncmp(e->d_name + len, ".tmp.", 5))
+		if (left_by_dead_writer(e->d_name, prefix) &&
+		    owned_entry(dirfd(d), e->d_name, false))
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
@@ -263,7 +371,7 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 	int fd, ret;
 
 	if (c->kind == OUTPUT_FILE)
-		snprintf(tmp, sizeof(tmp), "%s" OUTPUT_TEMP_SUFFIX, c->path);
+		output_temp_template(tmp, sizeof(tmp), c->path);
 	else
 		snprintf(tmp, sizeof(tmp), "%s/.bouncelab-probe.XXXXXX", c->path);
 	/*
@@ -285,11 +393,19 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 	}
 	ret = want ? posix_fallocate(fd, 0, (off_t)want) : 0;
 	if (ret == EOPNOTSUPP || ret == EINVAL) {
+		want = 0;
+		ret = 0;
+	}
+	/*
+	 * What the probe did not reserve (past the cap, or where the file
+	 * system cannot) must be free beside it: the cap bounds the probe's
+	 * write, not the check.
+	 */
+	if (!ret && want < estimate) {
 		struct statvfs vfs;
 
-		ret = 0;
 		if (!fstatvfs(fd, &vfs) &&
-		    (uint64_t)vfs.f_bavail * vfs.f_frsize < estimate)
+		    (uint64_t)vfs.f_bavail * vfs.f_frsize + want < estimate)
 			ret = ENOSPC;
 	}
 	close(fd);
@@ -328,6 +444,14 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
 	}
 	if (kind == OUTPUT_FILE && path[len - 1] == '/')
 		return refuse(err, errlen, "%s '%s': expected a file path, not a directory",
+			      what, path);
+	/*
+	 * "newdir/." and "newdir/.." name directories: refused now, not after
+	 * the run, when the rename fails and the rows sit in "newdir/..journal".
+	 */
+	if (kind == OUTPUT_FILE && (!strcmp(base_name(path), ".") ||
+				    !strcmp(base_name(path), "..")))
+		return refuse(err, errlen, "%s '%s': ends in '.' or '..', a directory: expected a file path",
 			      what, path);
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	/* "out/" and "out" are one directory. */

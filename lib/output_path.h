@@ -8,7 +8,9 @@
  *     regular file (a device such as /dev/full or /dev/null, a FIFO, a
  *     socket, a symbolic link, or a directory where a file belongs) is
  *     refused even with it: rename() would put a plain file in its place;
- *   - the path, its temporary names and its siblings (PATH.tmp.XXXXXX,
+ *   - a final component "." or ".." is refused: it names a directory, and
+ *     the journal beside it would be a hidden "DIR/..journal";
+ *   - the path, its temporary names and its siblings (PATH.tmp.bouncelab-PID.XXXXXX,
  *     PATH.journal, STEM.incomplete-PID.json) fit PATH_MAX and NAME_MAX;
  *   - missing directories are created, and removed again if the command
  *     fails or is interrupted before it writes;
@@ -18,10 +20,15 @@
  *   - an exclusive lock (flock on PATH.lock, or DIR/.bouncelab.lock for a
  *     directory) is held until output_release(), so a second command on
  *     the same output is refused at its start. Holding it, the claim
- *     removes what a killed writer left at this path: PATH.tmp.XXXXXX
- *     files, and DIR/.report.tmp.XXXXXX directories (a report half
- *     built). The lock file itself a killed writer leaves is harmless:
- *     flock() holds only while its holder lives, so it is taken over.
+ *     removes what a killed writer left at this path: its
+ *     PATH.tmp.bouncelab-PID.XXXXXX files and
+ *     DIR/.report.tmp.bouncelab-PID.XXXXXX directories (a report half
+ *     built), and only those whose PID is no longer running and which
+ *     belong to this user: "r.json.tmp.backup" is someone's file. The
+ *     lock file itself a killed writer leaves is harmless: flock() holds
+ *     only while its holder lives, so it is taken over; a lock path that
+ *     is not one (a hard link to another file, a file of other content)
+ *     is refused, never truncated.
  *
  * Usage:
  *	struct output_claim claim;
@@ -47,9 +54,11 @@ enum output_kind {
 
 /* The longest name bouncelab derives from an output file's name. */
 #define OUTPUT_SIBLING_SUFFIX ".incomplete-4194304.json"
-#define OUTPUT_TEMP_SUFFIX ".tmp.XXXXXX"
+#define OUTPUT_TEMP_SUFFIX ".tmp.bouncelab-4194304.XXXXXX"
 /* Inside a directory output: where it is built before it moves into place. */
-#define OUTPUT_DIR_TEMP_PREFIX ".report.tmp."
+#define OUTPUT_DIR_TEMP_PREFIX ".report"
+/* The full mkdtemp() template for that, inside dir. Returns 0 or -1. */
+int output_dir_temp_template(char *buf, size_t len, const char *dir);
 
 struct output_claim {
 	char path[PATH_MAX];

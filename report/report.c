@@ -23,6 +23,7 @@
 #include "plots.h"
 #include "prediction.h"
 #include "report.h"
+#include "report_record.h"
 #include "results_read.h"
 #include "summary.h"
 #include "sweeps.h"
@@ -166,37 +167,137 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 /*
  * The parts of a report, report.md last: it is what a reader opens. The
  * files end in ".md"; report --brief writes no appendix (PREDICTION_FILE,
- * DETAILS_NAME).
+ * DETAILS_NAME). The record of the files in the two directories comes
+ * just before report.md.
  */
 static const char *const report_parts[] = {
-	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, "report.md"
+	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, REPORT_RECORD_NAME, "report.md"
 };
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
 
-/* The parts that are directories (plots, CSVs); the pages are files. */
+/* The parts that are directories (plots, CSVs); the others are files. */
 static bool part_is_dir(size_t i)
 {
-	size_t n = strlen(report_parts[i]);
-
-	return n < 3 || strcmp(report_parts[i] + n - 3, ".md");
+	return !strcmp(report_parts[i], PLOT_DIR) || !strcmp(report_parts[i], CSV_DIR);
 }
 
 /*
- * Moves the finished report from tmp into outdir. A part already there
- * (with --force) is exchanged with the new one, so that a failure can put
- * every old part back; the old parts end in tmp, which goes.
+ * Where a new report meets an old one (--force). The old directories are
+ * not swapped out whole: they may hold files bouncelab did not write (a
+ * results file being reported on from DIR/plots/). Each new file is
+ * moved in on its own; an old file of its name is exchanged with it (so
+ * that a failure can put it back) only if the old report's record lists
+ * it, or if the old report, of a bouncelab before the record, has none.
+ * Once all is in place, the old record's files that the new report does
+ * not have are removed, and nothing else.
  */
-static int move_into_place(const char *tmp, const char *outdir, char *err,
-			   size_t errlen)
+struct merge {
+	const char *tmp, *outdir;
+	const struct report_record *old, *new;
+	size_t nr_moved;
+	bool *exchanged;	/* per new file: an old one went to tmp */
+	int status;		/* 2: a file bouncelab did not write is in the way */
+};
+
+static int merge_file(struct merge *m, size_t i, char *err, size_t errlen)
+{
+	const char *name = m->new->names[i];
+	char from[PATH_MAX + 64], to[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(from, sizeof(from), "%s/%s", m->tmp, name);
+	snprintf(to, sizeof(to), "%s/%s", m->outdir, name);
+	if (lstat(to, &st)) {
+		if (errno == ENOENT && !rename(from, to))
+			return 0;
+		snprintf(err, errlen, "cannot move the report into %s: %s", to,
+			 strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    (m->old->present && !report_record_has(m->old, name))) {
+		snprintf(err, errlen, "-o '%s': %s is in the way and was not written by bouncelab: expected it moved elsewhere",
+			 m->outdir, to);
+		m->status = 2;
+		return -1;
+	}
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE)) {
+		snprintf(err, errlen, "cannot move the report into %s: %s", to,
+			 strerror(errno));
+		return -1;
+	}
+	m->exchanged[i] = true;
+	return 0;
+}
+
+/* Moves every new file of part into the old directory of that name. */
+static int merge_dir(struct merge *m, const char *part, char *err, size_t errlen)
+{
+	size_t n = strlen(part);
+
+	for (size_t i = 0; i < m->new->nr; i++) {
+		if (strncmp(m->new->names[i], part, n) || m->new->names[i][n] != '/')
+			continue;
+		if (merge_file(m, i, err, errlen))
+			return -1;
+		m->nr_moved++;
+	}
+	return 0;
+}
+
+static void unmerge(struct merge *m)
+{
+	for (size_t i = 0; i < m->new->nr; i++) {
+		char from[PATH_MAX + 64], to[PATH_MAX + 64];
+		struct stat st;
+
+		snprintf(from, sizeof(from), "%s/%s", m->tmp, m->new->names[i]);
+		snprintf(to, sizeof(to), "%s/%s", m->outdir, m->new->names[i]);
+		if (m->exchanged[i])
+			renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
+		else if (lstat(from, &st) && errno == ENOENT)
+			rename(to, from);
+	}
+}
+
+/* The old report's files that the new one does not have: ours, gone. */
+static void remove_old_files(const struct merge *m)
+{
+	for (size_t i = 0; i < m->old->nr; i++) {
+		char path[PATH_MAX + 64];
+		struct stat st;
+
+		if (report_record_has(m->new, m->old->names[i]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", m->outdir, m->old->names[i]);
+		if (!lstat(path, &st) && S_ISREG(st.st_mode))
+			unlink(path);
+	}
+}
+
+/*
+ * Moves the finished report from tmp into outdir. A file part already
+ * there (with --force) is exchanged with the new one, so that a failure
+ * can put every old part back; the old parts end in tmp, which goes. A
+ * directory part is merged file by file (struct merge). Returns 0, 1, or
+ * 2 when a file bouncelab did not write is in the way.
+ */
+static int move_into_place(struct merge *m, char *err, size_t errlen)
 {
 	char from[PATH_MAX + 32], to[PATH_MAX + 32];
-	enum { MOVED_IN, EXCHANGED, MOVED_OUT, ABSENT } how[NR_PARTS] = { MOVED_IN };
+	enum { MOVED_IN, EXCHANGED, MOVED_OUT, ABSENT, MERGED } how[NR_PARTS] = { MOVED_IN };
 	size_t done;
 	struct stat st;
 
 	for (done = 0; done < NR_PARTS; done++) {
-		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
-		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
+		snprintf(from, sizeof(from), "%s/%s", m->tmp, report_parts[done]);
+		snprintf(to, sizeof(to), "%s/%s", m->outdir, report_parts[done]);
+		if (part_is_dir(done) && !lstat(to, &st)) {
+			how[done] = MERGED;
+			if (merge_dir(m, report_parts[done], err, errlen))
+				goto undo;
+			continue;
+		}
 		/*
 		 * A part this report does not have (the appendix, with --brief):
 		 * an old one goes into tmp, as an exchange would have put it.
@@ -222,11 +323,13 @@ static int move_into_place(const char *tmp, const char *outdir, char *err,
 			 strerror(errno));
 		goto undo;
 	}
+	remove_old_files(m);
 	return 0;
 undo:
+	unmerge(m);
 	while (done--) {
-		snprintf(from, sizeof(from), "%s/%s", tmp, report_parts[done]);
-		snprintf(to, sizeof(to), "%s/%s", outdir, report_parts[done]);
+		snprintf(from, sizeof(from), "%s/%s", m->tmp, report_parts[done]);
+		snprintf(to, sizeof(to), "%s/%s", m->outdir, report_parts[done]);
 		if (how[done] == EXCHANGED)
 			renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
 		else if (how[done] == MOVED_IN)
@@ -234,7 +337,39 @@ undo:
 		else if (how[done] == MOVED_OUT)
 			rename(from, to);
 	}
-	return -1;
+	return m->status ? m->status : 1;
+}
+
+/*
+ * The record of the new report's files, written into tmp beside them,
+ * and the old report's, read from outdir.
+ */
+static int make_records(struct merge *m, struct report_record *old,
+			struct report_record *new, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32];
+	size_t len;
+	char *text;
+
+	if (report_record_read(old, m->outdir) || report_record_scan(new, m->tmp)) {
+		snprintf(err, errlen, "cannot list the report's files in %s: %s",
+			 m->outdir, strerror(errno));
+		return -1;
+	}
+	m->old = old;
+	m->new = new;
+	m->exchanged = calloc(new->nr ? new->nr : 1, sizeof(*m->exchanged));
+	text = report_record_text(new, &len);
+	snprintf(path, sizeof(path), "%s/" REPORT_RECORD_NAME, m->tmp);
+	if (!m->exchanged || !text ||
+	    output_write_new_file(path, text, len, err, errlen)) {
+		if (!m->exchanged || !text)
+			snprintf(err, errlen, "out of memory writing the report");
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
 }
 
 /* An existing report is replaced only with --force. */
@@ -265,7 +400,9 @@ static int check_old_report(const struct report_options *opts, char *err,
 int report_write(const struct report_options *opts, char *err, size_t errlen)
 {
 	struct report_state st = { 0 };
+	struct report_record old = { 0 }, new = { 0 };
 	struct output_claim claim;
+	struct merge m = { 0 };
 	char tmp[PATH_MAX];
 	bool claimed = false, wrote = false;
 	int ret = read_inputs(opts, &st, err, errlen);
@@ -277,8 +414,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	}
 	if (!ret)
 		ret = check_old_report(opts, err, errlen);
-	if (!ret && snprintf(tmp, sizeof(tmp), "%s/" OUTPUT_DIR_TEMP_PREFIX "XXXXXX",
-			     claim.path) >= (int)sizeof(tmp)) {
+	if (!ret && output_dir_temp_template(tmp, sizeof(tmp), claim.path)) {
 		snprintf(err, errlen, "-o '%s': path too long", opts->outdir);
 		ret = 2;
 	}
@@ -288,14 +424,21 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 		ret = 1;
 	}
 	if (!ret) {
+		m.tmp = tmp;
+		m.outdir = claim.path;
 		ret = render_all(opts, &st, tmp, err, errlen);
 		if (!ret && (make_dirs(tmp, err, errlen) ||
 			     output_batch_commit(&st.batch, err, errlen) ||
-			     move_into_place(tmp, claim.path, err, errlen)))
+			     make_records(&m, &old, &new, err, errlen)))
 			ret = 1;
+		if (!ret)
+			ret = move_into_place(&m, err, errlen);
 		wrote = !ret;
 		output_remove_tree(tmp);
 	}
+	free(m.exchanged);
+	report_record_free(&old);
+	report_record_free(&new);
 	if (claimed)
 		output_release(&claim, wrote || claim.exists);
 	output_batch_free(&st.batch);

@@ -88,7 +88,7 @@ int journal_create(struct journal *j, const char *results_path,
 		return -1;
 	}
 	header = json_object();
-	json_object_set_new(header, "bouncelab_journal", json_integer(1));
+	json_object_set_new(header, "bouncelab_journal", json_integer(JOURNAL_VERSION));
 	json_object_set_new(header, "total", json_integer(total));
 	json_object_set(header, "context", context);
 	/* The magic is the first key: json_dumps keeps insertion order. */
@@ -141,9 +141,15 @@ bool journal_is(const char *text, size_t len)
 	return len >= magic && !memcmp(text, JOURNAL_MAGIC, magic);
 }
 
+/* A row as the run wrote it, as far as a journal reader can tell. */
+static bool is_row(const json_t *obj)
+{
+	return json_is_object(obj) && json_is_string(json_object_get(obj, "name"));
+}
+
 json_t *journal_parse(const char *text, size_t len, const char *path,
 		      bool mark_incomplete, size_t *nr_rows, size_t *total,
-		      char *err, size_t errlen)
+		      size_t *nr_damaged, char *err, size_t errlen)
 {
 	json_t *doc = NULL, *rows = json_array(), *header = NULL, *context;
 	const char *end = text + len;
@@ -153,6 +159,7 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 
 	*nr_rows = 0;
 	*total = 0;
+	*nr_damaged = 0;
 	for (const char *p = text; p < end; ) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		json_t *obj;
@@ -163,6 +170,11 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 		line++;
 		obj = json_loadb(p, (size_t)(nl - p), JSON_REJECT_DUPLICATES, &jerr);
 		p = nl + 1;
+		if (line > 1 && !is_row(obj)) {
+			(*nr_damaged)++;
+			json_decref(obj);
+			continue;
+		}
 		if (!json_is_object(obj)) {
 			snprintf(err, errlen, "%s:%u: a broken journal line: %s", path, line,
 				 obj ? "expected an object" : jerr.text);
@@ -182,6 +194,12 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 			 path);
 		goto fail;
 	}
+	if (json_integer_value(json_object_get(header, "bouncelab_journal")) != JOURNAL_VERSION ||
+	    !json_is_integer(json_object_get(header, "bouncelab_journal"))) {
+		snprintf(err, errlen, "%s:1: a journal of another format (bouncelab_journal is not %d): expected one this bouncelab wrote; recover it with the bouncelab that made it",
+			 path, JOURNAL_VERSION);
+		goto fail;
+	}
 	*nr_rows = json_array_size(rows);
 	/* A run's count of repetitions (cli/cmd_run.c keeps it unsigned). */
 	total_v = json_integer_value(json_object_get(header, "total"));
@@ -195,10 +213,13 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 	json_object_set(doc, "context", context);
 	json_object_set(doc, "benchmarks", rows);
 	if (mark_incomplete && !json_object_get(context, "incomplete")) {
-		char why[160];
+		char why[200];
+		int n = snprintf(why, sizeof(why), "recovered from the journal: %zu of %zu repetitions finished before the run stopped",
+				 *nr_rows, *total);
 
-		snprintf(why, sizeof(why), "recovered from the journal: %zu of %zu repetitions finished before the run stopped",
-			 *nr_rows, *total);
+		if (*nr_damaged && n > 0 && (size_t)n < sizeof(why))
+			snprintf(why + n, sizeof(why) - (size_t)n, "; %zu damaged journal lines skipped",
+				 *nr_damaged);
 		json_object_set_new(context, "incomplete", json_string(why));
 	}
 fail:

@@ -10,7 +10,11 @@
  *   {"bouncelab_journal": 1, "total": M, "context": {...}}    the header
  *   {"name": ..., ...}                                         one row each
  * A last line without its newline was cut short while being written: it
- * is not a finished repetition, and is dropped.
+ * is not a finished repetition, and is dropped. A damaged line in the
+ * middle (a bad sector, an editor) costs that repetition alone: the good
+ * lines after it are read, and the damaged ones counted. A header of
+ * another format than JOURNAL_VERSION is refused: its rows are not ours
+ * to read.
  *
  * The final results file is built from the journal (journal_parse()), and
  * the journal is removed once that file is in place. 'bouncelab run
@@ -26,6 +30,7 @@
 
 #define JOURNAL_SUFFIX ".journal"
 #define JOURNAL_MAGIC "{\"bouncelab_journal\":"
+#define JOURNAL_VERSION 1
 
 struct journal {
 	int fd;
@@ -54,10 +59,12 @@ bool journal_is(const char *text, size_t len);
  * A journal's text as a results document {context, benchmarks}. The
  * context gets "incomplete" (why) when fewer than the planned
  * repetitions are in it and mark_incomplete is set; *nr_rows and *total
- * say how many. Returns NULL with err on a broken journal.
+ * say how many, *nr_damaged how many lines were skipped as damaged.
+ * Returns NULL with err on a broken header or one of another version.
  */
 json_t *journal_parse(const char *text, size_t len, const char *path,
 		      bool mark_incomplete, size_t *nr_rows, size_t *total,
+		      size_t *nr_damaged,
 		      char *err, size_t errlen);
 
 #endif

@@ -325,7 +325,7 @@ static int check_context(struct reader *r, json_t *ctx)
 	static const char *const strings[] = {
 		"date", "host_name", "executable", "library_build_type",
 		"bouncelab_version", "cpu_model", "kernel_release", "compiler",
-		"build_type", "gbench_version", "governor", "command",
+		"build_type", "gbench_version", "governor", "command", "run_id",
 	};
 	json_t *v;
 
@@ -884,10 +884,10 @@ static json_t *load(struct reader *r, struct json_region **region)
 	json_region_fill(*region);
 	/* A run's journal (journal.h): the repetitions it kept. */
 	if (journal_is(start, len)) {
-		size_t nr_rows, total;
+		size_t nr_rows, total, nr_damaged;
 
 		doc = journal_parse(start, len, r->path, true, &nr_rows, &total,
-				    r->err, r->errlen);
+				    &nr_damaged, r->err, r->errlen);
 	} else {
 		doc = json_loadb(start, len, JSON_REJECT_DUPLICATES, &jerr);
 		if (!doc)
@@ -904,6 +904,32 @@ static json_t *load(struct reader *r, struct json_region **region)
 		*region = NULL;
 	}
 	return doc;
+}
+
+/*
+ * The same run given twice (the file twice, a copy, or a file and its own
+ * journal) would be pooled as independent repetitions: n doubles and a
+ * difference within the noise turns significant. Every bouncelab run has
+ * its own context.run_id; a file without one (another tool's, or older)
+ * cannot be told apart and is taken as it is.
+ */
+static int check_same_run(struct reader *r, json_t *context)
+{
+	const char *id = json_string_value(json_object_get(context, "run_id"));
+
+	if (!id)
+		return 0;
+	for (unsigned int i = 0; i < r->file; i++) {
+		const struct result_file *f = &r->set->files[i];
+		const char *other = json_string_value(json_object_get(f->context, "run_id"));
+
+		if (other && !strcmp(id, other)) {
+			snprintf(r->err, r->errlen, "%s: the same run as %s (context.run_id %.64s): expected each run once (a copy, or a file and its own journal, is the same run)",
+				 r->path, f->path, id);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int results_read(struct results *set, const char *path, char *err,
@@ -944,7 +970,7 @@ int results_read(struct results *set, const char *path, char *err,
 		goto fail;
 	}
 	set->files[r.file].context = context;
-	if (check_context(&r, context))
+	if (check_context(&r, context) || check_same_run(&r, context))
 		goto fail;
 	set->files[r.file].rounds = ran_in_rounds(context);
 	json_array_foreach(rows, i, row) {

@@ -73,6 +73,8 @@ static bool row_checks_event_names(const struct row *r)
 
 /* A FIFO no one writes: a reader that opens it blocking waits forever. */
 static const char FIXTURE_FIFO[] = "";
+/* A hard link to a_file: a lock path whose truncation would change it. */
+static const char FIXTURE_LINK_TO_A_FILE[] = "";
 
 /*
  * Fixtures every row can name by a relative path. results.json is real:
@@ -94,6 +96,12 @@ static const struct {
 	{ "locked.json.lock", NULL },
 	{ "locked_report", NULL },
 	{ "locked_report/.bouncelab.lock", NULL },
+	/* a lock path that is another file: a hard link, or a user's text */
+	{ "linked.json.lock", FIXTURE_LINK_TO_A_FILE },
+	{ "foreign.json.lock", "a note of the user's, not a PID\n" },
+	/* a journal another format of bouncelab wrote */
+	{ "other_format.journal",
+	  "{\"bouncelab_journal\": 2, \"total\": 1, \"context\": {}}\n{\"name\": \"a\"}\n" },
 };
 
 static void bail_out(const char *fmt, const char *what)
@@ -269,6 +277,12 @@ static void make_fixtures(const char *dir)
 		join(path, dir, fixtures[i].name);
 		if (fixtures[i].text == FIXTURE_FIFO) {
 			if (mkfifo(path, 0644))
+				bail_out("cannot create %s", path);
+		} else if (fixtures[i].text == FIXTURE_LINK_TO_A_FILE) {
+			char target[PATH_MAX];
+
+			join(target, dir, "a_file");
+			if (link(target, path))
 				bail_out("cannot create %s", path);
 		} else if (fixtures[i].text) {
 			write_text(path, fixtures[i].text);

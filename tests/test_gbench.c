@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The Google Benchmark C shim: thread index and count, counters summed
- * and averaged over threads, errors, and runs reported to the callback.
+ * and averaged over threads, errors, and runs reported to the callback;
+ * a thread Google Benchmark cannot create is an error, not an abort.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "gbench.h"
+#include "sanitizers.h"
 
 #define ITERATIONS 1000
 
@@ -150,6 +156,80 @@ static void errors_reach_the_report(void **unused)
 	assert_string_equal(s.error_message, "deliberate failure");
 }
 
+static void idle_body(struct gbench_state *st, void *arg)
+{
+	(void)arg;
+	while (gbench_keep_running_batch(st, 1))
+		;
+}
+
+/* The fatal hook of a child: says it ran by its exit status. */
+static void fatal_in_child(const char *why)
+{
+	_exit(strstr(why, "cannot create a benchmark thread") ? 11 : 12);
+}
+
+/*
+ * In a child whose address space has room for extra bytes more: a run of
+ * 8 threads. Returns the child's exit status: 10 when gbench_run_all()
+ * returned -1 and said why, 11 when the fatal hook ran with the reason
+ * (the child is killed after 10 s: a wait on a thread is a failure too).
+ */
+static int run_with_room(size_t extra)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct gbench_run_callbacks cb = { NULL, NULL };
+		struct gbench_benchmark *b;
+		struct rlimit as;
+		long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+
+		if (!f || fscanf(f, "%ld", &pages) != 1)
+			_exit(2);
+		fclose(f);
+		gbench_on_fatal(fatal_in_child);
+		b = gbench_register("shim/no_room", idle_body, NULL);
+		gbench_set_threads(b, 8);
+		gbench_set_iterations(b, 1);
+		as.rlim_cur = as.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + extra;
+		if (setrlimit(RLIMIT_AS, &as))
+			_exit(3);
+		alarm(10);
+		if (gbench_run_all(&cb, false) == -1 &&
+		    strstr(gbench_error(), "cannot create a benchmark thread"))
+			_exit(10);
+		_exit(4);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * ulimit -v: a thread that cannot be created, the first of the pool or a
+ * later one, is an error gbench_run_all() returns, never std::terminate's
+ * abort (exit 134) or a wait for ever on the threads already made.
+ */
+static void a_thread_that_cannot_be_created_is_an_error(void **unused)
+{
+	pthread_attr_t attr;
+	size_t stack = 0;
+
+	(void)unused;
+	if (BUILT_WITH_TSAN || getenv("ASAN_OPTIONS") || getenv("TSAN_OPTIONS"))
+		skip();
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_getstacksize(&attr, &stack), 0);
+	pthread_attr_destroy(&attr);
+	assert_int_equal(run_with_room(64 * 1024), 10);
+	assert_int_equal(run_with_room(stack + stack / 2), 10);
+	assert_int_equal(run_with_room(3 * stack + stack / 2), 10);
+}
+
 static void context_is_google_benchmark_json(void **unused)
 {
 	char *json = gbench_context_json();
@@ -170,6 +250,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(repetitions_report_each_run_and_aggregates),
 		cmocka_unit_test(errors_reach_the_report),
 		cmocka_unit_test(context_is_google_benchmark_json),
+		cmocka_unit_test(a_thread_that_cannot_be_created_is_an_error),
 	};
 
 	gbench_initialize(argc, argv);

@@ -3,7 +3,9 @@
  * The journal a run keeps beside its results file: written, then cut off
  * mid-line as a crash leaves it, it reads back as exactly the rows that
  * were finished, with the header's total, and the recovered document says
- * how many of how many finished. A journal removed on close is gone.
+ * how many of how many finished. A damaged line in the middle costs only
+ * its own row; a header of another format is refused. A journal removed
+ * on close is gone.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -47,7 +49,7 @@ static void a_line_cut_short_reads_as_the_rows_before_it(void **unused)
 	char results[PATH_MAX], err[512];
 	json_t *context = json_pack("{s:s}", "host_name", "testhost");
 	struct journal j;
-	size_t len, nr_rows, total;
+	size_t len, nr_rows, total, nr_damaged;
 	json_t *doc, *rows;
 	const char *why;
 	char *text;
@@ -69,7 +71,7 @@ static void a_line_cut_short_reads_as_the_rows_before_it(void **unused)
 
 	text = read_all(j.path, &len);
 	assert_true(journal_is(text, len));
-	doc = journal_parse(text, len, j.path, true, &nr_rows, &total, err, sizeof(err));
+	doc = journal_parse(text, len, j.path, true, &nr_rows, &total, &nr_damaged, err, sizeof(err));
 	if (!doc)
 		fail_msg("a journal with a torn last line does not read: %s", err);
 	assert_int_equal(nr_rows, 2);
@@ -88,6 +90,60 @@ static void a_line_cut_short_reads_as_the_rows_before_it(void **unused)
 	free(text);
 	json_decref(context);
 	unlink(j.path);
+}
+
+static json_t *parse(const char *text, size_t *nr_rows, size_t *nr_damaged,
+		     char *err, size_t errlen)
+{
+	size_t total;
+
+	return journal_parse(text, strlen(text), "t.journal", true, nr_rows, &total,
+			     nr_damaged, err, errlen);
+}
+
+static void good_lines_past_a_damaged_one_are_read(void **unused)
+{
+	const char *text =
+		"{\"bouncelab_journal\": 1, \"total\": 6, \"context\": {}}\n"
+		"{\"name\": \"a\", \"repetition_index\": 0}\n"
+		"{\"name\": \"a\", \"repet\x01\x02 garbage\n"
+		"[1, 2]\n"
+		"{\"no_name\": 1}\n"
+		"{\"name\": \"a\", \"repetition_index\": 2}\n"
+		"{\"name\": \"a\", \"repetition_index\": 3}\n";
+	size_t nr_rows, nr_damaged;
+	char err[512];
+	json_t *doc;
+	const char *why;
+
+	(void)unused;
+	doc = parse(text, &nr_rows, &nr_damaged, err, sizeof(err));
+	if (!doc)
+		fail_msg("a journal with a damaged line does not read: %s", err);
+	assert_int_equal(nr_rows, 3);
+	assert_int_equal(nr_damaged, 3);
+	assert_int_equal(json_integer_value(json_object_get(
+		json_array_get(json_object_get(doc, "benchmarks"), 2), "repetition_index")), 3);
+	why = json_string_value(json_object_get(json_object_get(doc, "context"), "incomplete"));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "3 damaged journal lines skipped"));
+	json_decref(doc);
+}
+
+static void a_journal_of_another_format_is_refused(void **unused)
+{
+	size_t nr_rows, nr_damaged;
+	char err[512];
+
+	(void)unused;
+	assert_null(parse("{\"bouncelab_journal\": 2, \"total\": 1, \"context\": {}}\n"
+			  "{\"name\": \"a\"}\n", &nr_rows, &nr_damaged, err, sizeof(err)));
+	assert_non_null(strstr(err, "a journal of another format"));
+	assert_null(parse("{\"bouncelab_journal\": \"1\", \"total\": 1, \"context\": {}}\n",
+			  &nr_rows, &nr_damaged, err, sizeof(err)));
+	/* A damaged header is not skipped: nothing after it can be trusted. */
+	assert_null(parse("{\"bouncelab_journal\": 1, \"tot\n{\"name\": \"a\"}\n",
+			  &nr_rows, &nr_damaged, err, sizeof(err)));
 }
 
 static void a_journal_closed_for_removal_is_gone(void **unused)
@@ -112,6 +168,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_line_cut_short_reads_as_the_rows_before_it),
 		cmocka_unit_test(a_journal_closed_for_removal_is_gone),
+		cmocka_unit_test(good_lines_past_a_damaged_one_are_read),
+		cmocka_unit_test(a_journal_of_another_format_is_refused),
 	};
 	int ret;
 

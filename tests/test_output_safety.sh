@@ -11,7 +11,13 @@
 #   - a second command on an output another one holds is refused at start;
 #   - what a killed command leaves (a lock nobody holds, temporary files,
 #     a half-built report) is taken over and removed by the next one, and
-#     a SIGKILLed run's journal is recovered by --resume;
+#     a SIGKILLed run's journal is recovered by --resume (--dry-run
+#     writes nothing; a damaged line costs only its own row); files of the
+#     same shapes that bouncelab did not leave stay;
+#   - report -o DIR --force removes only the files its record lists;
+#   - the same run given twice to report (a copy, its journal) is refused;
+#   - a lock path that is a hard link is refused, the file untouched;
+#   - --out NEWDIR/. and NEWDIR/.. are refused before the run;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
@@ -19,8 +25,10 @@
 #     from input files reach report.md, compare and model escaped;
 #   - a FIFO as HWLOC_XMLFILE is refused, not waited on;
 #   - a run whose every repetition fails exits 1;
-#   - out of memory reading a results file is said so, exit 1;
-#   - a write past ulimit -f fails with exit 1 and one line, leaving nothing.
+#   - out of memory reading a results file is said so, exit 1, and so is
+#     a benchmark thread that cannot be created (ulimit -v);
+#   - a write past ulimit -f fails with exit 1 and one line, leaving nothing;
+#   - a context value 2000 levels deep is reported with a 256 KB stack.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
 set -u
@@ -108,18 +116,79 @@ holder_status=$?
 # A lock file nobody holds (flock dies with its holder), a temporary file
 # and a half-built report: the next command on the path succeeds and
 # removes them, and says nothing of the lock.
-mkdir -p stale/rep/.report.tmp.AbC123/plots
+# (4194305 is above any pid_max: a writer that no longer runs.)
+mkdir -p stale/rep/.report.tmp.bouncelab-4194305.AbC123/plots
 echo 999999 >stale/results.json.lock
-echo '{"half' >stale/results.json.tmp.AbC123
+echo '{"half' >stale/results.json.tmp.bouncelab-4194305.AbC123
 echo 999999 >stale/rep/.bouncelab.lock
-echo '<svg' >stale/rep/.report.tmp.AbC123/plots/half.svg
+echo '<svg' >stale/rep/.report.tmp.bouncelab-4194305.AbC123/plots/half.svg
 echo 999999 >stale/lat.json.lock
+# What bouncelab did not make stays, whatever its name: a user's backup
+# of the shape of a temporary name, one whose writer still runs (PID 1),
+# and directories of the report's temporary shape
+echo mine >stale/results.json.tmp.backup
+echo mine >stale/results.json.tmp.AbC123
+echo mine >stale/results.json.tmp.bouncelab-1.AbC123
+mkdir -p stale/rep/.report.tmp.AbC123 stale/rep/.report.tmp.bouncelab-1.AbC123
+echo mine >stale/rep/.report.tmp.AbC123/notes
 expect 0 "run --out with a stale lock and temporary file" -- "$bouncelab" run "${quick[@]}" --out stale/results.json
 grep -qi lock err.txt && not_ok "run spoke of the stale lock: $(head -1 err.txt)" || ok "run took the stale lock silently"
 expect 0 "report -o with a stale lock and a half-built report" -- "$bouncelab" report results.json -o stale/rep
 expect 0 "topo --latency-out with a stale lock" -- "$bouncelab" "${latency[@]}" --latency-out stale/lat.json
-left=$(find stale -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' | head -3)
+left=$(find stale -name '*.tmp.bouncelab-4194305*' -o -name '*.lock' -o -name '.bouncelab*' | head -3)
 [ -z "$left" ] && ok "the killed commands' leftovers are gone" || not_ok "left behind: $left"
+kept=0
+for f in results.json.tmp.backup results.json.tmp.AbC123 results.json.tmp.bouncelab-1.AbC123 \
+	rep/.report.tmp.AbC123/notes; do
+	grep -qx mine "stale/$f" && kept=$((kept + 1))
+done
+[ "$kept" = 4 ] && [ -d stale/rep/.report.tmp.bouncelab-1.AbC123 ] &&
+	ok "files of a temporary's shape that bouncelab did not leave stay" ||
+	not_ok "a file of a temporary's shape was removed ($kept of 4 kept)"
+
+# --- a lock path that is a hard link to another file: refused, the file
+# untouched (O_NOFOLLOW stops symbolic links only)
+echo precious >precious.txt
+ln precious.txt hardlinked.json.lock
+expect 2 "run --out whose lock is a hard link" -- "$bouncelab" run "${quick[@]}" --out hardlinked.json
+grep -qx precious precious.txt && [ ! -e hardlinked.json ] &&
+	ok "the hard-linked file is neither truncated nor written" || not_ok "the hard-linked file changed: $(cat precious.txt)"
+mkdir -p linkrep && ln precious.txt linkrep/.bouncelab.lock
+expect 2 "report -o whose lock is a hard link" -- "$bouncelab" report results.json -o linkrep
+grep -qx precious precious.txt && ok "the report's hard-linked lock is untouched" || not_ok "precious.txt changed"
+rm -rf linkrep hardlinked.json.lock
+
+# --- --out NEWDIR/. and NEWDIR/..: refused before the run, nothing made
+for path in newdot/. newdot/..; do
+	expect 2 "run --out $path" -- "$bouncelab" run "${quick[@]}" --out "$path"
+	[ "$(wc -l <err.txt)" = 1 ] && grep -q "expected a file path" err.txt &&
+		ok "--out $path: one line, what was expected" || not_ok "--out $path: $(head -2 err.txt)"
+done
+[ ! -e newdot ] && ok "no directory left by --out NEWDIR/." || not_ok "newdot/ left behind"
+
+# --- report -o DIR --force replaces only what bouncelab wrote: a results
+# file in DIR/plots/ (reported on from there) and a user's file in
+# DIR/will-it-scale/ stay; a plot the old report recorded and the new one
+# does not have goes; a file at a plot's name that the record does not
+# list is in the way (exit 2), and nothing changes
+expect 0 "report -o keep" -- "$bouncelab" report results.json -o keep
+cp results.json keep/plots/mine.json
+echo mine >keep/will-it-scale/notes.csv
+echo '<svg/>' >keep/plots/zz-recorded.svg
+echo plots/zz-recorded.svg >>keep/.report.files
+expect 0 "report -o keep --force on a file inside keep/plots" -- "$bouncelab" report keep/plots/mine.json -o keep --force
+cmp -s results.json keep/plots/mine.json && grep -qx mine keep/will-it-scale/notes.csv &&
+	ok "report --force kept the files it did not write" || not_ok "report --force removed or changed a user's file"
+[ ! -e keep/plots/zz-recorded.svg ] && ok "report --force removed its old recorded plot" ||
+	not_ok "an old recorded plot was left"
+plot=$(cd keep && ls plots/*.svg | head -1)
+sed -i "\|^$plot\$|d" keep/.report.files
+cp keep/report.md before.md
+expect 2 "report -o keep --force with a foreign file at a plot's name" -- "$bouncelab" report results.json -o keep --force
+grep -q "not written by bouncelab" err.txt && cmp -s before.md keep/report.md && [ -f "keep/$plot" ] &&
+	ok "the foreign file is named, the old report left whole" || not_ok "a foreign file at a plot's name: $(head -1 err.txt)"
+left=$(find keep -name '.report.tmp.*' -o -name '.bouncelab*' | head -3)
+[ -z "$left" ] && ok "nothing left by the refused report" || not_ok "left behind: $left"
 # And a real SIGKILL in the middle of a run: the journal keeps its rows,
 # the next run on the path says to resume, --resume recovers them.
 "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 200 --min-time 0.01 \
@@ -132,11 +201,37 @@ wait "$victim" 2>/dev/null
 [ -e killed/results.json.lock ] && echo "# SIGKILL left killed/results.json.lock, held by nobody"
 expect 2 "run --out after a SIGKILL, without --resume" -- "$bouncelab" run "${quick[@]}" --out killed/results.json --force
 grep -q "run --resume" err.txt && ok "the refusal says to resume" || not_ok "the refusal does not say to resume: $(cat err.txt)"
+# --resume --dry-run says what it would recover and changes nothing
+expect 0 "run --resume --dry-run after a SIGKILL" -- "$bouncelab" run --resume killed --dry-run
+grep -q "would recover" out.txt && [ -f killed/results.json.journal ] && [ ! -e killed/results.json ] &&
+	ok "--resume --dry-run wrote nothing and kept the journal" || not_ok "--resume --dry-run: $(head -1 out.txt)"
+expect 2 "run --resume with --threads" -- "$bouncelab" run --resume killed --threads 2
+# A damaged line in the middle costs its own row, not the ones after it
+lines=$(tr -cd '\n' <killed/results.json.journal | wc -c)
+sed -i '3s/.*/{"name": "has_pinned\/nop", "torn/' killed/results.json.journal
+cp killed/results.json.journal killed.journal
 expect 0 "run --resume after a SIGKILL" -- "$bouncelab" run --resume killed
+kept=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' \
+	killed/results.json 2>/dev/null)
+[ "$lines" -ge 3 ] && [ "$kept" = $((lines - 2)) ] && grep -q "skipped 1 damaged" err.txt &&
+	ok "every good line past a damaged one recovered ($kept of $((lines - 1)))" ||
+	not_ok "a damaged journal line: ${kept:-no} rows of $((lines - 1)) lines: $(head -1 err.txt)"
 grep -q '"incomplete"' killed/results.json && ok "the recovered rows are marked incomplete" ||
 	not_ok "the recovered file is not marked incomplete"
 left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head -3)
 [ -z "$left" ] && ok "nothing left after --resume" || not_ok "left behind: $left"
+
+# --- the same run twice is not pooled as independent repetitions: the
+# file twice, a copy, or a file and its own journal share a run_id
+cp results.json copy.json
+for pair in "results.json results.json" "results.json copy.json" "killed/results.json killed.journal"; do
+	set -- $pair
+	expect 2 "report $pair" -- "$bouncelab" report "$1" "$2" -o same_run
+	[ "$(wc -l <err.txt)" = 1 ] && grep -q "$2: the same run as $1" err.txt &&
+		grep -q "expected each run once" err.txt &&
+		ok "report $pair: one line naming both" || not_ok "report $pair: $(head -2 err.txt)"
+done
+[ ! -e same_run ] && ok "no report directory left by a refused pair" || not_ok "same_run/ left behind"
 
 # --- nohup: a signal ignored from the start stays ignored
 env --ignore-signal=HUP "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 \
@@ -232,8 +327,39 @@ for cmd in "report oom.json -o oom_report" "compare oom.json results.json"; do
 		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
 done
 [ ! -e oom_report ] && ok "no report directory left by the out-of-memory report" || not_ok "oom_report/ left behind"
+# A benchmark thread that cannot be created (ulimit -v 60000): exit 1 and
+# one line saying so, not std::system_error's abort (exit 134); nothing left
+(ulimit -v 60000; timeout 120 "$bouncelab" run --filter 'has_pinned/nop$' --threads 2 \
+	--repetitions 3 --counters none --out nothread/r.json >/dev/null 2>err.txt </dev/null)
+status=$?
+[ "$status" = 1 ] && [ "$(grep -vc 'interleaved in rounds' err.txt)" = 1 ] &&
+	grep -q "cannot create a benchmark thread" err.txt && [ ! -e nothread ] &&
+	ok "a thread that cannot be created: exit 1, one line, nothing left" ||
+	not_ok "a thread that cannot be created: exit $status: $(tail -1 err.txt)"
 fi
 rm -f oom.json
+
+# --- a deeply nested context value: 2000 levels read and reported with a
+# 256 KB stack (nothing recurses on it but the parser, bounded at 2048
+# levels by jansson); past the bound, refused as malformed (exit 2)
+python3 - results.json <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+at = text.index('"context": {') + len('"context": {')
+for depth, name in ((2000, "deep.json"), (2100, "too_deep.json")):
+    value = "[" * depth + "]" * depth
+    deep = text[:at] + '"nested": ' + value + ', ' + text[at:]
+    open(name, "w").write(deep.replace('"run_id": "', '"run_id": "%d-' % depth, 1))
+PY
+for cmd in "report deep.json -o deep_report" "report --brief deep.json -o deep_brief" "compare deep.json results.json"; do
+	(ulimit -s 256; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+	status=$?
+	[ "$status" = 0 ] && ok "${cmd% -o *} with a 256 KB stack: exit 0" ||
+		not_ok "${cmd% -o *} with a 256 KB stack: exit $status: $(head -1 err.txt)"
+done
+expect 2 "a context value nested 2100 deep" -- "$bouncelab" report too_deep.json -o too_deep
+grep -q "maximum parsing depth" err.txt && ok "the refusal says the depth" || not_ok "the refusal: $(head -1 err.txt)"
+rm -f deep.json too_deep.json
 
 # --- the README's exit-code table holds every status a command gave here
 table=$(sed -n '/^## Exit status/,/^## /p' "$top/README.md" | grep -o '^| `[0-9+ N]*`' | tr -d '|` ')
@@ -259,6 +385,7 @@ other = {k: v for k, v in row.items() if k != "bouncelab"}
 other["name"] = other["run_name"] = "evil`<img src=x onerror=alert(1)>`\n```\n# owned"
 foreign["benchmarks"].append(other)
 foreign["context"]["command"] = "rm -rf ~ #\n```\n<script>alert(1)</script>"
+foreign["context"]["run_id"] = "another-run"
 foreign["context"]["host_name"] = "h\n```\n<b>x</b>"
 json.dump(foreign, open("hostile_foreign.json", "w"))
 open("bom.json", "wb").write(b"\xef\xbb\xbf" + open(sys.argv[1], "rb").read())
@@ -317,6 +444,15 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs tiny_mount 2>/dev/nul
 		not_ok "no word of the disk"
 	grep -q '^\[' err.txt && not_ok "benchmarks ran before the check" || ok "no benchmark ran"
 	[ -z "$(ls -A tiny_mount)" ] && ok "nothing left on the full disk" || not_ok "left: $(ls -A tiny_mount)"
+	umount tiny_mount && tiny=""
+	# An estimate past the probe's 64 MB reservation (14 cases x 1000
+	# repetitions: 115 MB) on an 80 MB disk: the rest is checked too
+	mount -t tmpfs -o size=80m tmpfs tiny_mount && tiny=$PWD/tiny_mount
+	expect 1 "run --out a 115 MB estimate on an 80 MB disk" -- "$bouncelab" run --filter 'has_pinned' \
+		--threads 1 --repetitions 1000 --counters none --out tiny_mount/results.json
+	grep -q "cannot reserve 114.8 MB" err.txt && [ -z "$(ls -A tiny_mount)" ] &&
+		ok "an estimate past the probe's cap is checked against the free space" ||
+		not_ok "past the probe's cap: $(head -1 err.txt)"
 	umount tiny_mount && tiny=""
 	# The disk fills during the run: the journal write that fails stops
 	# the run, and that repetition is neither counted nor shown; every

@@ -71,6 +71,18 @@ if [ "$has_hwloc" = 1 ]; then
 	expect_usage_error "expected 4" topo --topology "pack:2 numa:1 core:4 pu:2" --numa-distances 10,32,32
 	expect_usage_error "synthetic description" topo --topology "nonsense:3"
 	expect_usage_error "not this system" topo --topology "$spec" --latency
+	# levels split at a newline as hwloc splits them, counted before hwloc builds
+	# them; HWLOC_SYNTHETIC under the same bound; a 9 MB XML refused by size
+	expect_usage_error "more than 8192 PUs" topo --topology "$(printf 'pack:64\ncore:64 pu:8')"
+	checks=$((checks + 1))
+	HWLOC_SYNTHETIC="pack:1 core:8192 pu:1" timeout 20 "$bouncelab" topo >"$tmp/out" 2>"$tmp/err"
+	[ $? -eq 2 ] && grep -q "under a level 8192 wide" "$tmp/err" ||
+		fail "HWLOC_SYNTHETIC past the bound: $(cat "$tmp/err")"
+	if command -v lstopo-no-graphics >/dev/null; then
+		lstopo-no-graphics --input "pack:64 core:64 pu:3" "$tmp/big.xml" 2>/dev/null
+		expect_usage_error "expected a regular file of at most 8388608 bytes" \
+			topo --topology "$tmp/big.xml"
+	fi
 	checks=$((checks + 1))
 	HWLOC_SYNTHETIC="pack:2 core:2 pu:1" "$bouncelab" topo >"$tmp/out" 2>&1 &&
 		grep -q "HWLOC_SYNTHETIC" "$tmp/out" || fail "HWLOC_SYNTHETIC is not honoured"

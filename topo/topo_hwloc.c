@@ -46,42 +46,74 @@ static bool looks_like_xml(const char *spec)
 }
 
 /*
- * A bound on synthetic machines. hwloc builds every object and the
- * distance classes look at pairs: 8192 PUs took 2 s here, 65536 more than
- * a minute, so "pack:1000 core:1000 pu:100" would look like a hang.
+ * Bounds on a topology we are handed. The distance classes look at pairs,
+ * and hwloc inserts an object among its siblings one by one, so a level
+ * of width w under P PUs costs it about P w: "pack:1 core:8192 pu:1" took
+ * most of a minute, "pack:8 core:1024 pu:1" 2.7 s and "pack:64 core:64
+ * pu:2" 0.3 s on the 2-vCPU EPYC guest. So at most SYNTHETIC_MAX_PUS PUs
+ * and PUs x widest level at most SYNTHETIC_MAX_WORK, checked on the
+ * description before hwloc builds anything, and the PUs again on what
+ * hwloc built (an XML file, HWLOC_XMLFILE or HWLOC_SYNTHETIC too).
  */
 #define SYNTHETIC_MAX_PUS 8192
+#define SYNTHETIC_MAX_WORK (8192UL * 1024)
 
 /*
- * The PUs a synthetic description makes: the product of its levels'
- * arities ("pack:2 core:64 pu:2" is 256). Memory-side objects in
- * brackets add no PUs. Stops counting once past the bound.
+ * The PUs a synthetic description makes, the product of its levels'
+ * arities ("pack:2 core:64 pu:2" is 256), and its widest level. Numbers
+ * are read as hwloc reads them (strtoul with base 0: "0x40" is 64, "010"
+ * is 8), levels split at any white space, a newline too. Memory-side
+ * objects in brackets add no PUs. Stops counting once past the bound.
  */
-static unsigned long synthetic_pus(const char *spec)
+static unsigned long synthetic_pus(const char *spec, unsigned long *widest)
 {
+	static const char space[] = " \t\n\v\f\r";
 	unsigned long pus = 1;
 	const char *p = spec;
 
+	*widest = 1;
 	while (*p && pus <= SYNTHETIC_MAX_PUS) {
 		size_t len;
 		const char *colon;
 		unsigned long arity;
 
-		p += strspn(p, " \t");
-		len = strcspn(p, " \t");
+		p += strspn(p, space);
+		len = strcspn(p, space);
 		colon = memchr(p, ':', len);
-		arity = strtoul(colon ? colon + 1 : p, NULL, 10);
+		arity = strtoul(colon ? colon + 1 : p, NULL, 0);
 		if (*p != '[' && arity > SYNTHETIC_MAX_PUS)
 			return arity;	/* and no product can overflow */
-		if (*p != '[' && arity)
+		if (*p != '[' && arity) {
 			pus *= arity;
+			*widest = arity > *widest ? arity : *widest;
+		}
 		p += len;
 	}
 	return pus;
 }
 
-/* Far more than hwloc's XML of a 8192-PU machine (about 4 MB). */
-#define XML_MAX_BYTES (64UL << 20)
+/* One line on a description past the bounds, or 0 when it is within them. */
+static int synthetic_too_big(const char *spec, char *err, size_t errlen)
+{
+	unsigned long widest, pus = synthetic_pus(spec, &widest);
+
+	if (pus > SYNTHETIC_MAX_PUS) {
+		snprintf(err, errlen,
+			 "topology '%s': more than %d PUs: expected a smaller synthetic machine",
+			 spec, SYNTHETIC_MAX_PUS);
+		return -1;
+	}
+	if (pus * widest > SYNTHETIC_MAX_WORK) {
+		snprintf(err, errlen,
+			 "topology '%s': %lu PUs under a level %lu wide: expected PUs x the widest level at most %lu (split the wide level, e.g. l3 or group levels)",
+			 spec, pus, widest, SYNTHETIC_MAX_WORK);
+		return -1;
+	}
+	return 0;
+}
+
+/* Twice hwloc's XML of a 8192-PU machine (about 4 MB). */
+#define XML_MAX_BYTES (8UL << 20)
 
 /*
  * An XML topology, read under the input rule (a FIFO or device is refused,
@@ -138,12 +170,8 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 		snprintf(topo->description, sizeof(topo->description),
 			 "XML file %s", spec);
 	} else if (spec) {
-		if (synthetic_pus(spec) > SYNTHETIC_MAX_PUS) {
-			snprintf(err, errlen,
-				 "topology '%s': more than %d PUs: expected a smaller synthetic machine",
-				 spec, SYNTHETIC_MAX_PUS);
+		if (synthetic_too_big(spec, err, errlen))
 			return -1;
-		}
 		if (hwloc_topology_set_synthetic(t, spec)) {
 			snprintf(err, errlen,
 				 "topology '%s': expected a synthetic description such as \"pack:2 numa:1 core:64 pu:2\" or an XML file",
@@ -154,10 +182,21 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 			 "synthetic '%s'", spec);
 	} else if (set_xml_from_env(t, err, errlen)) {
 		return -1;
+	} else if ((env = getenv("HWLOC_SYNTHETIC")) && !getenv("HWLOC_FSROOT") &&
+		   synthetic_too_big(env, err, errlen)) {
+		return -1;
 	}
 	if (hwloc_topology_load(t)) {
 		snprintf(err, errlen, "topology '%s': hwloc cannot load it: %s",
 			 spec ? spec : "this system", strerror(errno));
+		return -1;
+	}
+	/* a description or a file: this system's own PUs are what they are */
+	if (!hwloc_topology_is_thissystem(t) &&
+	    hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) > SYNTHETIC_MAX_PUS) {
+		snprintf(err, errlen, "topology '%s': %d PUs: expected at most %d",
+			 spec ? spec : "this system", hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU),
+			 SYNTHETIC_MAX_PUS);
 		return -1;
 	}
 	topo->this_system = hwloc_topology_is_thissystem(t);

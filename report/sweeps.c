@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -132,26 +133,80 @@ static bool rest_of_setting(const struct group_view *g, const char *param,
 	return used < len;
 }
 
-/* The tables of f that equal base's setting but for param, in table order. */
-static size_t collect_sweep(const struct analysis *a, const struct family_view *f,
-			    const struct group_view *base, const char *param,
-			    struct sweep *s)
+/* Each table of a family with its setting but for one parameter: a sweep's key. */
+struct rest_key {
+	size_t group;		/* into a->groups */
+	char rest[1024];	/* "" : no such parameter, or the physical baseline */
+	char value[64];
+};
+
+static int compare_rest_keys(const void *x, const void *y)
 {
-	char want[1024], rest[1024], value[64];
+	const struct rest_key *a = *(const struct rest_key *const *)x;
+	const struct rest_key *b = *(const struct rest_key *const *)y;
+	int c = strcmp(a->rest, b->rest);
 
-	if (!rest_of_setting(base, param, want, sizeof(want), value, sizeof(value)))
-		return 0;
+	return c ? c : (a->group > b->group) - (a->group < b->group);
+}
+
+/*
+ * The sweep along param with the most points (at most SWEEP_MAX_POINTS):
+ * the tables that equal one another's setting but for param, in table
+ * order. The default table's sweep wins ties; then the first table's, in
+ * table order. Each table's key is made once and the keys sorted, so a
+ * family of G settings costs G log G, where comparing every table with
+ * every other cost G^2 (4000 settings: most of half a minute).
+ */
+static size_t best_sweep(const struct analysis *a, const struct family_view *f,
+			 const char *param, struct sweep *s)
+{
+	size_t n = f->nr_groups, def = f->default_group, best_count = 0;
+	struct rest_key *keys = calloc(n + 1, sizeof(*keys));
+	struct rest_key **sorted = calloc(n + 1, sizeof(*sorted));
+	size_t *count = calloc(n + 1, sizeof(*count));
+	const char *best = NULL;
+
 	s->nr = 0;
-	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
-		const struct group_view *g = &a->groups[k];
+	if (!keys || !sorted || !count)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct group_view *g = &a->groups[f->first_group + i];
 
-		if (s->nr == SWEEP_MAX_POINTS || g->pingpong ||
-		    !rest_of_setting(g, param, rest, sizeof(rest), value, sizeof(value)) ||
-		    strcmp(rest, want))
-			continue;
-		snprintf(s->values[s->nr], sizeof(s->values[0]), "%s", value);
-		s->groups[s->nr++] = g;
+		keys[i].group = f->first_group + i;
+		if (g->pingpong || !rest_of_setting(g, param, keys[i].rest, sizeof(keys[i].rest),
+						    keys[i].value, sizeof(keys[i].value)))
+			keys[i].rest[0] = '\0';
+		sorted[i] = &keys[i];
 	}
+	qsort(sorted, n, sizeof(*sorted), compare_rest_keys);
+	/* how many tables share each key, capped as a sweep is */
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(sorted[j]->rest, sorted[i]->rest); j++)
+			;
+		for (size_t k = i; k < j; k++)
+			count[sorted[k] - keys] = j - i < SWEEP_MAX_POINTS ? j - i : SWEEP_MAX_POINTS;
+	}
+	if (def >= f->first_group && def < f->first_group + n &&
+	    keys[def - f->first_group].rest[0]) {
+		best = keys[def - f->first_group].rest;
+		best_count = count[def - f->first_group];
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].rest[0] && count[i] > best_count) {
+			best = keys[i].rest;
+			best_count = count[i];
+		}
+	}
+	for (size_t i = 0; best && i < n && s->nr < SWEEP_MAX_POINTS; i++) {
+		if (!keys[i].rest[0] || strcmp(keys[i].rest, best))
+			continue;
+		snprintf(s->values[s->nr], sizeof(s->values[0]), "%s", keys[i].value);
+		s->groups[s->nr++] = &a->groups[keys[i].group];
+	}
+out:
+	free(keys);
+	free(sorted);
+	free(count);
 	return s->nr;
 }
 
@@ -167,20 +222,14 @@ size_t family_sweeps(const struct analysis *a, const struct family_view *f,
 	split_setting(def->group->setting, &it);
 	for (size_t i = 0; i < it.n && nr < max; i++) {
 		const char *eq = strchr(it.item[i], '=');
-		struct sweep best = { .nr = 0 }, s;
+		struct sweep best = { .nr = 0 };
 		struct items bi;
 
 		if (!eq)
 			continue;
-		snprintf(s.param, sizeof(s.param), "%.*s", (int)(eq - it.item[i]), it.item[i]);
-		/* Every table as the base: the default's first, so it wins ties. */
-		collect_sweep(a, f, def, s.param, &best);
-		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
-			if (collect_sweep(a, f, &a->groups[k], s.param, &s) > best.nr)
-				best = s;
-		if (best.nr < 2)
+		snprintf(best.param, sizeof(best.param), "%.*s", (int)(eq - it.item[i]), it.item[i]);
+		if (best_sweep(a, f, best.param, &best) < 2)
 			continue;
-		snprintf(best.param, sizeof(best.param), "%s", s.param);
 		split_setting(best.groups[0]->group->setting, &bi);
 		join_changes(best.fixed, sizeof(best.fixed), f->kf, &bi, (size_t)item_index(&bi, best.param));
 		out[nr++] = best;

@@ -22,3 +22,34 @@ TIMEFORMAT="compare: %R s wall, %U s user, %S s system"
 for i in 1 2 3; do
 	time "$bouncelab" compare "$tmp/a.json" "$tmp/b.json" >/dev/null || exit 1
 done
+
+# Wide files: one case with 20,000 counter keys, and one family with 4,000
+# settings (the issue-26 shapes: 77 s and 87 s once; the README's bound is
+# 10 s). Made from the synthetic fixed file's first has_pinned row.
+"$python3" - "$tests/data/results-fixed.json" "$tmp" <<'PY' || exit 1
+import copy, json, sys
+doc = json.load(open(sys.argv[1]))
+row = next(b for b in doc["benchmarks"] if b.get("bouncelab", {}).get("family") == "has_pinned")
+keys = copy.deepcopy(doc)
+wide = copy.deepcopy(row)
+for k in range(20000):
+    wide["c%05d_per_op" % k] = 1.0
+keys["benchmarks"] = [wide]
+json.dump(keys, open(sys.argv[2] + "/keys.json", "w"))
+many = copy.deepcopy(doc)
+many["benchmarks"] = []
+for k in range(4000):
+    b = copy.deepcopy(row)
+    b["bouncelab"].setdefault("params", {}).update(pin_work=k % 65, already_set=k % 101)
+    b["name"] = b["run_name"] = "has_pinned/%s/pin_work:%d/already_set:%d/threads:1" % (
+        b["bouncelab"]["variant"], k % 65, k % 101)
+    many["benchmarks"].append(b)
+json.dump(many, open(sys.argv[2] + "/settings.json", "w"))
+PY
+for wide in keys settings; do
+	rm -rf "$tmp/report"
+	TIMEFORMAT="report $wide: %R s wall, %U s user, %S s system"
+	time "$bouncelab" report "$tmp/$wide.json" -o "$tmp/report" >/dev/null || exit 1
+done
+TIMEFORMAT="compare keys: %R s wall, %U s user, %S s system"
+time "$bouncelab" compare "$tmp/keys.json" "$tmp/keys.json" >/dev/null || exit 1

@@ -451,9 +451,13 @@ static double cold_share_of(const struct report_input *in, unsigned int file,
 	unsigned int changed;
 
 	*calibration = find_cold_calibration(in, file, false);
-	for (size_t i = 0; !*calibration && i < in->set->nr_rows; i++)
-		if (in->set->rows[i].source_file == file)
-			*calibration = find_cold_calibration(in, in->set->rows[i].file, true);
+	for (size_t i = 0; !*calibration && i < in->set->nr_rows; i++) {
+		if (in->set->rows[i].source_file != file)
+			continue;
+		/* the machine the file was pooled into: one search, then done */
+		*calibration = find_cold_calibration(in, in->set->rows[i].file, true);
+		break;
+	}
 	if (!*calibration)
 		return 0;
 	f = catalog_find((*calibration)->family);

@@ -577,10 +577,11 @@ static const char *transfer_class(const struct analysis *a, unsigned int file, b
 	*found = false;
 	for (size_t i = 0; i < a->nr_transfers; i++) {
 		const struct transfer_sample *t = &a->transfers[i];
-		int rank = distance_rank(t->cls);
+		int rank;
 
 		if ((pooled ? t->file : t->source_file) != file)
 			continue;
+		rank = distance_rank(t->cls);
 		*found = true;
 		if (cls && t->cls && !strcmp(t->cls, cls))
 			return t->cls;

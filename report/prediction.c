@@ -38,12 +38,13 @@
 /* Median ns/op of the rows of one case (family, variant, setting) at t threads. */
 double prediction_case_median(const struct results *set, const struct result_row *like, long t)
 {
-	double *v = malloc(set->nr_rows * sizeof(*v)), m;
+	const struct result_file *file = &set->files[like->source_file];
+	double *v = malloc((file->end_row - file->first_row + 1) * sizeof(*v)), m;
 	size_t n = 0;
 
 	if (!v)
 		return NAN;
-	for (size_t i = 0; i < set->nr_rows; i++) {
+	for (size_t i = file->first_row; i < file->end_row; i++) {
 		const struct result_row *r = &set->rows[i];
 
 		if (r->threads == t && r->family && r->source_file == like->source_file &&
@@ -254,7 +255,8 @@ static double predict_by_round(const struct report_input *in, const struct resul
 {
 	double median_one_way = analysis_one_way_ns(in->a, r->source_file, r->widest_class);
 	double ns = NAN;
-	double *pred = malloc((in->set->nr_rows + 1) * sizeof(*pred));
+	const struct result_file *file = &in->set->files[r->source_file];
+	double *pred = malloc((file->end_row - file->first_row + 1) * sizeof(*pred));
 	struct model_prediction p;
 	char err[256];
 	size_t n = 0;
@@ -266,7 +268,7 @@ static double predict_by_round(const struct report_input *in, const struct resul
 		goto out;
 	if (bottleneck)
 		*bottleneck = p.bottleneck;
-	for (size_t i = 0; i < in->set->nr_rows; i++) {
+	for (size_t i = file->first_row; i < file->end_row; i++) {
 		const struct result_row *row = &in->set->rows[i];
 		double one_way;
 
@@ -331,7 +333,8 @@ static double tenure_share_of(const struct report_input *in, unsigned int file,
 	struct kernel_config cfg;
 
 	*calibration = NULL;
-	for (size_t i = 0; f && i < in->set->nr_rows && !*calibration; i++) {
+	for (size_t i = in->set->files[file].first_row;
+	     f && i < in->set->files[file].end_row && !*calibration; i++) {
 		const struct result_row *r = &in->set->rows[i];
 
 		if (r->family && r->source_file == file && r->threads == 2 &&
@@ -405,8 +408,11 @@ static const struct result_row *find_cold_calibration(const struct report_input 
 	const struct result_row *best = NULL;
 	double most = 0, best_one = INFINITY;
 	unsigned int fewest = UINT_MAX;
+	/* a pooled machine's rows may come from any file; a file's are its own */
+	size_t first = pooled ? 0 : in->set->files[file].first_row;
+	size_t end = pooled ? in->set->nr_rows : in->set->files[file].end_row;
 
-	for (size_t i = 0; i < in->set->nr_rows; i++) {
+	for (size_t i = first; i < end; i++) {
 		const struct result_row *r = &in->set->rows[i];
 		struct kernel_config cfg;
 		unsigned int changed = 0;
@@ -451,13 +457,10 @@ static double cold_share_of(const struct report_input *in, unsigned int file,
 	unsigned int changed;
 
 	*calibration = find_cold_calibration(in, file, false);
-	for (size_t i = 0; !*calibration && i < in->set->nr_rows; i++) {
-		if (in->set->rows[i].source_file != file)
-			continue;
-		/* the machine the file was pooled into: one search, then done */
-		*calibration = find_cold_calibration(in, in->set->rows[i].file, true);
-		break;
-	}
+	/* else the machine the file was pooled into (its rows say which) */
+	if (!*calibration && in->set->files[file].end_row > in->set->files[file].first_row)
+		*calibration = find_cold_calibration(
+			in, in->set->rows[in->set->files[file].first_row].file, true);
 	if (!*calibration)
 		return 0;
 	f = catalog_find((*calibration)->family);
@@ -541,7 +544,8 @@ static int build_validation(const struct report_input *in, struct validation *v)
 		m.tenure_share[1] = share[1];
 		cold_share = cold_share_of(in, file, &m, &cold_case);
 		m.cold_share = cold_share;
-		for (size_t i = 0; i < in->set->nr_rows && v->nr < MAX_CASES; i++) {
+		for (size_t i = in->set->files[file].first_row;
+		     i < in->set->files[file].end_row && v->nr < MAX_CASES; i++) {
 			const struct result_row *r = &in->set->rows[i];
 			struct validation_point *pt = &v->p[v->nr];
 			const struct kernel_family *f;

@@ -35,6 +35,7 @@ struct report_state {
 	struct analysis a;
 	struct latency_map latency;
 	bool have_latency;
+	struct claim_report claims;
 	struct output_batch batch;
 };
 
@@ -54,7 +55,8 @@ static int read_inputs(const struct report_options *opts,
 	}
 	/* Files from one host and build are one machine's repetitions. */
 	if (fleet_pool(&st->set) || result_cases_build(&st->set, &st->cases) ||
-	    analysis_build(&st->set, &st->cases, &st->a)) {
+	    analysis_build(&st->set, &st->cases, &st->a) ||
+	    claims_evaluate(&st->set, &st->a, &st->claims)) {
 		snprintf(err, errlen, "out of memory analysing the results");
 		return 1;
 	}
@@ -91,7 +93,7 @@ static int render(const struct report_options *opts, struct report_state *st,
 	struct report_input in = {
 		opts->files, opts->nr_files, opts->outdir, opts->latency,
 		&st->set, &st->a, st->have_latency ? &st->latency : NULL,
-		opts->full,
+		opts->full, &st->claims,
 	};
 	char path[PATH_MAX + 16];
 	size_t len = 0;
@@ -442,6 +444,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	if (claimed)
 		output_release(&claim, wrote || claim.exists);
 	output_batch_free(&st.batch);
+	claims_free(&st.claims);
 	analysis_free(&st.a);
 	result_cases_free(&st.cases);
 	if (st.have_latency)

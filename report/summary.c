@@ -306,26 +306,21 @@ static void write_claims_table(FILE *out, const struct report_input *in,
 
 void markdown_summary(FILE *out, const struct report_input *in)
 {
-	struct claim_report cr;
+	const struct claim_report *cr = in->claims;
 
 	if (!in->a->nr_families)
 		return;
-	if (claims_evaluate(in->set, in->a, &cr)) {
-		fputs("## Summary\n\nOut of memory checking the lessons' claims.\n\n", out);
-		return;
-	}
 	fputs("## Summary\n\n", out);
-	write_not_seen(out, in, &cr);
+	write_not_seen(out, in, cr);
 	write_host_modes(out, in);
-	if (cr.nr_not_testable && !cr.nr_seen && !cr.nr_not_seen)
+	if (cr->nr_not_testable && !cr->nr_seen && !cr->nr_not_seen)
 		fprintf(out, "> **None of the lessons' %zu claims could be tested on this run**: the claims "
-			"table below says why for each, with the numbers measured anyway.\n\n", cr.nr);
-	write_family_rows(out, in, &cr);
+			"table below says why for each, with the numbers measured anyway.\n\n", cr->nr);
+	write_family_rows(out, in, cr);
 	if (has_figure(in->a))
 		fputs("![The fix's gain in every family, at 1 thread and at the most threads](" SUMMARY_FIGURE ")\n\n",
 		      out);
-	write_claims_table(out, in, &cr);
-	claims_free(&cr);
+	write_claims_table(out, in, cr);
 }
 
 /*
@@ -336,16 +331,16 @@ void markdown_summary(FILE *out, const struct report_input *in)
 void markdown_family_claims(FILE *out, const struct report_input *in,
 			    const struct family_view *f, bool own_paragraph)
 {
-	struct claim_report cr;
+	const struct claim_report *cr = in->claims;
 	bool any = false;
 
-	if (!f->kf || !f->kf->nr_claims || claims_evaluate(in->set, in->a, &cr))
+	if (!f->kf || !f->kf->nr_claims)
 		return;
 	fputs(own_paragraph ? "" : " ", out);
 	fputs("*The lesson's claims* (their numbers are in the summary's claims table): ", out);
-	write_marks(out, &cr, f);
-	for (size_t i = 0; i < cr.nr; i++) {
-		const struct claim_result *r = &cr.results[i];
+	write_marks(out, cr, f);
+	for (size_t i = 0; i < cr->nr; i++) {
+		const struct claim_result *r = &cr->results[i];
 
 		if (r->family != f || r->mark != CLAIM_NOT_SEEN)
 			continue;
@@ -355,7 +350,6 @@ void markdown_family_claims(FILE *out, const struct report_input *in,
 		any = true;
 	}
 	fputs(own_paragraph ? ".\n\n" : ".", out);
-	claims_free(&cr);
 }
 
 int summary_add_figure(struct output_batch *batch, const char *outdir,

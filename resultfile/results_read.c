@@ -980,6 +980,8 @@ int results_read(struct results *set, const char *path, char *err,
 	}
 	if (add_missing_aggregates(&r, saved_rows))
 		goto fail;
+	set->files[r.file].first_row = saved_rows;
+	set->files[r.file].end_row = set->nr_rows;
 	free(r.candidates);
 	set->nr_files++;
 	return 0;

@@ -88,6 +88,12 @@ struct result_file {
 	struct json_region *region;	/* doc's memory (json_region.h), or NULL */
 	json_t *context;
 	size_t nr_rows;		/* good repetitions of ours */
+	/*
+	 * The set's rows read from this file: rows[first_row..end_row),
+	 * whose source_file is this one (a file's rows are read together),
+	 * so a question about one file reads its rows, not the fleet's.
+	 */
+	size_t first_row, end_row;
 	size_t nr_failed;
 	size_t nr_foreign;	/* repetitions from other tools */
 	size_t nr_aggregates;

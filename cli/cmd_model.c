@@ -32,6 +32,11 @@ struct model_options {
 	const char *variant;
 	const char *placement;
 	bool json;		/* --json: one JSON document on stdout, no text */
+	/*
+	 * --private-ns: the variant's 1-thread ns/op on the profile's machine,
+	 * as published there (tests/data/published/); 0: measured here
+	 */
+	double private_ns;
 	unsigned int nr_threads;
 	unsigned int threads[MODEL_MAX_THREAD_COUNTS];
 	unsigned int nr_params;
@@ -54,6 +59,8 @@ static void model_usage(void)
 	       "  --threads LIST          e.g. 1,2,4,8 (default 1,2,4,... up to the machine's CPUs)\n"
 	       "  --placement P           compact (default), spread, cores\n"
 	       "  --param F.NAME=V        set a parameter, e.g. gup.mode=private\n"
+	       "  --private-ns NS         the variant's 1-thread ns/op on the profile's machine,\n"
+	       "                          as measured there (one --variant); not measured here\n"
 	       "  --json                  print the same numbers as one JSON document\n"
 	       "  -h, --help              this help\n");
 }
@@ -217,9 +224,12 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 	       printable_into(title, sizeof(title), m->title), m->nr_cpus);
 	if (m->clock_ghz > 0)
 		printf(", %.2f GHz", m->clock_ghz);
-	printf("; placement %s.\nPrivate cost per op: 1 thread measured here now%s.\n",
-	       o->placement ? o->placement : "compact",
-	       strcmp(m->name, "this") ? ", scaled by the clock ratio" : "");
+	printf("; placement %s.\n", o->placement ? o->placement : "compact");
+	if (o->private_ns > 0)
+		printf("Private cost per op: %.3f ns, given (--private-ns).\n", o->private_ns);
+	else
+		printf("Private cost per op: 1 thread measured here now%s.\n",
+		       strcmp(m->name, "this") ? ", scaled by the clock ratio" : "");
 	printf("One-way transfer per class:");
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
 		if (m->one_way_ns[c] > 0)
@@ -305,7 +315,9 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 		if (o->variant && strcmp(o->variant, f->variants[v].name))
 			continue;
 		cfg.variant = v;
-		if (!f->spins && measure_private(f, &cfg, &private_ns[v]))
+		if (o->private_ns > 0)
+			private_ns[v] = o->private_ns;
+		else if (!f->spins && measure_private(f, &cfg, &private_ns[v]))
 			return EXIT_RUNTIME;
 		if (variants) {
 			preds = json_array();
@@ -327,7 +339,9 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 				ns[v][t] = NAN;
 				continue;
 			}
-			if (model_predict(m, f, &cfg, private_ns[v], here_ghz, o->placement,
+			/* a given cost is the profile machine's own: not scaled */
+			if (model_predict(m, f, &cfg, private_ns[v],
+					  o->private_ns > 0 ? 0 : here_ghz, o->placement,
 					  &p, err, sizeof(err)))
 				return usage_error("%s", err);
 			ns[v][t] = p.ns_per_op;
@@ -380,6 +394,7 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 		{ "placement", required_argument, NULL, 'l' },
 		{ "param", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "private-ns", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -406,6 +421,16 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 				return rc;
 			break;
 		case 'j': o->json = true; break;
+		case 'n': {
+			char *end;
+
+			o->private_ns = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(o->private_ns) ||
+			    o->private_ns <= 0 || o->private_ns > 1e9)
+				return usage_error("--private-ns '%s': expected a 1-thread cost in ns, above 0 and at most 1e9",
+						   optarg);
+			break;
+		}
 		case 'h': model_usage(); return -1;
 		default: return bad_option(argv, "model");
 		}
@@ -414,6 +439,9 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 		return usage_error("model: unexpected argument '%s'", argv[optind]);
 	if (o->variant && !o->family)
 		return usage_error("--variant '%s': expected --family too", o->variant);
+	if (o->private_ns > 0 && !o->variant)
+		return usage_error("--private-ns %g: expected --family and --variant too (it is one variant's cost)",
+				   o->private_ns);
 	if (o->variant && catalog_variant_index(o->family, o->variant) < 0)
 		return usage_error("--variant '%s': not a variant of %s (see 'bouncelab list')",
 				   o->variant, o->family->name);

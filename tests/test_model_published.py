@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The contention model against published many-CPU curves.
+
+  test_model_published.py BOUNCELAB TESTS_DIR [--table]
+
+Each file of tests/data/published/ is one published curve (its citation,
+machine, the numbers as published) with the machine profile, family,
+variant and placement that stand for it. `bouncelab model --json` predicts
+every published thread count from the profile and the curve's 1-thread
+cost (--private-ns: the model's input, so N = 1 is not scored). A curve
+passes when the prediction is within 2x of the measured value at every
+published N > 1 and the slope over the upper half of its thread range
+(least squares over N >= N_max / 2) is within 50% of the measured slope.
+
+A curve that misses today carries "known_miss": the worst predicted /
+measured ratio and the slope ratio as they stand. The test then checks
+that mark: if either moves by more than 10%, or the curve passes, it
+fails and says so, so that an improvement or a regression shows rather
+than passing silently. --table prints the validation table (markdown)
+that model/model_doc.md carries.
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+bouncelab, tests = sys.argv[1], sys.argv[2]
+table = "--table" in sys.argv[3:]
+problems = []
+CHUNK = 32		# bouncelab model takes at most 32 thread counts
+
+
+def problem(msg):
+    problems.append(msg)
+    print("FAIL:", msg)
+
+
+def predict(curve, threads):
+    ns = {}
+    for i in range(0, len(threads), CHUNK):
+        part = threads[i:i + CHUNK]
+        done = subprocess.run(
+            [bouncelab, "model", "--profile", curve["profile"],
+             "--family", curve["family"], "--variant", curve["variant"],
+             "--placement", curve["placement"],
+             "--private-ns", repr(curve["private_ns"]["value"]),
+             "--threads", ",".join(str(n) for n in part), "--json"],
+            capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(done.stderr.strip())
+        doc = json.loads(done.stdout)
+        for p in doc["families"][0]["variants"][0]["predictions"]:
+            ns[p["threads"]] = p["ns_per_op"]
+    return ns
+
+
+def slope(xs, ys):
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+
+
+def check(path):
+    with open(path) as f:
+        curve = json.load(f)
+    name = os.path.basename(path)
+    for key in ("citation", "machine", "profile", "family", "variant",
+                "placement", "private_ns", "role", "points"):
+        if key not in curve:
+            problem(f"{name}: no '{key}'")
+            return None
+    if curve["role"] not in ("held_out", "informs"):
+        problem(f"{name}: role '{curve['role']}': expected held_out or informs")
+    threads = [p[0] for p in curve["points"]]
+    measured = {p[0]: p[1] for p in curve["points"]}
+    try:
+        pred = predict(curve, threads)
+    except RuntimeError as e:
+        problem(f"{name}: bouncelab model failed: {e}")
+        return None
+    scored = [n for n in threads if n > 1]
+    ratio = {n: pred[n] / measured[n] for n in scored}
+    worst = max(scored, key=lambda n: max(ratio[n], 1 / ratio[n]))
+    upper = [n for n in threads if n >= max(threads) / 2]
+    s_meas = slope(upper, [measured[n] for n in upper])
+    s_pred = slope(upper, [pred[n] for n in upper])
+    s_ratio = s_pred / s_meas
+    passes = all(0.5 <= ratio[n] <= 2 for n in scored) and 0.5 <= s_ratio <= 1.5
+    mark = curve.get("known_miss")
+    print(f"{name} ({curve['role']}): worst {ratio[worst]:.2f}x at {worst}, "
+          f"upper-half slope {s_pred:.2f} vs {s_meas:.2f} ns/thread ({s_ratio:.2f}x)")
+    if passes and mark:
+        problem(f"{name}: passes now (worst {ratio[worst]:.2f}x, slope {s_ratio:.2f}x): "
+                "remove its known_miss mark")
+    elif not passes and not mark:
+        problem(f"{name}: leaves 2x or the slope's 50%: worst {ratio[worst]:.2f}x at {worst} "
+                f"threads, slope {s_ratio:.2f}x, and carries no known_miss mark")
+    elif mark:
+        for key, now in (("worst_ratio", ratio[worst]), ("slope_ratio", s_ratio)):
+            if abs(now / mark[key] - 1) > 0.10:
+                problem(f"{name}: known_miss {key} {mark[key]} moved to {now:.3f} "
+                        "(an improvement or a regression): update the mark")
+    return curve, threads, measured, pred, ratio, s_meas, s_pred
+
+
+results = [r for r in (check(p) for p in
+                       sorted(glob.glob(os.path.join(tests, "data", "published", "*.json"))))
+           if r]
+if not results:
+    problem("no published curve checked")
+if table:
+    for curve, threads, measured, pred, ratio, s_meas, s_pred in results:
+        role = "held out" if curve["role"] == "held_out" else "informed a rule"
+        print(f"\n{curve['curve']} ({role}; profile {curve['profile']}, "
+              f"{curve['family']}/{curve['variant']}, placement {curve['placement']})\n")
+        print("| N | measured ns/op | predicted | pred/meas |")
+        print("|---|---|---|---|")
+        for n in threads:
+            r = "input" if n == 1 else f"{ratio[n]:.2f}"
+            print(f"| {n} | {measured[n]:.1f} | {pred[n]:.1f} | {r} |")
+        print(f"\nslope over N >= {max(threads) / 2:g}: measured {s_meas:.2f}, "
+              f"predicted {s_pred:.2f} ns per added thread ({s_pred / s_meas:.2f}x)")
+sys.exit(1 if problems else 0)

@@ -74,6 +74,17 @@ const char *kernel_param_choice(const struct kernel_param *param, long value)
 	return NULL;
 }
 
+bool kernel_param_text_is_default(const struct kernel_param *param, const char *text)
+{
+	const char *choice = kernel_param_choice(param, param->def);
+	char def[32];
+
+	if (choice)
+		return !strcmp(text, choice);
+	snprintf(def, sizeof(def), "%ld", param->def);
+	return !strcmp(text, def);
+}
+
 static void describe_choices(const struct kernel_param *param, char *buf,
 			     size_t len)
 {

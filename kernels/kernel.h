@@ -311,6 +311,13 @@ void kernel_config_defaults(const struct kernel_family *family,
 const char *kernel_param_choice(const struct kernel_param *param, long value);
 
 /*
+ * Whether text ("64", or a choice's name) is the parameter's default, as a
+ * results file, a case name or a setting's key writes it: the one answer
+ * to "is this the default?" for the report's tables, sweeps and settings.
+ */
+bool kernel_param_text_is_default(const struct kernel_param *param, const char *text);
+
+/*
  * Parses one value ("64" or, for enumerated parameters, a name). Returns 0,
  * or -1 with err naming the value and what was expected.
  */

@@ -251,14 +251,23 @@ static bool at_defaults(const struct kernel_family *kf, json_t *params)
 	json_object_foreach(params, key, value) {
 		int p = kernel_param_index(kf, key);
 		const struct kernel_param *param;
-		const char *choice;
+		char number[32];
+		const char *text;
 
 		if (p < 0)
 			continue;
 		param = &kf->params[p];
-		choice = kernel_param_choice(param, param->def);
-		if (choice ? !json_is_string(value) || strcmp(json_string_value(value), choice) :
-			     !json_is_integer(value) || json_integer_value(value) != param->def)
+		/* a name for an enumerated parameter, else a whole number */
+		if (param->choices && json_is_string(value)) {
+			text = json_string_value(value);
+		} else if (!param->choices && json_is_integer(value)) {
+			snprintf(number, sizeof(number), "%" JSON_INTEGER_FORMAT,
+				 json_integer_value(value));
+			text = number;
+		} else {
+			return false;
+		}
+		if (!kernel_param_text_is_default(param, text))
 			return false;
 	}
 	return true;

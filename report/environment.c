@@ -437,14 +437,10 @@ static bool is_default(const char *family, const char *name, const char *value)
 {
 	const struct kernel_family *kf = catalog_find(family);
 	int p = kf ? kernel_param_index(kf, name) : -1;
-	const char *choice;
-	char def[32];
 
 	if (p < 0)
 		return true;	/* a family this catalogue lacks: leave it be */
-	choice = kernel_param_choice(&kf->params[p], kf->params[p].def);
-	snprintf(def, sizeof(def), "%ld", kf->params[p].def);
-	return !strcmp(value, choice ? choice : def);
+	return kernel_param_text_is_default(&kf->params[p], value);
 }
 
 /*

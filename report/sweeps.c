@@ -39,19 +39,7 @@ static bool is_default_item(const struct kernel_family *kf, const char *item)
 		return !strcmp(item, "placement compact");
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - item), item);
 	p = kf ? kernel_param_index(kf, name) : -1;
-	if (p < 0)
-		return false;
-	{
-		const struct kernel_param *param = &kf->params[p];
-		const char *choice = kernel_param_choice(param, param->def);
-		char def[64];
-
-		if (choice)
-			snprintf(def, sizeof(def), "%s", choice);
-		else
-			snprintf(def, sizeof(def), "%ld", param->def);
-		return !strcmp(eq + 1, def);
-	}
+	return p >= 0 && kernel_param_text_is_default(&kf->params[p], eq + 1);
 }
 
 static void join_changes(char *buf, size_t len, const struct kernel_family *kf,

@@ -38,18 +38,14 @@ static void tally(const struct report_input *in, struct run_tally *t)
 		t->shared += case_shares_cpus(in->set, c);
 	}
 	for (unsigned int f = 0; f < in->set->nr_files; f++) {
-		json_t *ctx = in->set->files[f].context;
-		json_t *load = json_array_get(json_object_get(ctx, "load_avg"), 0);
-		json_t *build = json_object_get(ctx, "build_ended_s_before");
+		double load = results_load_avg(&in->set->files[f]);
 		long cpus = results_allowed_cpus(&in->set->files[f]);
 
-		if (json_is_number(load) && cpus > 0 &&
-		    json_number_value(load) / (double)cpus > t->load) {
-			t->load = json_number_value(load) / (double)cpus;
-			t->load_avg = json_number_value(load);
+		if (!isnan(load) && cpus > 0 && load / (double)cpus > t->load) {
+			t->load = load / (double)cpus;
+			t->load_avg = load;
 			t->cpus = cpus;
-			t->build_s = json_is_integer(build) && json_integer_value(build) >= 0 ?
-				     (long)json_integer_value(build) : -1;
+			t->build_s = results_build_ended_s_before(&in->set->files[f]);
 		}
 	}
 }
@@ -123,65 +119,133 @@ void markdown_run_warnings(FILE *out, const struct report_input *in)
 			t.shared == 1 ? "" : "s");
 }
 
+/* One case's ns/op repetitions in one results file. */
+struct named_samples {
+	const char *name;
+	size_t first_row;	/* where the file first names it */
+	size_t n;
+	double *ns;
+};
+
 /*
- * Each case's ns/op repetitions in one file, by benchmark name, from the
- * file itself: files of one machine are pooled into one set of cases, so
- * the cases no longer say which file a repetition came from.
+ * Each case's repetitions in one file, sorted by name (for lookups), and
+ * the same cases in the order the file first names them (for the text).
+ * Read from the file's own rows (result_file's range): files of one
+ * machine are pooled into one set of cases, which no longer says which
+ * file a repetition came from.
  */
-static json_t *file_samples(const struct result_file *file)
+struct file_samples {
+	size_t nr;
+	struct named_samples *by_name;
+	struct named_samples **in_order;
+	double *pool;
+};
+
+static int compare_named(const void *a, const void *b)
 {
-	json_t *by_name = json_object(), *row;
-	size_t i;
+	const struct named_samples *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
-	json_array_foreach(json_object_get(file->doc, "benchmarks"), i, row) {
-		json_t *name = json_object_get(row, "name"), *ns = json_object_get(row, "ns_per_op");
-		json_t *list;
-
-		if (!json_is_string(name) || !json_is_number(ns) || json_is_true(json_object_get(row, "error_occurred")) ||
-		    !json_is_object(json_object_get(row, "bouncelab")))
-			continue;
-		list = json_object_get(by_name, json_string_value(name));
-		if (!list) {
-			list = json_array();
-			json_object_set_new(by_name, json_string_value(name), list);
-		}
-		json_array_append(list, ns);
-	}
-	return by_name;
+	return c ? c : (x->first_row > y->first_row) - (x->first_row < y->first_row);
 }
 
-static int summarize_list(json_t *list, struct stats_summary *s)
+static int compare_first_row(const void *a, const void *b)
 {
-	size_t n = json_array_size(list), i;
-	double *v = calloc(n + 1, sizeof(double));
-	json_t *x;
-	int ret;
+	const struct named_samples *x = *(struct named_samples *const *)a;
+	const struct named_samples *y = *(struct named_samples *const *)b;
 
-	if (!v)
+	return (x->first_row > y->first_row) - (x->first_row < y->first_row);
+}
+
+static void file_samples_free(struct file_samples *fs)
+{
+	free(fs->by_name);
+	free(fs->in_order);
+	free(fs->pool);
+	memset(fs, 0, sizeof(*fs));
+}
+
+static int file_samples(const struct results *set, unsigned int file, struct file_samples *fs)
+{
+	const struct result_file *f = &set->files[file];
+	size_t rows = f->end_row - f->first_row, n = 0, i = 0;
+	struct named_samples *each;
+
+	memset(fs, 0, sizeof(*fs));
+	each = calloc(rows + 1, sizeof(*each));
+	fs->by_name = calloc(rows + 1, sizeof(*fs->by_name));
+	fs->in_order = calloc(rows + 1, sizeof(*fs->in_order));
+	fs->pool = calloc(rows + 1, sizeof(*fs->pool));
+	if (!each || !fs->by_name || !fs->in_order || !fs->pool) {
+		free(each);
+		file_samples_free(fs);
 		return -1;
-	json_array_foreach(list, i, x)
-		v[i] = json_number_value(x);
-	ret = stats_summarize(v, n, s);
-	free(v);
-	return ret;
+	}
+	/* our own repetitions only: not another tool's rows, nor aggregates */
+	for (size_t k = f->first_row; k < f->end_row; k++) {
+		const struct result_row *r = &set->rows[k];
+
+		if (r->family && !r->aggregate && isfinite(r->ns_per_op))
+			each[n++] = (struct named_samples){ r->name, k, 1, NULL };
+	}
+	qsort(each, n, sizeof(*each), compare_named);
+	while (i < n) {
+		struct named_samples *c = &fs->by_name[fs->nr];
+		size_t j = i;
+
+		*c = (struct named_samples){ each[i].name, each[i].first_row, 0,
+					     fs->pool + i };
+		for (; j < n && !strcmp(each[j].name, c->name); j++)
+			c->ns[c->n++] = set->rows[each[j].first_row].ns_per_op;
+		fs->in_order[fs->nr++] = c;
+		i = j;
+	}
+	free(each);
+	qsort(fs->in_order, fs->nr, sizeof(*fs->in_order), compare_first_row);
+	return 0;
+}
+
+static const struct named_samples *find_samples(const struct file_samples *fs, const char *name)
+{
+	size_t lo = 0, hi = fs->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, fs->by_name[mid].name);
+
+		if (!c)
+			return &fs->by_name[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
 }
 
 static void write_file_pair(FILE *out, const struct report_input *in, unsigned int b)
 {
-	json_t *first = file_samples(&in->set->files[0]), *other = file_samples(&in->set->files[b]);
-	double *ratios = calloc(json_object_size(first) + 1, sizeof(double)), far = 0;
+	struct file_samples first, other;
+	double *ratios = NULL, far = 0;
 	struct stats_summary far_a = { 0 }, far_b = { 0 };
-	const char *name, *far_name = NULL;
+	const char *far_name = NULL;
 	size_t n = 0, apart = 0;
 	char m[FORMAT_LEN], lo[FORMAT_LEN], hi[FORMAT_LEN], w[FORMAT_LEN];
-	json_t *list;
 
-	json_object_foreach(first, name, list) {
+	if (!file_samples(in->set, 0, &first) && !file_samples(in->set, b, &other)) {
+		ratios = calloc(first.nr + 1, sizeof(double));
+	} else {
+		file_samples_free(&first);
+		other = (struct file_samples){ 0 };
+	}
+	for (size_t k = 0; ratios && k < first.nr; k++) {
+		const struct named_samples *a = first.in_order[k];
+		const struct named_samples *mine = find_samples(&other, a->name);
 		struct stats_summary sa, sb;
-		json_t *mine = json_object_get(other, name);
 		double r;
 
-		if (!ratios || !mine || summarize_list(list, &sa) || summarize_list(mine, &sb) ||
+		if (!mine || stats_summarize(a->ns, a->n, &sa) ||
+		    stats_summarize(mine->ns, mine->n, &sb) ||
 		    !(sa.median > 0) || !(sb.median > 0))
 			continue;
 		r = sb.median / sa.median;
@@ -190,7 +254,7 @@ static void write_file_pair(FILE *out, const struct report_input *in, unsigned i
 		apart += sb.ci_lo > sa.ci_hi || sb.ci_hi < sa.ci_lo;
 		if (fmax(r, 1 / r) > far) {
 			far = fmax(r, 1 / r);
-			far_name = name;
+			far_name = a->name;
 			far_a = sa;
 			far_b = sb;
 		}
@@ -211,8 +275,8 @@ static void write_file_pair(FILE *out, const struct report_input *in, unsigned i
 		fputs(" | 0 | n/a | n/a | 0 | no case in both files |\n", out);
 	}
 	free(ratios);
-	json_decref(first);
-	json_decref(other);
+	file_samples_free(&first);
+	file_samples_free(&other);
 }
 
 void markdown_run_distance(FILE *out, const struct report_input *in)

@@ -1029,18 +1029,31 @@ long results_allowed_cpus(const struct result_file *file)
 	return json_is_integer(n) && json_integer_value(n) > 0 ? (long)json_integer_value(n) : 0;
 }
 
-double results_other_load_per_cpu(const struct result_file *file)
+double results_load_avg(const struct result_file *file)
 {
 	json_t *load = json_array_get(json_object_get(file->context, "load_avg"), 0);
-	json_t *build = json_object_get(file->context, "build_ended_s_before");
-	long cpus = results_allowed_cpus(file);
-	double other;
 
-	if (!json_is_number(load) || cpus < 1)
+	return json_is_number(load) ? json_number_value(load) : NAN;
+}
+
+long results_build_ended_s_before(const struct result_file *file)
+{
+	json_t *build = json_object_get(file->context, "build_ended_s_before");
+
+	return json_is_integer(build) && json_integer_value(build) >= 0 ?
+	       (long)json_integer_value(build) : -1;
+}
+
+double results_other_load_per_cpu(const struct result_file *file)
+{
+	double other = results_load_avg(file);
+	long build = results_build_ended_s_before(file);
+	long cpus = results_allowed_cpus(file);
+
+	if (isnan(other) || cpus < 1)
 		return NAN;
-	other = json_number_value(load);
-	if (json_is_integer(build) && json_integer_value(build) >= 0)
-		other -= (double)cpus * exp(-(double)json_integer_value(build) / 60);
+	if (build >= 0)
+		other -= (double)cpus * exp(-(double)build / 60);
 	return (other > 0 ? other : 0) / (double)cpus;
 }
 

@@ -149,6 +149,12 @@ void results_free(struct results *set);
 /* The CPUs the run could use (topology's allowed CPUs, else num_cpus), or 0. */
 long results_allowed_cpus(const struct result_file *file);
 
+/* The 1-minute load average when the run started (context.load_avg[0]), or NaN. */
+double results_load_avg(const struct result_file *file);
+
+/* How long before the run scripts/lab's build ended, in seconds, or -1. */
+long results_build_ended_s_before(const struct result_file *file);
+
 /*
  * The 1-minute load average per allowed CPU when the run started, less
  * what a build that ended build_ended_s_before seconds earlier (scripts/lab

@@ -514,26 +514,6 @@ static const char *run_id_of(json_t *doc)
 }
 
 /*
- * Writes doc to target: a new file, or over a complete one when replace
- * is set. Returns 0 or -1 with err.
- */
-static int write_doc(const char *target, json_t *doc, bool replace, char *err,
-		     size_t errlen)
-{
-	char *text = json_dumps(doc, JSON_INDENT(2));
-	int ret;
-
-	if (!text) {
-		snprintf(err, errlen, "cannot encode the results of %.900s", target);
-		return -1;
-	}
-	ret = replace ? output_write_file(target, text, strlen(text), err, errlen) :
-			output_write_new_file(target, text, strlen(text), err, errlen);
-	free(text);
-	return ret;
-}
-
-/*
  * Builds the results file from the journal and writes it, with the caught
  * signals held back: a second Ctrl-C now waits until the file is whole.
  * After a signal the file is marked incomplete, and it never replaces a
@@ -584,7 +564,7 @@ static int write_results(const struct output_claim *claim, json_t *context,
 			target = sibling;
 		}
 	}
-	if (write_doc(target, doc, target == out && claim->exists, err, sizeof(err))) {
+	if (results_write(target, doc, target == out && claim->exists, err, sizeof(err))) {
 		journal_close(&pr->journal, false);
 		json_decref(doc);
 		return runtime_error("%s; the %zu finished repetitions are in %s: recover them with 'bouncelab run --resume %s'",
@@ -978,7 +958,7 @@ static int resume(const char *arg, bool dry_run)
 		target = sibling;
 	}
 	interrupt_block(true);
-	ret = write_doc(target, doc, false, err, sizeof(err));
+	ret = results_write(target, doc, false, err, sizeof(err));
 	json_decref(doc);
 	if (!ret)
 		unlink(journal_path);

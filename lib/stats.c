@@ -71,20 +71,36 @@ void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi, double *coverage)
 	*coverage = cover;
 }
 
-double stats_cv(const double *values, size_t n)
+double stats_mean(const double *values, size_t n)
 {
-	double mean = 0, ss = 0;
+	double sum = 0;
+
+	if (!n)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		sum += values[i];
+	return sum / (double)n;
+}
+
+double stats_stddev(const double *values, size_t n)
+{
+	double mean, ss = 0;
 
 	if (n < 2)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		mean += values[i];
-	mean /= (double)n;
+	mean = stats_mean(values, n);
 	for (size_t i = 0; i < n; i++)
 		ss += (values[i] - mean) * (values[i] - mean);
-	if (mean == 0)
+	return sqrt(ss / (double)(n - 1));
+}
+
+double stats_cv(const double *values, size_t n)
+{
+	double mean = stats_mean(values, n);
+
+	if (n < 2 || mean == 0)
 		return 0;
-	return sqrt(ss / (double)(n - 1)) / fabs(mean);
+	return stats_stddev(values, n) / fabs(mean);
 }
 
 /*

@@ -47,6 +47,12 @@ void stats_sort(double *values, size_t n);
  */
 void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi, double *coverage);
 
+/* The arithmetic mean; NaN for no values. */
+double stats_mean(const double *values, size_t n);
+
+/* Sample standard deviation (n - 1); 0 for fewer than 2 values. */
+double stats_stddev(const double *values, size_t n);
+
 /* Sample standard deviation (n - 1) over the mean; 0 for fewer than 2. */
 double stats_cv(const double *values, size_t n);
 

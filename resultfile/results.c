@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "aggregates.h"
 #include "config.h"
 #include "counters.h"
 #include "cpu_id.h"
@@ -284,19 +285,19 @@ json_t *results_row(const struct gbench_run *run, const struct bench_case *c)
 	return row;
 }
 
-int results_write(const char *path, json_t *context, json_t *rows,
-		  bool replace, char *err, size_t errlen)
+int results_write(const char *path, json_t *doc, bool replace, char *err, size_t errlen)
 {
-	json_t *doc = json_object();
-	char *text;
+	json_t *out = json_copy(doc), *all = results_with_aggregates(json_object_get(doc, "benchmarks"));
+	char *text = NULL;
 	int ret;
 
-	json_object_set(doc, "context", context);
-	json_object_set(doc, "benchmarks", rows);
-	text = json_dumps(doc, JSON_INDENT(2));
-	json_decref(doc);
+	/* a shallow copy: the caller's document keeps its repetitions only */
+	if (out && all && !json_object_set(out, "benchmarks", all))
+		text = json_dumps(out, JSON_INDENT(2));
+	json_decref(all);
+	json_decref(out);
 	if (!text) {
-		snprintf(err, errlen, "cannot encode the results of %s", path);
+		snprintf(err, errlen, "cannot encode the results of %.900s", path);
 		return -1;
 	}
 	if (replace)

@@ -18,9 +18,12 @@
  *   and na{counter: "n/a (reason)"} for every counter the rows lack.
  * benchmarks[]: one row per repetition (run_type "iteration"), named
  *   FAMILY/VARIANT[/PARAM:VALUE...]/real_time/threads:N in every round,
- *   with repetition_index the round. No aggregates: the report computes
- *   its statistics from the repetitions (it also reads files with
- *   Google Benchmark's aggregate rows, and ignores those). Every counter
+ *   with repetition_index the round; then, as Google Benchmark writes
+ *   them, the aggregate rows NAME_mean, NAME_median, NAME_stddev and
+ *   NAME_cv (run_type "aggregate") of each case with two or more good
+ *   repetitions (aggregates.h), for compare.py -a and charting tools. The
+ *   report ignores aggregate rows and computes its statistics from the
+ *   repetitions. Every counter
  *   is a count, a time, a fraction or a count per op: never below 0, and
  *   the report refuses a file with one that is. Counters are
  *   top-level keys as usual: ops (summed over threads), wall_ns (mean over
@@ -56,10 +59,11 @@ json_t *results_topology(const struct topo *topo);
 json_t *results_row(const struct gbench_run *run, const struct bench_case *c);
 
 /*
- * The whole document, written atomically; an existing file at path is
- * replaced only if replace is true. Returns 0 or -1 with err.
+ * The whole document ({context, benchmarks: the repetitions}), written
+ * atomically with the aggregate rows after the repetitions (aggregates.h);
+ * an existing file at path is replaced only if replace is true. Returns 0
+ * or -1 with err.
  */
-int results_write(const char *path, json_t *context, json_t *rows,
-		  bool replace, char *err, size_t errlen);
+int results_write(const char *path, json_t *doc, bool replace, char *err, size_t errlen);
 
 #endif

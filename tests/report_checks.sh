@@ -186,7 +186,8 @@ doc = json.load(open(sys.argv[1]))
 ctx = doc["context"]
 assert isinstance(ctx.get("bouncelab_version"), str), ctx
 assert ctx["command"].startswith("bouncelab run "), ctx["command"]
-rows = [b for b in doc["benchmarks"] if "bouncelab" in b and not b.get("error_occurred")]
+rows = [b for b in doc["benchmarks"] if "bouncelab" in b and not b.get("error_occurred") and
+        b["run_type"] == "iteration"]
 assert rows and all(0 <= b["repetition_index"] < 6 for b in rows), rows[:1]
 PY
 	"$bouncelab" compare "$tmp/run/results.json" "$tmp/run/results.json" >"$tmp/compare.txt" ||

@@ -24,7 +24,14 @@ if os.uname().machine in ("x86_64", "i686"):
         assert key in ctx["cpu"], f"context.cpu lacks {key}"
 rows = doc["benchmarks"]
 reps = [r for r in rows if r["run_type"] == "iteration"]
-assert reps and len(reps) == len(rows), "expected per-repetition rows only"
+aggregates = [r for r in rows if r["run_type"] == "aggregate"]
+assert reps and len(reps) + len(aggregates) == len(rows), "expected repetitions and aggregates only"
+# Google Benchmark's four aggregates of each case run twice or more, after
+# every repetition, each naming its case
+cases = {r["run_name"] for r in reps}
+assert rows[len(reps):] == aggregates, "aggregates before a repetition"
+assert sorted(r["name"] for r in aggregates) == sorted(
+    c + "_" + s for c in cases for s in ("mean", "median", "stddev", "cv")), "aggregate names"
 variants = set()
 for r in reps:
     assert not r.get("error_occurred"), r

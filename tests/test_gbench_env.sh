@@ -16,7 +16,7 @@ run_with() {
 	rm -f r.json stray.json err
 	env "$@" "$bouncelab" run --quick --threads 1 --filter '^has_pinned/nop$' --out r.json \
 		>/dev/null 2>err || { fail "$*: exit $?: $(grep -v '^\[' err | tail -n 1)"; return; }
-	python3 -c 'import json; print(len(json.load(open("r.json"))["benchmarks"]))'
+	python3 -c 'import json; print(sum(r["run_type"] == "iteration" for r in json.load(open("r.json"))["benchmarks"]))'
 }
 
 for vars in "BENCHMARK_FILTER=^nothing$" "BENCHMARK_OUT=$tmp/stray.json" \

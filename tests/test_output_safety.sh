@@ -211,7 +211,7 @@ lines=$(tr -cd '\n' <killed/results.json.journal | wc -c)
 sed -i '3s/.*/{"name": "has_pinned\/nop", "torn/' killed/results.json.journal
 cp killed/results.json.journal killed.journal
 expect 0 "run --resume after a SIGKILL" -- "$bouncelab" run --resume killed
-kept=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' \
+kept=$(python3 -c 'import json, sys; print(sum(r["run_type"] == "iteration" for r in json.load(open(sys.argv[1]))["benchmarks"]))' \
 	killed/results.json 2>/dev/null)
 [ "$lines" -ge 3 ] && [ "$kept" = $((lines - 2)) ] && grep -q "skipped 1 damaged" err.txt &&
 	ok "every good line past a damaged one recovered ($kept of $((lines - 1)))" ||
@@ -489,7 +489,7 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs tiny_mount 2>/dev/nul
 	rm -f tiny_mount/fill
 	shown=$(tr '\r' '\n' <filled.err | grep -c '^\[')
 	"$bouncelab" run --resume tiny_mount/results.json 2>resumed.err
-	kept=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' \
+	kept=$(python3 -c 'import json, sys; print(sum(r["run_type"] == "iteration" for r in json.load(open(sys.argv[1]))["benchmarks"]))' \
 		tiny_mount/results.json 2>/dev/null)
 	[ "$runner_status" = 1 ] && grep -q "stopping the run after $shown repetitions: cannot write the journal" filled.err &&
 		[ "$kept" = "$shown" ] &&

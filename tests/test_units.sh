@@ -20,7 +20,7 @@ fi
 
 python3 - "$tmp/results.json" "$tmp/stdout" <<'PY'
 import json, re, statistics, sys
-rows = json.load(open(sys.argv[1]))["benchmarks"]
+rows = [r for r in json.load(open(sys.argv[1]))["benchmarks"] if r["run_type"] == "iteration"]
 summary = open(sys.argv[2]).read()
 bad = []
 for r in rows:

@@ -287,14 +287,29 @@ json_t *results_row(const struct gbench_run *run, const struct bench_case *c)
 
 int results_write(const char *path, json_t *doc, bool replace, char *err, size_t errlen)
 {
-	json_t *out = json_copy(doc), *all = results_with_aggregates(json_object_get(doc, "benchmarks"));
+	json_t *out = json_copy(doc), *good = json_array(), *failed = json_array(), *all = NULL;
+	json_t *row;
 	char *text = NULL;
+	size_t i;
 	int ret;
 
-	/* a shallow copy: the caller's document keeps its repetitions only */
-	if (out && all && !json_object_set(out, "benchmarks", all))
+	/*
+	 * A failed repetition has no time: as a row of "benchmarks", compare.py
+	 * would read its real_time 0 as -100% and feed it to its U test and
+	 * geometric mean. It goes beside them, in "failed_repetitions".
+	 */
+	json_array_foreach(json_object_get(doc, "benchmarks"), i, row)
+		json_array_append(json_is_true(json_object_get(row, "error_occurred")) ?
+				  failed : good, row);
+	if (out && good && failed)
+		all = results_with_aggregates(good);
+	/* a shallow copy: the caller's document keeps its rows as they were */
+	if (all && !json_object_set(out, "benchmarks", all) &&
+	    (!json_array_size(failed) || !json_object_set(out, "failed_repetitions", failed)))
 		text = json_dumps(out, JSON_INDENT(2));
 	json_decref(all);
+	json_decref(good);
+	json_decref(failed);
 	json_decref(out);
 	if (!text) {
 		snprintf(err, errlen, "cannot encode the results of %.900s", path);

@@ -23,7 +23,10 @@
  *   NAME_cv (run_type "aggregate") of each case with two or more good
  *   repetitions (aggregates.h), for compare.py -a and charting tools. The
  *   report ignores aggregate rows and computes its statistics from the
- *   repetitions. Every counter
+ *   repetitions. A repetition that failed (its verify, the watchdog, a
+ *   signal) has no time: it is not among the benchmarks (compare.py would
+ *   show its real_time 0 as -100%) but in failed_repetitions[], a row with
+ *   error_occurred and error_message. Every counter
  *   is a count, a time, a fraction or a count per op: never below 0, and
  *   the report refuses a file with one that is. Counters are
  *   top-level keys as usual: ops (summed over threads), wall_ns (mean over

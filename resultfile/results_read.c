@@ -43,6 +43,7 @@ struct reader {
 	const char *path;
 	unsigned int file;
 	size_t index;		/* of the row being read */
+	const char *array;	/* that holds it: "benchmarks", "failed_repetitions" */
 	const char *row_name;
 	const char *prefix;	/* of field names: "context.", "bouncelab." */
 	char *err;
@@ -144,10 +145,10 @@ static int bad(struct reader *r, const char *field, const json_t *found,
 	if (found)
 		describe(found, value, sizeof(value));
 	if (r->row_name)
-		snprintf(where, sizeof(where), "benchmarks[%zu] (%.100s): ",
-			 r->index, r->row_name);
+		snprintf(where, sizeof(where), "%s[%zu] (%.100s): ",
+			 r->array, r->index, r->row_name);
 	else if (r->index != (size_t)-1)
-		snprintf(where, sizeof(where), "benchmarks[%zu]: ", r->index);
+		snprintf(where, sizeof(where), "%s[%zu]: ", r->array, r->index);
 	snprintf(r->err, r->errlen, "%s: %s%s%s%s%s, found %s", r->path, where,
 		 r->prefix ? r->prefix : "", field, *field ? ": " : "", what, value);
 	return -1;
@@ -807,6 +808,36 @@ static int read_row(struct reader *r, json_t *row)
 	return read_foreign(r, row, &out);
 }
 
+/*
+ * failed_repetitions[]: the repetitions a run could not time, kept out of
+ * "benchmarks" (results.h). Absent in files from older bouncelabs, which
+ * kept them there: both read the same.
+ */
+static int read_failed_repetitions(struct reader *r, json_t *failed)
+{
+	json_t *row;
+	size_t i;
+
+	if (!failed)
+		return 0;
+	r->index = (size_t)-1;
+	r->row_name = NULL;
+	if (!json_is_array(failed))
+		return bad(r, "failed_repetitions", failed, "expected an array of failed rows");
+	r->array = "failed_repetitions";
+	json_array_foreach(failed, i, row) {
+		r->index = i;
+		r->row_name = NULL;
+		if (json_is_object(row) && !json_is_true(json_object_get(row, "error_occurred")))
+			return bad(r, "error_occurred", json_object_get(row, "error_occurred"),
+				   "expected true: a failed repetition");
+		if (read_row(r, row))
+			return -1;
+	}
+	r->array = "benchmarks";
+	return 0;
+}
+
 /* What a parse error usually means, in words. */
 static const char *parse_hint(const char *text)
 {
@@ -937,6 +968,7 @@ int results_read(struct results *set, const char *path, char *err,
 {
 	struct reader r = {
 		.set = set, .path = path, .file = set->nr_files, .index = (size_t)-1,
+		.array = "benchmarks",
 		.err = err, .errlen = errlen,
 	};
 	size_t saved_rows = set->nr_rows, saved_counters = set->nr_counters;
@@ -978,6 +1010,8 @@ int results_read(struct results *set, const char *path, char *err,
 		if (read_row(&r, row))
 			goto fail;
 	}
+	if (read_failed_repetitions(&r, json_object_get(doc, "failed_repetitions")))
+		goto fail;
 	if (add_missing_aggregates(&r, saved_rows))
 		goto fail;
 	set->files[r.file].first_row = saved_rows;

@@ -119,13 +119,18 @@ static void check_incomplete_file(const char *path, const char *signame)
 	why = json_object_get(json_object_get(doc, "context"), "incomplete");
 	assert_true(json_is_string(why));
 	assert_non_null(strstr(json_string_value(why), signame));
-	rows = json_object_get(doc, "benchmarks");
-	json_array_foreach(rows, i, row) {
+	/* a failed repetition is kept beside the benchmarks, never among them */
+	json_array_foreach(json_object_get(doc, "failed_repetitions"), i, row) {
 		json_t *msg = json_object_get(row, "error_message");
 
+		assert_true(json_is_true(json_object_get(row, "error_occurred")));
 		/* Runs cut short by the signal are dropped, not reported. */
-		if (json_is_string(msg))
-			assert_string_not_equal(json_string_value(msg), "interrupted");
+		assert_true(json_is_string(msg));
+		assert_string_not_equal(json_string_value(msg), "interrupted");
+	}
+	rows = json_object_get(doc, "benchmarks");
+	json_array_foreach(rows, i, row) {
+		assert_false(json_is_true(json_object_get(row, "error_occurred")));
 		if (!strcmp(json_string_value(json_object_get(row, "run_type")),
 			    "iteration")) {
 			assert_non_null(json_object_get(row, "bouncelab"));

@@ -528,7 +528,14 @@ static int check_home(struct bench_case *c, char *msg, size_t msglen)
 	c->home_found = nr ? topo_node_of_address(kernel_shared_at(0)) : -ENODATA;
 	for (unsigned int i = 0; i < nr && c->home_node >= 0; i++) {
 		int node = topo_node_of_address(kernel_shared_at(i));
+		int policy_node = topo_node_of_address_policy(kernel_shared_at(i));
 
+		if (node >= 0 && policy_node >= 0 && node != policy_node) {
+			snprintf(msg, msglen,
+				 "--home '%s': move_pages says node %d, get_mempolicy node %d for the shared state's allocation %u",
+				 c->home.name, node, policy_node, i);
+			return -1;
+		}
 		if (node != c->home_node) {
 			snprintf(msg, msglen,
 				 "--home '%s': asked for node %d, but the kernel says the shared state's allocation %u is on %s%d",

@@ -16,6 +16,12 @@
 
 #include "topo.h"
 
+/* From <linux/mempolicy.h>: get_mempolicy() answers for an address. */
+#ifndef MPOL_F_NODE
+#define MPOL_F_NODE (1 << 0)
+#define MPOL_F_ADDR (1 << 1)
+#endif
+
 int home_parse(const char *text, struct home_policy *out, char *err,
 	       size_t errlen)
 {
@@ -157,4 +163,14 @@ int topo_node_of_address(const void *addr)
 	if (syscall(SYS_move_pages, 0, 1UL, &page, NULL, &status, 0) < 0)
 		return -errno;
 	return status;
+}
+
+int topo_node_of_address_policy(const void *addr)
+{
+	int node = -1;
+
+	if (syscall(SYS_get_mempolicy, &node, NULL, 0UL, addr,
+		    (unsigned long)(MPOL_F_NODE | MPOL_F_ADDR)) < 0)
+		return -errno;
+	return node;
 }

@@ -203,6 +203,11 @@ void topo_home_free(const struct topo *topo, void *p, size_t size);
  * (move_pages(2) in query mode), or -errno: what is, not what was asked.
  */
 int topo_node_of_address(const void *addr);
+/*
+ * The same asked another way, get_mempolicy(MPOL_F_NODE | MPOL_F_ADDR):
+ * the two must agree on a page that is present.
+ */
+int topo_node_of_address_policy(const void *addr);
 
 /* The OS node of a CPU, or -1. */
 int topo_os_node_of_cpu(const struct topo *topo, int cpu);

@@ -544,10 +544,16 @@ static int check_home(struct bench_case *c, char *msg, size_t msglen)
 			return -1;
 		}
 	}
-	c->home_threads_away = 0;
-	for (unsigned int t = 0; c->home_found >= 0 && t < c->placement.nr_cpus; t++)
-		if (topo_os_node_of_cpu(c->topo, c->placement.cpus[t]) != c->home_found)
-			c->home_threads_away++;
+	c->home_threads_away = c->home_found >= 0 ? 0 : -1;
+	for (unsigned int t = 0; c->home_found >= 0 && t < c->placement.nr_cpus; t++) {
+		int node = topo_os_node_of_cpu(c->topo, c->placement.cpus[t]);
+
+		if (node < 0) {
+			c->home_threads_away = -1;
+			break;
+		}
+		c->home_threads_away += node != c->home_found;
+	}
 	return 0;
 }
 

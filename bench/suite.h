@@ -55,12 +55,13 @@ struct bench_case {
 	 * The home asked for (--home) and the OS node it binds to (-1: not
 	 * bound to one node); the node the kernel says holds the family's
 	 * first shared allocation after create (-errno: it could not say),
-	 * and how many threads run on another node than that.
+	 * and how many threads run on another node than that (-1: a
+	 * thread's node is unknown, as in a build without hwloc).
 	 */
 	struct home_policy home;
 	int home_node;
 	int home_found;
-	unsigned int home_threads_away;
+	int home_threads_away;
 
 	/* Per run: thread 0 creates the state before the start barrier. */
 	void *state;

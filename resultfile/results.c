@@ -222,8 +222,8 @@ static json_t *home_object(const struct bench_case *c)
 	json_object_set_new(obj, "node", c->home_found < 0 ? json_null() :
 					  json_integer(c->home_found));
 	json_object_set_new(obj, "threads_away",
-			    c->home_found < 0 ? json_null() :
-						json_integer(c->home_threads_away));
+			    c->home_threads_away < 0 ? json_null() :
+						       json_integer(c->home_threads_away));
 	return obj;
 }
 

@@ -118,7 +118,13 @@ int topo_home_node(const struct topo *topo, const struct home_policy *home,
 	list_nodes(topo, nodes, sizeof(nodes));
 	switch (home->kind) {
 	case HOME_DEFAULT:
+		return 0;
 	case HOME_INTERLEAVE:
+		if (!nr) {
+			snprintf(err, errlen,
+				 "--home 'interleave': no NUMA nodes are known here (built without hwloc?): expected local or the default");
+			return -1;
+		}
 		return 0;
 	case HOME_LOCAL:
 		/* Nodes unknown (no hwloc): thread 0's first touch is local. */

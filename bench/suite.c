@@ -163,8 +163,12 @@ static void format_case_name(struct bench_case *c, bool show_placement)
 						 "/%s:%ld", param->name, c->cfg.param[p]);
 	}
 	if (show_placement && used < sizeof(c->name))
-		snprintf(c->name + used, sizeof(c->name) - used, "/placement:%s",
-			 c->placement.policy);
+		used += (size_t)snprintf(c->name + used, sizeof(c->name) - used,
+					 "/placement:%s", c->placement.policy);
+	/* A home asked for is a case of its own, apart from the default. */
+	if (c->home.kind != HOME_DEFAULT && used < sizeof(c->name))
+		snprintf(c->name + used, sizeof(c->name) - used, "/home:%s",
+			 c->home.name);
 }
 
 struct plan_state {
@@ -218,6 +222,9 @@ static int plan_case(struct plan_state *ps, struct bench_case *c,
 		return 2;
 	}
 	snprintf(c->placement.policy, sizeof(c->placement.policy), "%s", policy);
+	c->home = ps->opts->home;
+	c->home_node = -1;
+	c->home_found = -ENODATA;
 	format_case_name(c, ps->nr_placements > 1);
 	if (ps->filter && regexec(ps->filter, c->name, 0, NULL, 0))
 		return 0;
@@ -225,6 +232,9 @@ static int plan_case(struct plan_state *ps, struct bench_case *c,
 		snprintf(ps->placement_skip, sizeof(ps->placement_skip), "%s", why);
 		return 0;
 	}
+	if (topo_home_node(ps->topo, &c->home, c->placement.cpus[0],
+			   &c->home_node, err, errlen))
+		return 2;
 	if (f->spins && placement_shares_cpu(&c->placement)) {
 		snprintf(err, errlen,
 			 "%s with %u threads, placement %s: %s spins, so each thread needs a CPU of its own (this process may use %u)",
@@ -488,6 +498,97 @@ static double elapsed_ns(const struct timespec *a, const struct timespec *b)
 	       (double)(b->tv_nsec - a->tv_nsec);
 }
 
+static void case_destroy(struct bench_case *c);
+
+static void *home_alloc(size_t size, void *arg)
+{
+	const struct bench_case *c = arg;
+
+	return topo_home_alloc(c->topo, c->home_node,
+			       c->home.kind == HOME_INTERLEAVE, size);
+}
+
+static void home_free(void *p, size_t size, void *arg)
+{
+	const struct bench_case *c = arg;
+
+	topo_home_free(c->topo, p, size);
+}
+
+/*
+ * Where the shared state landed, asked of the kernel: the first
+ * allocation's node is the row's home. Bound to one node, every
+ * allocation must be there; one elsewhere is an error, never a row
+ * recorded with a home it did not have.
+ */
+static int check_home(struct bench_case *c, char *msg, size_t msglen)
+{
+	unsigned int nr = kernel_shared_count();
+
+	c->home_found = nr ? topo_node_of_address(kernel_shared_at(0)) : -ENODATA;
+	for (unsigned int i = 0; i < nr && c->home_node >= 0; i++) {
+		int node = topo_node_of_address(kernel_shared_at(i));
+		int policy_node = topo_node_of_address_policy(kernel_shared_at(i));
+
+		if (node >= 0 && policy_node >= 0 && node != policy_node) {
+			snprintf(msg, msglen,
+				 "--home '%s': move_pages says node %d, get_mempolicy node %d for the shared state's allocation %u",
+				 c->home.name, node, policy_node, i);
+			return -1;
+		}
+		if (node != c->home_node) {
+			snprintf(msg, msglen,
+				 "--home '%s': asked for node %d, but the kernel says the shared state's allocation %u is on %s%d",
+				 c->home.name, c->home_node, i,
+				 node < 0 ? "error " : "node ", node < 0 ? -node : node);
+			return -1;
+		}
+	}
+	c->home_threads_away = c->home_found >= 0 ? 0 : -1;
+	for (unsigned int t = 0; c->home_found >= 0 && t < c->placement.nr_cpus; t++) {
+		int node = topo_os_node_of_cpu(c->topo, c->placement.cpus[t]);
+
+		if (node < 0) {
+			c->home_threads_away = -1;
+			break;
+		}
+		c->home_threads_away += node != c->home_found;
+	}
+	return 0;
+}
+
+/*
+ * Thread 0, bound to its CPU: the shared state, on its home. A case
+ * without a home asked for allocates as before, placed by this thread's
+ * first touch, and records where that put it.
+ */
+static int case_create(struct bench_case *c, char *msg, size_t msglen)
+{
+	static struct kernel_shared_allocator home = {
+		.alloc = home_alloc, .free = home_free,
+	};
+
+	home.arg = c;
+	kernel_set_shared_allocator(c->home.kind == HOME_DEFAULT ? NULL : &home);
+	kernel_shared_begin();
+	c->state = c->family->create(&c->cfg, msg, msglen);
+	if (!c->state)
+		return -1;
+	if (check_home(c, msg, msglen)) {
+		case_destroy(c);
+		return -1;
+	}
+	return 0;
+}
+
+/* Freed by the allocator that made it (still installed: runs go one at a time). */
+static void case_destroy(struct bench_case *c)
+{
+	c->family->destroy(c->state);
+	c->state = NULL;
+	kernel_set_shared_allocator(NULL);
+}
+
 /* Thread 0, after every thread has finished: check the state, report extras. */
 static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
 {
@@ -507,8 +608,7 @@ static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
 			gbench_set_counter(st, metrics.m[i].name,
 					   metrics.m[i].value, GBENCH_SUM);
 	}
-	f->destroy(c->state);
-	c->state = NULL;
+	case_destroy(c);
 }
 
 /* Thread 0, when the watchdog ended the run: no number, a clear message. */
@@ -521,8 +621,7 @@ static void stop_and_destroy(struct gbench_state *st, struct bench_case *c)
 			 "stopped by watchdog after %g s: a thread spun on a descheduled one or the run hung (see --watchdog)",
 			 watchdog_limit());
 	gbench_skip_with_error(st, c->error);
-	c->family->destroy(c->state);
-	c->state = NULL;
+	case_destroy(c);
 }
 
 /*
@@ -593,11 +692,8 @@ static struct topo_binding *prepare_thread(struct gbench_state *st,
 		abandon_run(st, c, msg);
 		return saved;
 	}
-	if (t == 0) {
-		c->state = c->family->create(&c->cfg, msg, sizeof(msg));
-		if (!c->state)
-			abandon_run(st, c, msg);
-	}
+	if (t == 0 && case_create(c, msg, sizeof(msg)))
+		abandon_run(st, c, msg);
 	return saved;
 }
 

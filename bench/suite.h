@@ -41,6 +41,7 @@ struct suite_options {
 	int repetitions;
 	double min_time;
 	bool quick;			/* defaults and the settings the claims name */
+	struct home_policy home;	/* where the shared state lives (--home) */
 	bool console;			/* Google Benchmark's table on stdout */
 };
 
@@ -50,6 +51,17 @@ struct bench_case {
 	struct placement placement;
 	const struct topo *topo;
 	char name[256];
+	/*
+	 * The home asked for (--home) and the OS node it binds to (-1: not
+	 * bound to one node); the node the kernel says holds the family's
+	 * first shared allocation after create (-errno: it could not say),
+	 * and how many threads run on another node than that (-1: a
+	 * thread's node is unknown, as in a build without hwloc).
+	 */
+	struct home_policy home;
+	int home_node;
+	int home_found;
+	int home_threads_away;
 
 	/* Per run: thread 0 creates the state before the start barrier. */
 	void *state;

@@ -31,6 +31,7 @@ struct model_options {
 	const struct kernel_family *family;
 	const char *variant;
 	const char *placement;
+	const char *home;	/* --home local|remote; NULL: local */
 	bool json;		/* --json: one JSON document on stdout, no text */
 	/*
 	 * --private-ns: the variant's 1-thread ns/op on the profile's machine,
@@ -58,6 +59,9 @@ static void model_usage(void)
 	       "  --variant V             one variant (default: all)\n"
 	       "  --threads LIST          e.g. 1,2,4,8 (default 1,2,4,... up to the machine's CPUs)\n"
 	       "  --placement P           compact (default), spread, cores\n"
+	       "  --home local|remote     where the shared lines live: the threads' node\n"
+	       "                          (default), or another, which costs the profile's\n"
+	       "                          remote_home_ns more per transfer where it gives one\n"
 	       "  --param F.NAME=V        set a parameter, e.g. gup.mode=private\n"
 	       "  --private-ns NS         the variant's 1-thread ns/op on the profile's machine,\n"
 	       "                          as measured there (one --variant); not measured here\n"
@@ -215,6 +219,23 @@ static void apply_params(const struct model_options *o, const struct kernel_fami
 			cfg->param[o->param[i]] = o->value[i];
 }
 
+/* Where the line's home is, and where the cost of a remote one comes from. */
+static void print_home(const struct machine_profile *m, const struct model_options *o)
+{
+	char source[1024];
+
+	if (!o->home || !strcmp(o->home, "local")) {
+		printf("Home of the shared lines: local (the threads' own node).\n");
+	} else if (m->remote_home_ns > 0) {
+		printf("Home of the shared lines: remote, %.1f ns more per transfer (%s).\n",
+		       m->remote_home_ns,
+		       printable_into(source, sizeof(source), m->remote_home_source));
+	} else {
+		printf("Home of the shared lines: remote, but machine '%s' gives no remote_home_ns: predicted as local.\n",
+		       printable_into(source, sizeof(source), m->name));
+	}
+}
+
 static void print_header(const struct machine_profile *m, const struct model_options *o)
 {
 	char name[1024], title[1024];
@@ -240,6 +261,7 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 		if (m->cold_miss_ns[c] > 0)
 			printf("Cold miss (a load of a line the other CPU modified), %s: %.1f ns, measured here now.\n",
 			       distance_class_name((enum distance_class)c), m->cold_miss_ns[c]);
+	print_home(m, o);
 }
 
 /* The header's facts for --json: the same numbers print_header() prints. */
@@ -255,12 +277,16 @@ static json_t *machine_json(const struct machine_profile *m, const struct model_
 		if (m->cold_miss_ns[c] > 0)
 			json_object_set_new(cold, name, json_real(m->cold_miss_ns[c]));
 	}
-	return json_pack("{s:s, s:s, s:i, s:f, s:s, s:b, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:i, s:f, s:s, s:b, s:o, s:o, s:s, s:o, s:o}",
 			 "name", m->name, "title", m->title, "nr_cpus", (int)m->nr_cpus,
 			 "clock_ghz", m->clock_ghz,
 			 "placement", o->placement ? o->placement : "compact",
 			 "measured_here", !strcmp(m->name, "this"),
-			 "one_way_ns", one_way, "cold_miss_ns", cold);
+			 "one_way_ns", one_way, "cold_miss_ns", cold,
+			 "home", o->home ? o->home : "local",
+			 "remote_home_ns", m->remote_home_ns > 0 ? json_real(m->remote_home_ns) : json_null(),
+			 "remote_home_source", m->remote_home_ns > 0 ?
+				json_string(m->remote_home_source) : json_null());
 }
 
 /* One prediction for --json, with what the text line says of it. */
@@ -392,6 +418,7 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 		{ "variant", required_argument, NULL, 'v' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "placement", required_argument, NULL, 'l' },
+		{ "home", required_argument, NULL, 'H' },
 		{ "param", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "private-ns", required_argument, NULL, 'n' },
@@ -416,6 +443,11 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 				return rc;
 			break;
 		case 'l': o->placement = optarg; break;
+		case 'H':
+			if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
+				return usage_error("--home '%s': expected local or remote", optarg);
+			o->home = optarg;
+			break;
 		case 'p':
 			if ((rc = parse_param(optarg, o)))
 				return rc;
@@ -519,6 +551,7 @@ int cmd_model(int argc, char **argv)
 		machine_profile_close(&m);
 		return rc;
 	}
+	m.home_away = o.home && !strcmp(o.home, "remote") ? 1 : 0;
 	if (o.json) {
 		families = json_array();
 		root = json_pack("{s:o, s:o}", "machine", machine_json(&m, &o),

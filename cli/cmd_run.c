@@ -78,6 +78,10 @@ static void run_usage(FILE *out)
 		"  --param F.NAME=V[,V]    set or sweep a parameter, e.g. has_pinned.pin_work=0,1\n"
 		"  --placement P[,P...]    where threads go, swept if several: compact (default),\n"
 		"                          spread, cores, pair:CLASS, cpus:0,4,8 ('bouncelab topo')\n"
+		"  --home H                the NUMA node the shared state is bound to: local (thread\n"
+		"                          0's node), remote (the nearest other node), node:N or\n"
+		"                          interleave (default: not bound, thread 0's first touch);\n"
+		"                          every row records the node the kernel says holds it\n"
 		"  --quick                 %d repetitions of %g s, parameter defaults and the settings\n"
 		"                          the lessons' claims name\n"
 		"  --counters SET[,SET]    counters per op: coherence, basic, sw or none (default %s);\n"
@@ -1025,6 +1029,7 @@ int cmd_run(int argc, char **argv)
 		{ "min-time", required_argument, NULL, 'm' },
 		{ "param", required_argument, NULL, 'p' },
 		{ "placement", required_argument, NULL, 'P' },
+		{ "home", required_argument, NULL, 'H' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "console", no_argument, NULL, 'c' },
@@ -1088,6 +1093,10 @@ int cmd_run(int argc, char **argv)
 			ret = parse_placement_option(optarg, &opts, placement_store);
 			if (ret)
 				return ret;
+			break;
+		case 'H':
+			if (home_parse(optarg, &opts.home, err, sizeof(err)))
+				return usage_error("%s", err);
 			break;
 		case 'q':
 			opts.quick = true;

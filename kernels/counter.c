@@ -276,19 +276,19 @@ static void counter_destroy(void *state)
 
 	if (!s)
 		return;
-	free(s->slots);
-	free(s->packed);
-	free(s);
+	kernel_free_shared(s->slots);
+	kernel_free_shared(s->packed);
+	kernel_free_shared(s);
 }
 
 static void *counter_create(const struct kernel_config *cfg, char *err,
 			    size_t errlen)
 {
-	struct counter_state *s = kernel_alloc_padded(sizeof(*s));
+	struct counter_state *s = kernel_alloc_shared(sizeof(*s));
 
 	if (s) {
-		s->slots = kernel_alloc_padded(cfg->nr_threads * sizeof(*s->slots));
-		s->packed = kernel_alloc_padded(cfg->nr_threads * sizeof(*s->packed));
+		s->slots = kernel_alloc_shared(cfg->nr_threads * sizeof(*s->slots));
+		s->packed = kernel_alloc_shared(cfg->nr_threads * sizeof(*s->packed));
 	}
 	if (!s || !s->slots || !s->packed) {
 		counter_destroy(s);

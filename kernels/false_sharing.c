@@ -111,7 +111,7 @@ static void *false_sharing_create(const struct kernel_config *cfg, char *err,
 
 	bytes = (bytes + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
 	if (s)
-		s->area = aligned_alloc(PAGE_BYTES, bytes);
+		s->area = kernel_alloc_shared(bytes);
 	if (!s || !s->area) {
 		free(s);
 		snprintf(err, errlen, "false_sharing: out of memory for %u threads",
@@ -150,7 +150,7 @@ static void false_sharing_destroy(void *state)
 {
 	struct false_sharing_state *s = state;
 
-	free(s->area);
+	kernel_free_shared(s->area);
 	free(s);
 }
 

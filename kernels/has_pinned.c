@@ -358,9 +358,9 @@ static void has_pinned_destroy(void *state)
 
 	if (!s)
 		return;
-	free(s->slots);
-	free(s->fresh);
-	free(s);
+	kernel_free_shared(s->slots);
+	kernel_free_shared(s->fresh);
+	kernel_free_shared(s);
 }
 
 /* splitmix64, for the pattern of calls that find the flag set. */
@@ -400,12 +400,12 @@ static void make_pattern(uint64_t *pattern, long percent, unsigned int thread)
 static void *has_pinned_create(const struct kernel_config *cfg, char *err,
 			       size_t errlen)
 {
-	struct has_pinned_state *s = kernel_alloc_padded(sizeof(*s));
+	struct has_pinned_state *s = kernel_alloc_shared(sizeof(*s));
 
 	if (s) {
-		s->slots = kernel_alloc_padded(cfg->nr_threads *
+		s->slots = kernel_alloc_shared(cfg->nr_threads *
 					       sizeof(*s->slots));
-		s->fresh = kernel_alloc_padded(NR_FRESH_MMS * sizeof(*s->fresh));
+		s->fresh = kernel_alloc_shared(NR_FRESH_MMS * sizeof(*s->fresh));
 	}
 	if (!s || !s->slots || !s->fresh) {
 		has_pinned_destroy(s);

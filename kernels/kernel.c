@@ -47,6 +47,74 @@ void *kernel_alloc_padded(size_t size)
 	return p;
 }
 
+/*
+ * Each allocation starts with one page that remembers its size (free needs
+ * it), so that the family's data starts on a page of its own.
+ */
+#define SHARED_HEADER 4096
+
+static const struct kernel_shared_allocator *shared_allocator;
+static void *shared_made[KERNEL_MAX_SHARED];
+static unsigned int nr_shared_made;
+
+void kernel_set_shared_allocator(const struct kernel_shared_allocator *a)
+{
+	shared_allocator = a;
+}
+
+void *kernel_alloc_shared(size_t size)
+{
+	size_t total;
+	char *base;
+
+	if (size > SIZE_MAX - 2 * SHARED_HEADER)
+		return NULL;
+	total = (size + 2 * SHARED_HEADER - 1) / SHARED_HEADER * SHARED_HEADER;
+	if (shared_allocator) {
+		base = shared_allocator->alloc(total, shared_allocator->arg);
+	} else {
+		base = aligned_alloc(SHARED_HEADER, total);
+		if (base)
+			memset(base, 0, total);
+	}
+	if (!base)
+		return NULL;
+	memcpy(base, &total, sizeof(total));
+	if (nr_shared_made < KERNEL_MAX_SHARED)
+		shared_made[nr_shared_made++] = base + SHARED_HEADER;
+	return base + SHARED_HEADER;
+}
+
+void kernel_free_shared(void *p)
+{
+	char *base;
+	size_t total;
+
+	if (!p)
+		return;
+	base = (char *)p - SHARED_HEADER;
+	memcpy(&total, base, sizeof(total));
+	if (shared_allocator)
+		shared_allocator->free(base, total, shared_allocator->arg);
+	else
+		free(base);
+}
+
+void kernel_shared_begin(void)
+{
+	nr_shared_made = 0;
+}
+
+unsigned int kernel_shared_count(void)
+{
+	return nr_shared_made;
+}
+
+void *kernel_shared_at(unsigned int i)
+{
+	return i < nr_shared_made ? shared_made[i] : NULL;
+}
+
 int kernel_param_index(const struct kernel_family *family, const char *name)
 {
 	for (unsigned int i = 0; i < family->nr_params; i++)

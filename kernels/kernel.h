@@ -300,6 +300,38 @@ struct line_access *access_add_line(struct access_profile *p, const char *line,
 /* Allocates size bytes aligned to CACHE_PAD, zeroed. NULL on failure. */
 void *kernel_alloc_padded(size_t size);
 
+/*
+ * Shared state: the lines every thread of a run meets on (the mm and its
+ * flag, the counter line, the walker's page array). A family allocates it
+ * with kernel_alloc_shared(), so that the harness can give it a home, a
+ * NUMA node chosen apart from where the threads run, and ask the kernel
+ * where it really landed. The kernel itself knows nothing of nodes: the
+ * harness installs the allocator (kernel_set_shared_allocator()). The
+ * memory is zeroed and page-aligned, so that a page holds no one else's
+ * data that would be moved with it.
+ */
+struct kernel_shared_allocator {
+	/* size bytes, page-aligned and zeroed, or NULL */
+	void *(*alloc)(size_t size, void *arg);
+	void (*free)(void *p, size_t size, void *arg);
+	void *arg;
+};
+
+/* NULL: plain memory, placed by the first touch (thread 0 creates it). */
+void kernel_set_shared_allocator(const struct kernel_shared_allocator *a);
+void *kernel_alloc_shared(size_t size);
+void kernel_free_shared(void *p);
+
+/*
+ * The shared allocations since the last kernel_shared_begin(), in the
+ * order the family made them: the first is the family's main line. The
+ * harness calls begin before create() and reads them after it.
+ */
+#define KERNEL_MAX_SHARED 16
+void kernel_shared_begin(void);
+unsigned int kernel_shared_count(void);
+void *kernel_shared_at(unsigned int i);
+
 /* A parameter's index in its family, or -1. */
 int kernel_param_index(const struct kernel_family *family, const char *name);
 

@@ -239,13 +239,13 @@ enum { VARIANT_CMPXCHG_LOOP, VARIANT_XCHG, VARIANT_PLAIN_STORE };
 static void *last_nidpid_create(const struct kernel_config *cfg, char *err,
 				size_t errlen)
 {
-	struct last_nidpid_state *s = kernel_alloc_padded(sizeof(*s));
+	struct last_nidpid_state *s = kernel_alloc_shared(sizeof(*s));
 	unsigned int readers;
 
 	if (s)
-		s->slots = kernel_alloc_padded(cfg->nr_threads * sizeof(*s->slots));
+		s->slots = kernel_alloc_shared(cfg->nr_threads * sizeof(*s->slots));
 	if (!s || !s->slots) {
-		free(s);
+		kernel_free_shared(s);
 		snprintf(err, errlen, "last_nidpid: out of memory for %u threads",
 			 cfg->nr_threads);
 		return NULL;
@@ -384,8 +384,8 @@ static void last_nidpid_destroy(void *state)
 {
 	struct last_nidpid_state *s = state;
 
-	free(s->slots);
-	free(s);
+	kernel_free_shared(s->slots);
+	kernel_free_shared(s);
 }
 
 /*

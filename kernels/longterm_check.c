@@ -518,7 +518,7 @@ static void longterm_destroy(void *state)
 			free(s->mem_section[r][k].pageblock_flags);
 		free(s->mem_section[r]);
 	}
-	free(s->mem_section);
+	kernel_free_shared(s->mem_section);
 	free(s->block_is_cma);
 	free(s);
 }
@@ -551,7 +551,8 @@ static int build_mem_sections(struct longterm_state *s)
 		(s->buffer_pages + PAGES_PER_SECTION - 1) / PAGES_PER_SECTION;
 
 	s->nr_roots = (nr_sections + SECTIONS_PER_ROOT - 1) / SECTIONS_PER_ROOT;
-	s->mem_section = calloc(s->nr_roots, sizeof(*s->mem_section));
+	/* The root every thread reads on every page: the family's shared line. */
+	s->mem_section = kernel_alloc_shared(s->nr_roots * sizeof(*s->mem_section));
 	if (!s->mem_section)
 		return -1;
 	for (unsigned long r = 0; r < s->nr_roots; r++) {

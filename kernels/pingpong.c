@@ -141,7 +141,7 @@ static void *pingpong_create(const struct kernel_config *cfg, char *err,
 			 cfg->nr_threads);
 		return NULL;
 	}
-	s = kernel_alloc_padded(sizeof(*s));
+	s = kernel_alloc_shared(sizeof(*s));
 	if (!s)
 		snprintf(err, errlen, "pingpong: out of memory");
 	return s;
@@ -182,7 +182,7 @@ static int pingpong_verify(void *state, const struct kernel_config *cfg,
 
 static void pingpong_destroy(void *state)
 {
-	free(state);
+	kernel_free_shared(state);
 }
 
 /*

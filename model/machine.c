@@ -177,6 +177,12 @@ static int load_json(json_t *root, struct machine_profile *m, const char *path,
 			 path, err, errlen))
 		return -1;
 	m->store_buffer = (unsigned int)sb;
+	/* Optional: a profile without it predicts a remote home as local. */
+	if (json_object_get(root, "remote_home_ns") &&
+	    read_sourced(json_object_get(root, "remote_home_ns"), "remote_home_ns", 0, 10000,
+			 &m->remote_home_ns, m->remote_home_source,
+			 sizeof(m->remote_home_source), path, err, errlen))
+		return -1;
 	if (read_latencies(root, m, path, err, errlen))
 		return -1;
 	return open_topology(root, m, path, err, errlen);

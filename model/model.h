@@ -81,6 +81,17 @@ struct machine_profile {
 	 * it comes. > 0: taken instead of cold_miss_ns.
 	 */
 	double cold_share;
+	/*
+	 * The extra cost of a transfer whose line's home is on another node
+	 * than the CPU that asks for it (the home node's directory or home
+	 * agent sits on the way), with its source; <= 0: not given, and a
+	 * remote home is predicted as a local one. home_away is the caller's:
+	 * the share of the threads whose line is homed on another node (0:
+	 * local, 1: every thread remote; a row's threads_away / threads).
+	 */
+	double remote_home_ns;
+	char remote_home_source[240];
+	double home_away;
 	char source[NR_DISTANCE_CLASSES][240];	/* where each number comes from */
 	char clock_source[240];
 	char store_buffer_source[240];

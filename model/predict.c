@@ -96,6 +96,11 @@ static int spread_of(struct machine_profile *m, const struct placement *pl,
 		     struct spread *s, char *err, size_t errlen)
 {
 	double pairs[NR_DISTANCE_CLASSES], sum[2] = { 0 }, n[2] = { 0 };
+	/*
+	 * A line homed on another node: the requester's miss goes by the
+	 * home's directory first, on every transfer and cold miss alike.
+	 */
+	double home = m->remote_home_ns > 0 ? m->home_away * m->remote_home_ns : 0;
 
 	*s = (struct spread){ 0 };
 	if (count < 2)
@@ -117,7 +122,7 @@ static int spread_of(struct machine_profile *m, const struct placement *pl,
 		sum[local] += pairs[c] * (!cold ? m->one_way_ns[c] :
 					  m->cold_share > 0 ? m->cold_share * m->one_way_ns[c] :
 					  m->cold_miss_ns[c] > 0 ? m->cold_miss_ns[c] :
-					  m->one_way_ns[c]);
+					  m->one_way_ns[c]) + pairs[c] * home;
 		n[local] += pairs[c];
 	}
 	if (n[0] + n[1])

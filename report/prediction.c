@@ -263,6 +263,15 @@ static double predict_by_round(const struct report_input *in, const struct resul
 
 	if (!pred || !(median_one_way > 0))
 		goto out;
+	/*
+	 * The row's recorded home: the share of its threads whose line lives
+	 * on another node. The run's own machine takes its transfer from the
+	 * run's ping-pong, whose line had the same home, and gives no
+	 * remote_home_ns of its own: the share changes a prediction only on
+	 * a machine whose profile gives that cost (model_doc.md, "Homes").
+	 */
+	m->home_away = r->home_threads_away > 0 && r->threads > 0 ?
+		       (double)r->home_threads_away / (double)r->threads : 0;
 	set_transfer(m, in->a, r->source_file, median_one_way);
 	if (model_predict(m, f, cfg, one, 0, NULL, &p, err, sizeof(err)))
 		goto out;

@@ -209,6 +209,25 @@ static json_t *placement_object(const struct placement *pl)
 	return obj;
 }
 
+/*
+ * The home of the shared state: the policy asked for ("default": not
+ * bound) and the node the kernel said holds it after create (null when it
+ * could not say), with the threads running on another node than that.
+ */
+static json_t *home_object(const struct bench_case *c)
+{
+	json_t *obj = json_object();
+	const char *policy = c->home.kind == HOME_DEFAULT ? "default" : c->home.name;
+
+	json_object_set_new(obj, "policy", json_string(policy));
+	json_object_set_new(obj, "node", c->home_found < 0 ? json_null() :
+					  json_integer(c->home_found));
+	json_object_set_new(obj, "threads_away",
+			    c->home_threads_away < 0 ? json_null() :
+						       json_integer(c->home_threads_away));
+	return obj;
+}
+
 /* pingpong's operation is a round trip; its unit everywhere is one way. */
 static double row_divisor(const struct bench_case *c)
 {
@@ -280,6 +299,7 @@ json_t *results_row(const struct gbench_run *run, const struct bench_case *c)
 				    json_string(c->family->variants[c->cfg.variant].name));
 		json_object_set_new(facts, "params", params_object(c));
 		json_object_set_new(facts, "placement", placement_object(&c->placement));
+		json_object_set_new(facts, "home", home_object(c));
 		json_object_set_new(row, "bouncelab", facts);
 	}
 	return row;

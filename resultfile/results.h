@@ -38,7 +38,9 @@
  *   and counters_running_fraction (below 1: multiplexed, counts scaled).
  *   Each row also has an object "bouncelab": family, variant,
  *   params {name: value}, placement {policy, cpus[], widest_class,
- *   numa_distance}.
+ *   numa_distance}, home {policy ("default": not bound, or local, remote,
+ *   node:N, interleave), node (the kernel's answer after create, or
+ *   null), threads_away (threads on another node than that)}.
  */
 #ifndef BOUNCELAB_RESULTS_H
 #define BOUNCELAB_RESULTS_H

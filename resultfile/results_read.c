@@ -467,8 +467,17 @@ static int describe_setting(struct reader *r, json_t *facts,
 						 used ? ", " : "", key, text);
 	}
 	if (row->policy && used < sizeof(buf))
-		snprintf(buf + used, sizeof(buf) - used, "%splacement %s",
-			 used ? ", " : "", row->policy);
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%splacement %s",
+					 used ? ", " : "", row->policy);
+	/* A home asked for is a table of its own, headed by where it was. */
+	if (row->home_policy && strcmp(row->home_policy, "default") &&
+	    used < sizeof(buf)) {
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%shome %s",
+					 used ? ", " : "", row->home_policy);
+		if (row->home_node >= 0 && used < sizeof(buf))
+			snprintf(buf + used, sizeof(buf) - used, " (node %d)",
+				 row->home_node);
+	}
 	/* Most rows repeat an earlier row's setting: one copy each. */
 	row->setting = r->set->cap_unique ? *unique_slot(r->set, buf) : NULL;
 	if (!row->setting)
@@ -513,6 +522,45 @@ static int check_placement(struct reader *r, json_t *facts,
 	     json_integer_value(dist) > 10000))
 		return bad(r, "numa_distance", dist,
 			   "expected null or an integer from 0 to 10000");
+	r->prefix = "bouncelab.";
+	return 0;
+}
+
+static int read_home_number(struct reader *r, json_t *home, const char *key,
+			    int *out)
+{
+	json_t *v = json_object_get(home, key);
+
+	*out = -1;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > MAX_THREADS)
+		return bad(r, key, v, "expected null or an integer from 0 to %ld",
+			   MAX_THREADS);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+/* bouncelab.home: absent in files from before homes were recorded. */
+static int check_home(struct reader *r, json_t *facts, struct result_row *row)
+{
+	json_t *home = json_object_get(facts, "home");
+
+	row->home_policy = NULL;
+	row->home_node = -1;
+	row->home_threads_away = -1;
+	if (!home)
+		return 0;
+	if (!json_is_object(home))
+		return bad(r, "home", home, "expected an object");
+	r->prefix = "bouncelab.home.";
+	if (check_string(r, home, "policy", false, &row->home_policy) ||
+	    check_charset(r, "policy", json_object_get(home, "policy"),
+			  row->home_policy, POLICY_CHARS) ||
+	    read_home_number(r, home, "node", &row->home_node) ||
+	    read_home_number(r, home, "threads_away", &row->home_threads_away))
+		return -1;
 	r->prefix = "bouncelab.";
 	return 0;
 }
@@ -601,7 +649,8 @@ static int read_ours(struct reader *r, json_t *row, json_t *facts,
 		return bad(r, "params", json_object_get(facts, "params"),
 			   "expected an object");
 	out->params = json_object_get(facts, "params");
-	if (check_placement(r, facts, out) || describe_setting(r, facts, out))
+	if (check_placement(r, facts, out) || check_home(r, facts, out) ||
+	    describe_setting(r, facts, out))
 		return -1;
 	r->prefix = NULL;
 	if (check_integer(r, row, "threads", 1, MAX_THREADS, true, &out->threads) ||

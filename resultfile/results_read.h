@@ -40,6 +40,14 @@ struct result_row {
 	json_t *params;		/* bouncelab.params, or NULL */
 	const char *policy;	/* placement policy, or NULL */
 	const char *widest_class;
+	/*
+	 * The shared state's home: the policy asked for (NULL: the file
+	 * predates homes, or "default": not bound), the node the kernel
+	 * said held it (-1: unknown) and the threads on another node.
+	 */
+	const char *home_policy;
+	int home_node;
+	int home_threads_away;
 	long threads;
 	/* ours: the harness's ns_per_op; another tool's: real_time in ns */
 	double ns_per_op;

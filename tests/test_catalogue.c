@@ -10,7 +10,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -400,6 +402,73 @@ static void before_and_after_are_both_locked_or_both_plain(void **state)
 	}
 }
 
+/* The allocator a harness installs: it counts what it is asked for. */
+struct counting_allocator {
+	unsigned int allocs, frees;
+	size_t bytes_made, bytes_freed;
+};
+
+static void *counting_alloc(size_t size, void *arg)
+{
+	struct counting_allocator *c = arg;
+	void *p = aligned_alloc(4096, size);
+
+	assert_non_null(p);
+	memset(p, 0, size);
+	c->allocs++;
+	c->bytes_made += size;
+	return p;
+}
+
+static void counting_free(void *p, size_t size, void *arg)
+{
+	struct counting_allocator *c = arg;
+
+	c->frees++;
+	c->bytes_freed += size;
+	free(p);
+}
+
+/*
+ * Every family allocates its shared state through the one hook, so that
+ * --home places all of it: create asks the harness's allocator at least
+ * once, each allocation is page-aligned, and destroy gives back exactly
+ * what create took.
+ */
+static void every_family_allocates_its_shared_state_through_the_hook(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+		struct counting_allocator count = { 0 };
+		struct kernel_shared_allocator hook = {
+			.alloc = counting_alloc, .free = counting_free, .arg = &count,
+		};
+		struct kernel_config cfg;
+		char err[256];
+		void *state;
+
+		kernel_config_defaults(f, &cfg);
+		cfg.nr_threads = f->min_threads > 2 ? f->min_threads : 2;
+		kernel_set_shared_allocator(&hook);
+		kernel_shared_begin();
+		state = f->create(&cfg, err, sizeof(err));
+		if (!state)
+			fail_msg("%s: create failed: %s", f->name, err);
+		if (!count.allocs || kernel_shared_count() != count.allocs)
+			fail_msg("%s: %u allocations through the hook, %u recorded",
+				 f->name, count.allocs, kernel_shared_count());
+		for (unsigned int k = 0; k < kernel_shared_count(); k++)
+			assert_int_equal((uintptr_t)kernel_shared_at(k) % 4096, 0);
+		f->destroy(state);
+		kernel_set_shared_allocator(NULL);
+		if (count.frees != count.allocs || count.bytes_freed != count.bytes_made)
+			fail_msg("%s: %u of %u shared allocations freed (%zu of %zu bytes)",
+				 f->name, count.frees, count.allocs, count.bytes_freed,
+				 count.bytes_made);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +484,7 @@ int main(void)
 		cmocka_unit_test(false_sharing_locked_update_verifies),
 		cmocka_unit_test(gup_defaults_are_pin_fasts),
 		cmocka_unit_test(before_and_after_are_both_locked_or_both_plain),
+		cmocka_unit_test(every_family_allocates_its_shared_state_through_the_hook),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

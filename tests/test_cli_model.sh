@@ -121,5 +121,48 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 
+# The home: a remote one costs more only where the profile gives the cost
+# (remote_home_ns), and the header says where the number comes from.
+# pingpong's round trip is two transfers, each remote_home_ns more.
+"$py" - "$profile" "$tmp/home.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["remote_home_ns"] = {"value": 40, "source": "a test's number"}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+for prof in "$profile" "$tmp/home.json"; do
+	for home in local remote; do
+		"$bouncelab" model --profile "$prof" --family pingpong --threads 2 --placement spread \
+			--home "$home" --json >"$tmp/home-$home.json" 2>&1 ||
+			fail "model --home $home on $prof failed: $(cat "$tmp/home-$home.json")"
+	done
+	"$bouncelab" model --profile "$prof" --family pingpong --threads 2 --placement spread \
+		--home remote >"$tmp/home-text" 2>&1 || fail "model --home remote (text) failed"
+	"$py" - "$prof" "$tmp/home-local.json" "$tmp/home-remote.json" "$tmp/home-text" <<'PY' ||
+import json, sys
+prof = json.load(open(sys.argv[1]))
+local, remote = (json.load(open(f)) for f in sys.argv[2:4])
+text = open(sys.argv[4]).read()
+extra = prof.get("remote_home_ns", {}).get("value", 0)
+cross = prof["one_way_ns"]["cross_package"]["value"]
+problems = []
+for doc, add in ((local, 0), (remote, extra)):
+    for v in doc["families"][0]["variants"]:
+        (p,) = v["predictions"]
+        if abs(p["ns_per_op"] - 2 * (cross + add)) > 1e-6:
+            problems.append(f"{doc['machine']['home']}: {v['variant']} {p['ns_per_op']} ns/op, "
+                            f"expected 2 x ({cross} + {add})")
+if remote["machine"]["remote_home_ns"] != (extra or None):
+    problems.append(f"remote_home_ns {remote['machine']['remote_home_ns']}, expected {extra or None}")
+want = "a test's number" if extra else "gives no remote_home_ns: predicted as local"
+if want not in text:
+    problems.append(f"the header does not say '{want}'")
+for p in problems:
+    print("FAIL:", sys.argv[1], p)
+sys.exit(1 if problems else 0)
+PY
+		failures=$((failures + 1))
+done
+
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "model CLI: all checks passed"

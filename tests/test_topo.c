@@ -413,7 +413,141 @@ static void latency_pairs_are_sampled_per_class(void **unused)
 	free(pairs);
 	topo_close(topo);
 }
+
+/* remote is the nearest other node, local thread 0's; absent nodes refused. */
+static void homes_on_synthetic_machines(void **unused)
+{
+	struct home_policy h;
+	struct topo *topo;
+	int node;
+	char err[256];
+	const uint64_t four[] = { 10, 20, 12, 22, 20, 10, 22, 12,
+				  12, 22, 10, 20, 22, 12, 20, 10 };
+
+	(void)unused;
+	topo = topo_open("pack:2 numa:1 core:2 pu:1", err, sizeof(err));
+	assert_non_null(topo);
+	assert_int_equal(home_parse("remote", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, 0, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, 1);
+	assert_int_equal(topo_home_node(topo, &h, 3, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, 0);
+	assert_int_equal(home_parse("local", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, 3, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, 1);
+	assert_int_equal(home_parse("node:1", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, 0, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, 1);
+	assert_int_equal(home_parse("node:2", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, 0, &node, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no NUMA node 2 here"));
+	assert_non_null(strstr(err, "node:0,1"));
+	/* Neither binds one node: the first touch, or every node. */
+	assert_int_equal(home_parse("interleave", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, 0, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, -1);
+	topo_close(topo);
+
+	/* Four nodes: node 0's nearest other is node 2 (12), not node 1 (20). */
+	topo = topo_open("pack:4 numa:1 core:1 pu:1", err, sizeof(err));
+	assert_non_null(topo);
+	assert_int_equal(topo_set_numa_distances(topo, 16, four, err, sizeof(err)), 0);
+	assert_int_equal(home_parse("remote", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, 0, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, 2);
+	assert_int_equal(topo_home_node(topo, &h, 1, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, 3);
+	topo_close(topo);
+
+	/* One node: no node is remote, and the message says so in one line. */
+	topo = topo_open("pack:1 core:2 pu:1", err, sizeof(err));
+	assert_non_null(topo);
+	assert_int_equal(topo_home_node(topo, &h, 0, &node, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "one NUMA node"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(home_parse("local", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, 0, &node, err, sizeof(err)), 0);
+	assert_int_equal(node, 0);
+	topo_close(topo);
+}
+
+/*
+ * On this machine: memory bound to thread 0's node is there, and the
+ * kernel's two ways of saying so agree; the suite names a home asked for.
+ */
+static void homes_on_this_machine(void **unused)
+{
+	static struct suite suite;
+	struct suite_options opts = { .nr_threads = 1, .threads = { 1 },
+				      .filter = "^counter/shared_atomic" };
+	struct home_policy h;
+	struct topo *topo;
+	size_t size = 2 * (size_t)sysconf(_SC_PAGESIZE);
+	char err[512], *p;
+	int node;
+
+	(void)unused;
+	topo = topo_open(NULL, err, sizeof(err));
+	assert_non_null(topo);
+	assert_int_equal(home_parse("local", &h, err, sizeof(err)), 0);
+	assert_int_equal(topo_home_node(topo, &h, topo_allowed_cpu(topo, 0), &node,
+					err, sizeof(err)), 0);
+	assert_true(node >= 0);
+	p = topo_home_alloc(topo, node, false, size);
+	assert_non_null(p);
+	assert_int_equal(p[0], 0);
+	assert_int_equal(p[size - 1], 0);
+	assert_int_equal(topo_node_of_address(p), node);
+	assert_int_equal(topo_node_of_address(p + size - 1), node);
+	assert_int_equal(topo_node_of_address_policy(p), node);
+	topo_home_free(topo, p, size);
+
+	opts.home = h;
+	assert_int_equal(suite_plan(&opts, topo, &suite, err, sizeof(err)), 0);
+	assert_true(suite.nr_cases >= 1);
+	assert_non_null(strstr(suite.cases[0].name, "/home:local"));
+	assert_int_equal(suite.cases[0].home_node, node);
+	suite_free(&suite);
+
+	/* Not asked: the name is as it always was, and nothing is bound. */
+	opts.home = (struct home_policy){ .kind = HOME_DEFAULT, .node = -1 };
+	assert_int_equal(suite_plan(&opts, topo, &suite, err, sizeof(err)), 0);
+	assert_null(strstr(suite.cases[0].name, "/home:"));
+	assert_int_equal(suite.cases[0].home_node, -1);
+	suite_free(&suite);
+
+	if (topo_nr_numa_nodes(topo) < 2) {
+		assert_int_equal(home_parse("remote", &h, err, sizeof(err)), 0);
+		opts.home = h;
+		assert_int_equal(suite_plan(&opts, topo, &suite, err, sizeof(err)), 2);
+		assert_non_null(strstr(err, "--home 'remote'"));
+	}
+	topo_close(topo);
+}
 #endif /* HAVE_HWLOC */
+
+/* local, remote, node:N, interleave; anything else names itself. */
+static void homes_are_parsed(void **unused)
+{
+	static const char *const bad[] = {
+		"", "Local", "node:", "node:-1", "node:x", "node:1x", "node:99999",
+		"remote ", "node: 1", "interleaved",
+	};
+	struct home_policy h;
+	char err[256];
+
+	(void)unused;
+	assert_int_equal(home_parse("node:3", &h, err, sizeof(err)), 0);
+	assert_int_equal(h.kind, HOME_NODE);
+	assert_int_equal(h.node, 3);
+	assert_string_equal(h.name, "node:3");
+	assert_int_equal(home_parse("interleave", &h, err, sizeof(err)), 0);
+	assert_int_equal(h.kind, HOME_INTERLEAVE);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(home_parse(bad[i], &h, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "expected local, remote, node:N or interleave"));
+	}
+}
 
 /*
  * A VM's two latency modes (60 vs 250 ns) are flagged, with each mode's
@@ -618,7 +752,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(invalid_policies_are_refused),
 		cmocka_unit_test(xml_and_environment_topologies),
 		cmocka_unit_test(latency_pairs_are_sampled_per_class),
+		cmocka_unit_test(homes_on_synthetic_machines),
+		cmocka_unit_test(homes_on_this_machine),
 #endif
+		cmocka_unit_test(homes_are_parsed),
 		cmocka_unit_test(latency_statistics_flag_two_modes),
 		cmocka_unit_test(binding_on_this_machine),
 		cmocka_unit_test(the_allowed_cpus_are_respected),

@@ -152,6 +152,66 @@ struct topo_binding;
 struct topo_binding *topo_save_binding(const struct topo *topo);
 void topo_restore_binding(const struct topo *topo, struct topo_binding *saved);
 
+/*
+ * The home of a run's shared state: the NUMA node its memory is bound to.
+ * A contended line's transfers go through its home node's directory (or
+ * home agent) on most multi-socket machines, so a line homed on another
+ * node than its users costs more per transfer.
+ */
+enum home_kind {
+	HOME_DEFAULT,		/* not bound: the first touch, by thread 0 */
+	HOME_LOCAL,		/* bound to thread 0's node */
+	HOME_REMOTE,		/* bound to the node nearest thread 0's but not it */
+	HOME_NODE,		/* bound to one node, by OS number */
+	HOME_INTERLEAVE,	/* pages spread over every node */
+};
+
+struct home_policy {
+	enum home_kind kind;
+	int node;		/* HOME_NODE: the OS number */
+	char name[32];		/* as given: "remote", "node:1" */
+};
+
+/*
+ * Parses local, remote, node:N or interleave. Returns 0, or -1 with err
+ * naming the value and what was expected.
+ */
+int home_parse(const char *text, struct home_policy *out, char *err,
+	       size_t errlen);
+
+/*
+ * The OS node to bind a run's shared state to when its first thread runs
+ * on first_cpu: -1 for HOME_DEFAULT and HOME_INTERLEAVE (nothing to bind
+ * to one node). Returns 0, or -1 with err saying why this machine cannot
+ * (one NUMA node, no such node): a usage error.
+ */
+int topo_home_node(const struct topo *topo, const struct home_policy *home,
+		   int first_cpu, int *node, char *err, size_t errlen);
+
+/*
+ * size bytes (a multiple of the page size), zeroed, bound to OS node
+ * node, or interleaved over every node (node -1, interleave), or plain
+ * (node -1). NULL when the memory cannot be had there: strict, never
+ * elsewhere.
+ */
+void *topo_home_alloc(const struct topo *topo, int node, bool interleave,
+		      size_t size);
+void topo_home_free(const struct topo *topo, void *p, size_t size);
+
+/*
+ * The OS node that holds the page at addr, asked of the kernel
+ * (move_pages(2) in query mode), or -errno: what is, not what was asked.
+ */
+int topo_node_of_address(const void *addr);
+/*
+ * The same asked another way, get_mempolicy(MPOL_F_NODE | MPOL_F_ADDR):
+ * the two must agree on a page that is present.
+ */
+int topo_node_of_address_policy(const void *addr);
+
+/* The OS node of a CPU, or -1. */
+int topo_os_node_of_cpu(const struct topo *topo, int cpu);
+
 const char *distance_class_name(enum distance_class cls);
 /* A class by name, or -1. */
 int distance_class_parse(const char *name);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topo_internal.h"
 
@@ -163,4 +164,26 @@ void topo_restore_binding(const struct topo *topo, struct topo_binding *saved)
 		return;
 	sched_setaffinity(0, sizeof(saved->set), &saved->set);
 	free(saved);
+}
+
+/* Without hwloc no node is known: plain memory, placed by the first touch. */
+void *topo_home_alloc(const struct topo *topo, int node, bool interleave,
+		      size_t size)
+{
+	void *p;
+
+	(void)topo;
+	if (node >= 0 || interleave)
+		return NULL;
+	p = aligned_alloc((size_t)sysconf(_SC_PAGESIZE), size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void topo_home_free(const struct topo *topo, void *p, size_t size)
+{
+	(void)topo;
+	(void)size;
+	free(p);
 }

@@ -714,3 +714,45 @@ void topo_print_tree(const struct topo *topo, FILE *out)
 	print_subtree(topo->backend, hwloc_get_root_obj(topo->backend->topology),
 		      0, out);
 }
+
+/*
+ * hwloc's memory binding: an anonymous mapping bound before its first
+ * touch, strict so that memory short on the node fails rather than
+ * landing elsewhere and being recorded as a home it is not.
+ */
+void *topo_home_alloc(const struct topo *topo, int node, bool interleave,
+		      size_t size)
+{
+	hwloc_topology_t t = topo->backend->topology;
+	hwloc_const_nodeset_t set = hwloc_topology_get_topology_nodeset(t);
+	hwloc_membind_policy_t policy = HWLOC_MEMBIND_BIND;
+	hwloc_obj_t obj;
+	void *p;
+
+	if (node < 0 && !interleave) {
+		p = aligned_alloc((size_t)sysconf(_SC_PAGESIZE), size);
+		if (p)
+			memset(p, 0, size);
+		return p;
+	}
+	if (interleave) {
+		policy = HWLOC_MEMBIND_INTERLEAVE;
+	} else {
+		obj = hwloc_get_numanode_obj_by_os_index(t, (unsigned int)node);
+		if (!obj)
+			return NULL;
+		set = obj->nodeset;
+	}
+	p = hwloc_alloc_membind(t, size, set, policy,
+				HWLOC_MEMBIND_STRICT | HWLOC_MEMBIND_BYNODESET);
+	/* The first touch, here, faults every page in under the policy. */
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void topo_home_free(const struct topo *topo, void *p, size_t size)
+{
+	if (p)
+		hwloc_free(topo->backend->topology, p, size);
+}

@@ -157,7 +157,7 @@ static int alloc_frames(struct gup_mm *mm, const struct gup_layout *l,
 			const struct frame_plan *p, char *err, size_t errlen)
 {
 	mm->nr_frames = small_cma_start(l, p) + round_to_pageblock(p->cma_small);
-	mm->mem_map = aligned_alloc(64, mm->nr_frames * sizeof(struct gup_page));
+	mm->mem_map = kernel_alloc_shared(mm->nr_frames * sizeof(struct gup_page));
 	mm->migrated_cap = p->cma_huge + p->cma_small;
 	mm->migrated = malloc((mm->migrated_cap + 1) * sizeof(*mm->migrated));
 	if (!mm->mem_map || !mm->migrated) {
@@ -165,7 +165,6 @@ static int alloc_frames(struct gup_mm *mm, const struct gup_layout *l,
 			 mm->nr_frames, mm->nr_frames * sizeof(struct gup_page) >> 20);
 		return -1;
 	}
-	memset(mm->mem_map, 0, mm->nr_frames * sizeof(struct gup_page));
 	return 0;
 }
 
@@ -293,7 +292,7 @@ struct gup_mm *gup_mm_create(const struct gup_layout *l, char *err,
 
 	if (check_layout(l, err, errlen))
 		return NULL;
-	mm = kernel_alloc_padded(sizeof(*mm));
+	mm = kernel_alloc_shared(sizeof(*mm));
 	if (!mm) {
 		snprintf(err, errlen, "gup: out of memory for the mm");
 		return NULL;
@@ -304,7 +303,7 @@ struct gup_mm *gup_mm_create(const struct gup_layout *l, char *err,
 	mm->buffer_pages = l->buffer_bytes / GUP_PAGE_SIZE;
 	if (pthread_rwlock_init(&mm->mmap_lock, NULL)) {
 		snprintf(err, errlen, "gup: cannot initialise mmap_lock");
-		free(mm);
+		kernel_free_shared(mm);
 		return NULL;
 	}
 	plan_frames(l, &plan);
@@ -330,9 +329,9 @@ void gup_mm_destroy(struct gup_mm *mm)
 	free(mm->vmas);
 	free(mm->migrated);
 	free_pageblock_flags(mm);
-	free(mm->mem_map);
+	kernel_free_shared(mm->mem_map);
 	pthread_rwlock_destroy(&mm->mmap_lock);
-	free(mm);
+	kernel_free_shared(mm);
 }
 
 unsigned long gup_buffer_start(const struct gup_mm *mm, unsigned int buffer)

@@ -150,18 +150,19 @@ char *markdown_brief(const struct report_input *in, bool png, const char *note,
 	markdown_run_warnings(out, in);
 	fputs("From ", out);
 	for (unsigned int i = 0; i < in->nr_files; i++) {
-		json_t *ctx = in->set->files[i].context;
-		json_t *host = json_object_get(ctx, "host_name"), *cpu = json_object_get(ctx, "cpu_model");
-		json_t *date = json_object_get(ctx, "date");
+		const struct result_file *file = &in->set->files[i];
+		const char *host = results_context_string(file, "host_name");
+		const char *cpu = results_context_string(file, "cpu_model");
+		const char *date = results_context_string(file, "date");
 
 		fputs(i ? "; " : "", out);
 		md_code(out, in->files[i]);
 		fputs(" (", out);
-		md_escape(out, json_is_string(host) ? json_string_value(host) : "unknown host");
+		md_escape(out, host ? host : "unknown host");
 		fputs(", ", out);
-		md_escape(out, json_is_string(cpu) ? json_string_value(cpu) : "unknown CPU");
+		md_escape(out, cpu ? cpu : "unknown CPU");
 		fputs(", ", out);
-		md_escape(out, json_is_string(date) ? json_string_value(date) : "no date");
+		md_escape(out, date ? date : "no date");
 		fputc(')', out);
 	}
 	fputs(". The full report, with every table, plot and the environment: `bouncelab report` "

@@ -326,8 +326,7 @@ static bool distinct_cores(const char *cls)
 static const char *counter_na_reason(const struct results *set, unsigned int file,
 				     const char *metric)
 {
-	json_t *na = json_object_get(json_object_get(set->files[file].context, "counters"), "na");
-	json_t *why = json_object_get(na, metric);
+	json_t *why = json_object_get(results_counters_na(&set->files[file]), metric);
 
 	return json_is_string(why) ? json_string_value(why) : "not recorded in these results";
 }

@@ -35,16 +35,16 @@ static const struct result_file *file_of(const struct report_input *in,
 void markdown_banner(FILE *out, const struct report_input *in)
 {
 	for (unsigned int f = 0; f < in->nr_files; f++) {
-		json_t *why = json_object_get(in->set->files[f].context, "incomplete");
+		const char *why = results_incomplete(&in->set->files[f]);
 
-		if (!why || json_is_false(why))
+		if (!why)
 			continue;
 		fputs("> **Incomplete run.** ", out);
 		md_code(out, in->files[f]);
 		fputs(" stopped early", out);
-		if (json_is_string(why)) {
+		if (*why) {
 			fputs(": ", out);
-			md_escape(out, json_string_value(why));
+			md_escape(out, why);
 		}
 		fputs(". Its tables hold only the benchmarks that finished.\n\n", out);
 	}
@@ -767,9 +767,7 @@ static void write_pair_table(FILE *out, const struct group_view *g)
 /* Counters the run asked for but could not count: context.counters.na. */
 static json_t *counters_na(const struct report_input *in, const struct group_view *g)
 {
-	json_t *na = json_object_get(json_object_get(file_of(in, g)->context, "counters"), "na");
-
-	return json_is_object(na) ? na : NULL;
+	return results_counters_na(file_of(in, g));
 }
 
 static bool has_counter_name(const struct group_view *g, const char *name)

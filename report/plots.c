@@ -366,7 +366,7 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 static char *wis_csv(const struct analysis *a, const struct group_view *g,
 		     const struct variant_view *var)
 {
-	json_t *cpus = json_object_get(a->set->files[g->group->file].context, "num_cpus");
+	long cpus = results_num_cpus(&a->set->files[g->group->file]);
 	const struct result_case *one = result_group_find(a->cases, g->group, var->name, 1);
 	char *buf = NULL;
 	size_t len = 0;
@@ -383,9 +383,8 @@ static char *wis_csv(const struct analysis *a, const struct group_view *g,
 		if (!c)
 			continue;
 		/* Busy threads leave the other CPUs idle (computed, not sampled). */
-		if (json_is_integer(cpus) && json_integer_value(cpus) >= c->threads)
-			idle = 100.0 * (double)(json_integer_value(cpus) - c->threads) /
-			       (double)json_integer_value(cpus);
+		if (cpus >= c->threads)
+			idle = 100.0 * (double)(cpus - c->threads) / (double)cpus;
 		fprintf(out, "%ld,0,0.00,%.0f,%.2f,%.0f\n", c->threads,
 			c->tput_stats.median, idle,
 			one ? one->tput_stats.median * (double)c->threads : 0.0);

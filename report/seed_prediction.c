@@ -81,9 +81,7 @@ static int seed_model_open(const struct report_input *in, const struct seed_figu
 		}
 		sm->private_ns[k] = prediction_case_median(in->set, r, 1);
 		if (!k) {
-			json_t *mhz = json_object_get(in->set->files[r->source_file].context, "mhz_per_cpu");
-
-			sm->ghz = json_is_number(mhz) ? json_number_value(mhz) / 1000 : 0;
+			sm->ghz = results_clock_ghz(&in->set->files[r->source_file]);
 		}
 	}
 	return machine_profile_load_shipped(seed->profile, &sm->m, err, errlen);

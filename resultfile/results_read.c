@@ -1140,6 +1140,36 @@ double results_other_load_per_cpu(const struct result_file *file)
 	return (other > 0 ? other : 0) / (double)cpus;
 }
 
+long results_num_cpus(const struct result_file *file)
+{
+	json_t *n = json_object_get(file->context, "num_cpus");
+
+	return json_is_integer(n) && json_integer_value(n) > 0 ? (long)json_integer_value(n) : 0;
+}
+
+double results_clock_ghz(const struct result_file *file)
+{
+	json_t *mhz = json_object_get(file->context, "mhz_per_cpu");
+
+	return json_is_number(mhz) && json_number_value(mhz) > 0 ? json_number_value(mhz) / 1000 : 0;
+}
+
+const char *results_incomplete(const struct result_file *file)
+{
+	json_t *why = json_object_get(file->context, "incomplete");
+
+	if (!why || json_is_false(why))
+		return NULL;
+	return json_is_string(why) ? json_string_value(why) : "";
+}
+
+json_t *results_counters_na(const struct result_file *file)
+{
+	json_t *na = json_object_get(json_object_get(file->context, "counters"), "na");
+
+	return json_is_object(na) ? na : NULL;
+}
+
 const char *results_context_string(const struct result_file *file,
 				   const char *key)
 {

@@ -176,4 +176,20 @@ double results_other_load_per_cpu(const struct result_file *file);
 const char *results_context_string(const struct result_file *file,
 				   const char *key);
 
+/* context.num_cpus, the CPUs the machine has (not those allowed), or 0. */
+long results_num_cpus(const struct result_file *file);
+
+/* context.mhz_per_cpu in GHz, or 0 when unrecorded. */
+double results_clock_ghz(const struct result_file *file);
+
+/* Why the run stopped early (context.incomplete), "" without a reason, or NULL. */
+const char *results_incomplete(const struct result_file *file);
+
+/*
+ * The counters the run asked for and could not count, with the reason
+ * for each (context.counters.na: {counter: "n/a (why)"}): an object the
+ * document owns, or NULL.
+ */
+json_t *results_counters_na(const struct result_file *file);
+
 #endif

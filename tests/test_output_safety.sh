@@ -17,7 +17,8 @@
 #   - report -o DIR --force removes only the files its record lists;
 #   - the same run given twice to report (a copy, its journal) is refused;
 #   - a lock path that is a hard link is refused, the file untouched;
-#   - --out NEWDIR/. and NEWDIR/.. are refused before the run;
+#   - --out NEWDIR/. and NEWDIR/.. are refused before the run, and so is
+#     NEWDIR/../FILE when FILE is refused, NEWDIR removed again;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
@@ -165,6 +166,19 @@ for path in newdot/. newdot/..; do
 		ok "--out $path: one line, what was expected" || not_ok "--out $path: $(head -2 err.txt)"
 done
 [ ! -e newdot ] && ok "no directory left by --out NEWDIR/." || not_ok "newdot/ left behind"
+
+# --- a path through a directory that is not there yet, then "..": the path
+# is checked as it resolves once its directories exist, so an existing
+# file at it is refused before the run, and what was made for it goes
+mkdir -p dotdot && echo keep >dotdot/results.json
+expect 2 "run --out made/../dotdot/results.json (exists)" -- "$bouncelab" run "${quick[@]}" --out made/../dotdot/results.json
+grep -q "the file exists" err.txt && [ ! -e dotdot/results.json.journal ] &&
+	ok "refused before the run, as the file it names" || not_ok "not refused at start: $(head -1 err.txt)"
+expect 2 "report -o made/../dotdot/results.json (a file)" -- "$bouncelab" report results.json -o made/../dotdot/results.json
+expect 2 "topo --latency-out made/../dotdot (a directory)" -- "$bouncelab" "${latency[@]}" --latency-out made/../dotdot
+[ ! -e made ] && grep -qx keep dotdot/results.json && ok "no directory left by a refused made/../PATH" ||
+	not_ok "made/ left behind, or the file changed"
+rm -rf dotdot
 
 # --- report -o DIR --force replaces only what bouncelab wrote: a results
 # file in DIR/plots/ (reported on from there) and a user's file in

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "interrupt.h"
 #include "latency.h"
 #include "stats.h"
 
@@ -270,10 +271,16 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 	}
 	/* The first sample pays for page faults and cold caches. */
 	ret = one_sample(topo, f, &cfg, pair, round_trips, &warm_up, err, errlen);
-	for (unsigned int s = 0; s < nr_samples && !ret; s++) {
+	for (unsigned int s = 0; s < nr_samples && !ret && !interrupt_signal(); s++) {
 		ret = one_sample(topo, f, &cfg, pair, round_trips,
 				 &pair->samples[s], err, errlen);
-		if (!ret)
+		/*
+		 * A stop asked during the sample cut its kernels short: the
+		 * time and the check are of a partial sample, not counted.
+		 */
+		if (interrupt_signal())
+			ret = 0;
+		else if (!ret)
 			pair->nr_samples++;
 	}
 	topo_restore_binding(topo, saved);

@@ -1005,7 +1005,7 @@ static int claim_and_run(struct suite *suite, const struct suite_options *opts,
 	int ret;
 
 	interrupt_reset();
-	if (interrupt_catch())
+	if (interrupt_catch("the current benchmark"))
 		fprintf(stderr, "bouncelab: cannot catch signals: a Ctrl-C keeps only the journal\n");
 	ret = output_claim(&claim, "--out", out, OUTPUT_FILE, force,
 			   estimate_results_bytes(total), err, sizeof(err));

@@ -899,47 +899,17 @@ static int resume_dry_run(const char *out, const char *journal_path, off_t size)
 	return 0;
 }
 
-/*
- * run --resume FILE|DIR: the results of a run that was killed, from its
- * journal. A results file already there from the same run means the run
- * finished and only the journal's removal was cut short; one from another
- * run (the one --force was replacing) is kept, and the recovered rows go
- * beside it.
- */
-static int resume(const char *arg, bool dry_run)
+/* --resume, holding back the stop signals (resume()). */
+static int resume_claimed(const char *out, const char *journal_path,
+			  const struct stat *st)
 {
-	char out[PATH_MAX], journal_path[PATH_MAX + 16], sibling[PATH_MAX], err[1024];
-	char damaged[96] = "";
+	char sibling[PATH_MAX], err[1024], damaged[96] = "";
 	struct output_claim claim;
-	struct stat st;
-	size_t nr_rows, total, nr_damaged, len = strlen(arg);
+	size_t nr_rows, total, nr_damaged;
 	const char *target;
 	json_t *doc, *old;
 	int ret;
 
-	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
-		ret = snprintf(out, sizeof(out), "%s/results.json", arg);
-	else if (len > strlen(JOURNAL_SUFFIX) &&
-		 !strcmp(arg + len - strlen(JOURNAL_SUFFIX), JOURNAL_SUFFIX))
-		ret = snprintf(out, sizeof(out), "%.*s", (int)(len - strlen(JOURNAL_SUFFIX)), arg);
-	else
-		ret = snprintf(out, sizeof(out), "%s", arg);
-	if (ret >= (int)sizeof(out))
-		return usage_error("--resume: a path of %zu bytes: expected at most %d", len,
-				   PATH_MAX - 1);
-	snprintf(journal_path, sizeof(journal_path), "%s" JOURNAL_SUFFIX, out);
-	if (lstat(journal_path, &st) || !S_ISREG(st.st_mode))
-		return usage_error("--resume '%s': no journal %s: expected the results file or directory of a run that stopped",
-				   arg, journal_path);
-	if (dry_run)
-		return resume_dry_run(out, journal_path, st.st_size);
-	/* Killed before its header was written: nothing finished. */
-	if (st.st_size == 0) {
-		unlink(journal_path);
-		fprintf(stderr, "bouncelab: %s is empty: the run stopped before any repetition finished; removed it\n",
-			journal_path);
-		return 0;
-	}
 	/* A journal that cannot be recovered is refused before anything is made. */
 	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
 			   sizeof(err));
@@ -948,7 +918,7 @@ static int resume(const char *arg, bool dry_run)
 	json_decref(doc);
 	/* Force: whatever is at out is looked at below, never just replaced. */
 	ret = output_claim(&claim, "--resume", out, OUTPUT_FILE, true,
-			   (uint64_t)st.st_size * 2, err, sizeof(err));
+			   (uint64_t)st->st_size * 2, err, sizeof(err));
 	if (ret)
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	/* Again, holding the lock: the run may have written more since. */
@@ -977,19 +947,68 @@ static int resume(const char *arg, bool dry_run)
 		output_incomplete_sibling(out, sibling, sizeof(sibling));
 		target = sibling;
 	}
-	interrupt_block(true);
 	ret = write_doc(target, doc, false, err, sizeof(err));
 	json_decref(doc);
 	if (!ret)
 		unlink(journal_path);
 	output_release(&claim, true);
-	interrupt_block(false);
 	if (ret)
 		return runtime_error("%s", err);
 	fprintf(stderr, "bouncelab: recovered %zu of %zu repetitions from %s into %s, marked incomplete%s\n",
 		nr_rows, total, journal_path, target, damaged);
 	return 0;
 }
+
+/*
+ * run --resume FILE|DIR: the results of a run that was killed, from its
+ * journal. A results file already there from the same run means the run
+ * finished and only the journal's removal was cut short; one from another
+ * run (the one --force was replacing) is kept, and the recovered rows go
+ * beside it.
+ */
+static int resume(const char *arg, bool dry_run)
+{
+	char out[PATH_MAX], journal_path[PATH_MAX + 16];
+	struct stat st;
+	size_t len = strlen(arg);
+	int ret;
+
+	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
+		ret = snprintf(out, sizeof(out), "%s/results.json", arg);
+	else if (len > strlen(JOURNAL_SUFFIX) &&
+		 !strcmp(arg + len - strlen(JOURNAL_SUFFIX), JOURNAL_SUFFIX))
+		ret = snprintf(out, sizeof(out), "%.*s", (int)(len - strlen(JOURNAL_SUFFIX)), arg);
+	else
+		ret = snprintf(out, sizeof(out), "%s", arg);
+	if (ret >= (int)sizeof(out))
+		return usage_error("--resume: a path of %zu bytes: expected at most %d", len,
+				   PATH_MAX - 1);
+	snprintf(journal_path, sizeof(journal_path), "%s" JOURNAL_SUFFIX, out);
+	if (lstat(journal_path, &st) || !S_ISREG(st.st_mode))
+		return usage_error("--resume '%s': no journal %s: expected the results file or directory of a run that stopped",
+				   arg, journal_path);
+	if (dry_run)
+		return resume_dry_run(out, journal_path, st.st_size);
+	/* Killed before its header was written: nothing finished. */
+	if (st.st_size == 0) {
+		unlink(journal_path);
+		fprintf(stderr, "bouncelab: %s is empty: the run stopped before any repetition finished; removed it\n",
+			journal_path);
+		return 0;
+	}
+	/*
+	 * A recovery is short and bounded (one journal, read twice): the stop
+	 * signals wait until it is done or refused, and then take their
+	 * default action (exit 128 + N) on a path left whole: the rows
+	 * recovered and the journal gone, or the journal as it was, with no
+	 * lock or temporary file either way.
+	 */
+	interrupt_block(true);
+	ret = resume_claimed(out, journal_path, &st);
+	interrupt_block(false);
+	return ret;
+}
+
 
 /*
  * Claims the output (output_path.h) before any benchmark runs, with the

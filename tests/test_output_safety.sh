@@ -234,6 +234,16 @@ grep -q '"incomplete"' killed/results.json && ok "the recovered rows are marked 
 	not_ok "the recovered file is not marked incomplete"
 left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head -3)
 [ -z "$left" ] && ok "nothing left after --resume" || not_ok "left behind: $left"
+# A line that is whole JSON but a row report would refuse (a negative
+# time, a string for a count) is damaged too: the file --resume writes is
+# one report reads, and the rows around the bad ones are kept
+mkdir -p refused && cp killed.journal refused/results.json.journal
+sed -i -e '4s/"real_time": *[0-9.e+-]*/"real_time": -5/' \
+	-e '5s/"iterations": *[0-9]*/"iterations": "many"/' refused/results.json.journal
+expect 0 "run --resume of a journal with rows report would refuse" -- "$bouncelab" run --resume refused
+grep -q "skipped 3 damaged" err.txt && ok "the refused rows are counted as damaged" ||
+	not_ok "the refused rows: $(head -1 err.txt)"
+expect 0 "report on what --resume recovered" -- "$bouncelab" report refused/results.json -o refused/rep
 
 # --- the same run twice is not pooled as independent repetitions: the
 # file twice, a copy, or a file and its own journal share a run_id

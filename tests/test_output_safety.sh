@@ -8,7 +8,8 @@
 #     refused by run --out, topo --latency-out and report -o (exit 2, the
 #     device still a device), the file replaced only with --force, the
 #     others refused even with it;
-#   - a second command on an output another one holds is refused at start;
+#   - a second command on an output another one holds is refused at start
+#     (report: before it reads its inputs);
 #   - what a killed command leaves (a lock nobody holds, temporary files,
 #     a half-built report) is taken over and removed by the next one, and
 #     a SIGKILLed run's journal is recovered by --resume (--dry-run
@@ -112,6 +113,20 @@ holder_status=$?
 [ "$holder_status" = 130 ] && [ -f held/results.json ] && [ ! -e held/results.json.journal ] &&
 	ok "the holder, interrupted, wrote its rows (exit 130)" ||
 	not_ok "the holder exited $holder_status"
+
+# report takes its lock before it reads its inputs: a report started later
+# on a held output is refused at its start, before reading a byte (the
+# missing input shows it: the lock's refusal comes first)
+mkdir -p held_report
+flock held_report/.bouncelab.lock sleep 5 &
+locker=$!
+for _ in $(seq 50); do [ -e held_report/.bouncelab.lock ] && break; sleep 0.1; done
+expect 2 "a report on a held -o" -- "$bouncelab" report missing.json -o held_report --force
+grep -q "another bouncelab" err.txt && ok "refused for the lock before reading its inputs" ||
+	not_ok "not refused for the lock first: $(head -1 err.txt)"
+kill "$locker" 2>/dev/null
+wait "$locker" 2>/dev/null
+rm -rf held_report
 
 # --- what a killed command leaves (SIGKILL: no handler runs) is taken over
 # A lock file nobody holds (flock dies with its holder), a temporary file

@@ -229,9 +229,9 @@ static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
  * (--force): it goes beside it, as a stopped run's results do.
  */
 static int write_latency(const struct topo *topo, const struct output_claim *claim,
-			 const char *why, json_t *lat)
+			 json_t *context, const char *why, json_t *lat)
 {
-	json_t *doc = json_object(), *context = results_context();
+	json_t *doc = json_object();
 	char err[512], sibling[PATH_MAX], *text;
 	const char *target = claim->path;
 	int ret = 0;
@@ -244,7 +244,7 @@ static int write_latency(const struct topo *topo, const struct output_claim *cla
 			target = sibling;
 		}
 	}
-	json_object_set_new(doc, "context", context);
+	json_object_set(doc, "context", context);
 	json_object_set(doc, "latency", lat);
 	text = json_dumps(doc, JSON_INDENT(2));
 	json_decref(doc);
@@ -288,7 +288,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 	char err[512], allowed[256], why[160];
 	unsigned int nr_pairs, done;
 	int variant, signo, ret = 0;
-	json_t *lat;
+	json_t *lat, *context;
 
 	variant = catalog_variant_index(f, o->variant);
 	nr_pairs = latency_pick_pairs(topo, (unsigned int)o->pairs_per_class, &pairs);
@@ -298,6 +298,11 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 		return usage_error("--latency: needs two CPUs this process may use (allowed: %s)",
 				   allowed);
 	}
+	/*
+	 * The machine's facts first: reading them can fail (Google Benchmark
+	 * exits when sysfs cannot be read), and then no pair is lost.
+	 */
+	context = results_context();
 	fprintf(stderr, "bouncelab: measuring %u pair%s, %ld samples each\n", nr_pairs,
 		nr_pairs == 1 ? "" : "s", o->samples);
 	/* The pairs measured whole are kept if a signal stops the rest. */
@@ -326,7 +331,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
 				   pairs, done);
 		print_latency_table(lat, pairs, done, o);
-		ret = write_latency(topo, &o->claim, signo ? why : NULL, lat);
+		ret = write_latency(topo, &o->claim, context, signo ? why : NULL, lat);
 		json_decref(lat);
 	}
 	if (!ret && signo) {
@@ -334,6 +339,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 			done ? ", written marked incomplete" : ": nothing written");
 		ret = 128 + signo;
 	}
+	json_decref(context);
 	for (unsigned int p = 0; p < nr_pairs; p++)
 		free(pairs[p].samples);
 	free(pairs);

@@ -413,6 +413,50 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 	return 0;
 }
 
+/*
+ * The claims held now. A library that ends the process with exit() (Google
+ * Benchmark does when it cannot read sysfs, as under "ulimit -n 5") skips
+ * every caller's clean-up: an exit handler releases what is still held,
+ * so that no lock, probe or empty directory stays behind. A run's journal,
+ * if it holds rows, stays: only empty directories are removed.
+ */
+#define MAX_HELD 4
+static struct output_claim *held[MAX_HELD];
+static const char *held_what[MAX_HELD];
+
+static void release_at_exit(void)
+{
+	for (int i = 0; i < MAX_HELD; i++) {
+		if (!held[i])
+			continue;
+		fprintf(stderr, "bouncelab: %s '%s': ended before its output was written (the line above says why); its lock is removed\n",
+			held_what[i], held[i]->path);
+		output_release(held[i], false);
+	}
+}
+
+static void hold(struct output_claim *c, const char *what)
+{
+	static bool registered;
+
+	if (!registered)
+		registered = !atexit(release_at_exit);
+	for (int i = 0; i < MAX_HELD; i++) {
+		if (!held[i]) {
+			held[i] = c;
+			held_what[i] = what;
+			return;
+		}
+	}
+}
+
+static void unhold(struct output_claim *c)
+{
+	for (int i = 0; i < MAX_HELD; i++)
+		if (held[i] == c)
+			held[i] = NULL;
+}
+
 int output_claim(struct output_claim *c, const char *what, const char *path,
 		 enum output_kind kind, bool force, uint64_t estimate,
 		 char *err, size_t errlen)
@@ -490,6 +534,7 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
 	ret = probe(c, what, dir, estimate, err, errlen);
 	if (ret)
 		goto fail;
+	hold(c, what);
 	return 0;
 fail:
 	output_release(c, false);
@@ -498,6 +543,7 @@ fail:
 
 void output_release(struct output_claim *c, bool wrote)
 {
+	unhold(c);
 	if (c->lock_fd >= 0) {
 		/* Removed while held: a waiter sees the file change and retries. */
 		unlink(c->lock_path);

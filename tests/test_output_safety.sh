@@ -30,6 +30,8 @@
 #   - out of memory reading a results file is said so, exit 1, and so is
 #     a benchmark thread that cannot be created (ulimit -v);
 #   - a write past ulimit -f fails with exit 1 and one line, leaving nothing;
+#   - under ulimit -n every command finishes or fails (exit 1), leaving
+#     no lock or empty directory;
 #   - a context value 2000 levels deep is reported with a 256 KB stack.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
@@ -348,6 +350,27 @@ fsize "report" "$bouncelab" report ../results.json -o rep
 fsize "list > file" sh -c '"$1" list >list.txt' sh "$bouncelab"
 left=$(find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' -o -name '*.journal' -o -name rep | head -3)
 [ -z "$left" ] && ok "nothing left behind under ulimit -f" || not_ok "left behind under ulimit -f: $left"
+cd .. || exit 1
+
+# --- few file descriptors (ulimit -n): every command either finishes or
+# fails with exit 1, and leaves no lock, probe, temporary file or empty
+# directory, even where a library ends the process itself (Google
+# Benchmark exits when it cannot read sysfs: the claim is released at exit)
+mkdir nofile && cd nofile || exit 1
+for fds in 4 5 6 7; do
+	for cmd in "run ${quick[*]} --out o$fds/r.json" "report ../results.json -o r$fds" \
+		   "${latency[*]} --latency-out l$fds/l.json"; do
+		# shellcheck disable=SC2086
+		(ulimit -n $fds; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+		status=$?
+		[ "$status" = 0 ] || [ "$status" = 1 ] &&
+			ok "ulimit -n $fds: ${cmd%% *}: exit $status" ||
+			not_ok "ulimit -n $fds: ${cmd%% *}: exit $status"
+	done
+done
+left=$( (find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*'
+	find . -mindepth 1 -maxdepth 1 -type d -empty) | head -3)
+[ -z "$left" ] && ok "nothing left behind under ulimit -n" || not_ok "left behind under ulimit -n: $left"
 cd .. || exit 1
 
 # --- out of memory while parsing a results file (ulimit -v): said so, exit 1,

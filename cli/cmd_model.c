@@ -18,6 +18,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "topo.h"
 #include "input_file.h"
 #include "latency.h"
 #include "model.h"
@@ -480,7 +481,8 @@ int cmd_model(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (!o.profile || !strcmp(o.profile, "this")) {
 		if (machine_profile_this(&m, err, sizeof(err)))
-			return runtime_error("%s", err);
+			return topo_from_user(NULL) ? usage_error("%s", err) :
+						      runtime_error("%s", err);
 		if ((rc = check_plans(&m, &o)) || (rc = measure_this(&m))) {
 			machine_profile_close(&m);
 			return rc;

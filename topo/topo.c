@@ -58,9 +58,30 @@ void topo_free_cpus(struct topo *topo)
 	topo->nr_cpus = 0;
 }
 
+/*
+ * hwloc's test hooks that have it read files under a directory the
+ * environment names (a fake /sys and /proc, dumped CPUID or hardware
+ * data): it opens what it finds there itself, so a FIFO makes it wait
+ * forever and no size bound holds. Refused: a topology that is not this
+ * system's comes through --topology, HWLOC_XMLFILE or HWLOC_SYNTHETIC,
+ * which are read by the rule for every input (input_file.h).
+ */
+static const char *const unread_env[] = {
+	"HWLOC_FSROOT", "HWLOC_CPUID_PATH", "HWLOC_DUMPED_HWDATA_DIR",
+};
+
+const char *topo_unread_env(void)
+{
+	for (size_t i = 0; i < sizeof(unread_env) / sizeof(unread_env[0]); i++)
+		if (getenv(unread_env[i]))
+			return unread_env[i];
+	return NULL;
+}
+
 bool topo_from_user(const char *spec)
 {
-	return spec || getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC");
+	return spec || getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC") ||
+	       topo_unread_env();
 }
 
 bool topo_is_this_system(const struct topo *topo)

@@ -50,10 +50,17 @@ struct topo *topo_open(const char *spec, char *err, size_t errlen);
 
 /*
  * Whether topo_open(spec) reads a topology the user gave (spec, or hwloc's
- * HWLOC_XMLFILE or HWLOC_SYNTHETIC): its failure is then bad input (exit
+ * HWLOC_XMLFILE, HWLOC_SYNTHETIC or HWLOC_FSROOT): its failure is then bad input (exit
  * 2), not this system's topology failing to read (exit 1).
  */
 bool topo_from_user(const char *spec);
+
+/*
+ * The first of hwloc's environment variables that would have it read
+ * files bouncelab cannot check (HWLOC_FSROOT, ...), if one is set: such a
+ * topology is refused. NULL when none is.
+ */
+const char *topo_unread_env(void);
 void topo_close(struct topo *topo);
 
 /* True when the topology is the running system, so binding is real. */

@@ -23,7 +23,6 @@
 #include "topo.h"
 
 #define MAX_POLICIES 16
-#define MAX_DISTANCES 4096
 #define DEFAULT_PAIRS_PER_CLASS 3
 #define DEFAULT_SAMPLES 31
 #define DEFAULT_ROUND_TRIPS 1000
@@ -74,36 +73,9 @@ static void topo_usage(FILE *out)
 /* "10,32" (local, remote) or a full row-major matrix. */
 static int apply_numa_distances(struct topo *topo, const char *text)
 {
-	static uint64_t values[MAX_DISTANCES];
-	unsigned int n = topo_nr_numa_nodes(topo), nr = 0;
 	char err[256];
-	const char *p = text;
 
-	for (;;) {
-		long v;
-		char item[32];
-		size_t len = strcspn(p, ",");
-
-		snprintf(item, sizeof(item), "%.*s", (int)len, p);
-		if (len >= sizeof(item) || parse_long(item, 1, 1000000, &v) ||
-		    nr == MAX_DISTANCES)
-			return usage_error("--numa-distances '%s': expected N x N positive integers, or LOCAL,REMOTE",
-					   text);
-		values[nr++] = (uint64_t)v;
-		if (!p[len])
-			break;
-		p += len + 1;
-	}
-	/* LOCAL,REMOTE: the diagonal local, everything else remote. */
-	if (nr == 2 && n != 1 && (size_t)n * n <= MAX_DISTANCES) {
-		uint64_t local = values[0], remote = values[1];
-
-		for (unsigned int i = 0; i < n; i++)
-			for (unsigned int j = 0; j < n; j++)
-				values[i * n + j] = i == j ? local : remote;
-		nr = n * n;
-	}
-	if (topo_set_numa_distances(topo, nr, values, err, sizeof(err)))
+	if (topo_parse_numa_distances(topo, text, err, sizeof(err)))
 		return usage_error("--numa-distances '%s': %s", text, err);
 	return 0;
 }

@@ -109,47 +109,15 @@ static int open_topology(json_t *root, struct machine_profile *m,
 		snprintf(err, errlen, "%s: topology '%s': %s", path, m->topology, terr);
 		return -1;
 	}
-	if (dist) {
-		uint64_t values[16];
-		unsigned int nr = 0;
-		const char *s = json_string_value(dist);
-		char *end;
-
-		if (!json_is_string(dist)) {
-			snprintf(err, errlen, "%s: \"numa_distances\": expected a string such as \"10,32\"", path);
-			return -1;
-		}
-		while (s && *s && nr < 16) {
-			values[nr++] = strtoull(s, &end, 10);
-			if (end == s || (*end && *end != ',')) {
-				snprintf(err, errlen, "%s: numa_distances '%s': expected integers separated by commas",
-					 path, json_string_value(dist));
-				return -1;
-			}
-			s = *end ? end + 1 : end;
-		}
-		/* "L,R": the same local and remote distance for every pair */
-		if (nr == 2 && topo_nr_numa_nodes(m->topo) > 1) {
-			unsigned int nodes = topo_nr_numa_nodes(m->topo);
-			uint64_t *full = calloc((size_t)nodes * nodes, sizeof(*full));
-			int rc;
-
-			if (!full) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -1;
-			}
-			for (unsigned int i = 0; i < nodes * nodes; i++)
-				full[i] = i / nodes == i % nodes ? values[0] : values[1];
-			rc = topo_set_numa_distances(m->topo, nodes * nodes, full, terr, sizeof(terr));
-			free(full);
-			if (rc) {
-				snprintf(err, errlen, "%s: %s", path, terr);
-				return -1;
-			}
-		} else if (topo_set_numa_distances(m->topo, nr, values, terr, sizeof(terr))) {
-			snprintf(err, errlen, "%s: %s", path, terr);
-			return -1;
-		}
+	if (dist && !json_is_string(dist)) {
+		snprintf(err, errlen, "%s: \"numa_distances\": expected a string such as \"10,32\"", path);
+		return -1;
+	}
+	if (dist && topo_parse_numa_distances(m->topo, json_string_value(dist), terr,
+					      sizeof(terr))) {
+		snprintf(err, errlen, "%s: numa_distances '%s': %s", path,
+			 json_string_value(dist), terr);
+		return -1;
 	}
 	m->nr_cpus = topo_nr_allowed_cpus(m->topo);
 	return 0;

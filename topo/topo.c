@@ -3,6 +3,7 @@
  * Placement policies and distance classes, on top of whichever backend
  * discovered the machine (topo_hwloc.c or topo_affinity.c).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,55 @@ bool placement_shares_cpu(const struct placement *pl)
 			if (pl->cpus[i] == pl->cpus[j])
 				return true;
 	return false;
+}
+
+int topo_parse_numa_distances(struct topo *topo, const char *text, char *err,
+			      size_t errlen)
+{
+	unsigned int n = topo_nr_numa_nodes(topo), nr = 1;
+	uint64_t *values;
+	const char *p = text;
+	int ret = -1;
+
+	for (const char *c = text; *c; c++)
+		nr += *c == ',';
+	/* Counted before anything is kept: N x N or LOCAL,REMOTE, no more. */
+	if (nr != 2 && nr != n * n) {
+		snprintf(err, errlen, "%u values: expected %u (%u nodes x %u, row by row), or LOCAL,REMOTE",
+			 nr, n * n, n, n);
+		return -1;
+	}
+	values = calloc((size_t)n * n + 2, sizeof(*values));
+	if (!values) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		char *end;
+
+		errno = 0;
+		values[i] = strtoull(p, &end, 10);
+		if (end == p || !isdigit((unsigned char)*p) || errno ||
+		    values[i] < 1 || values[i] > TOPO_MAX_NUMA_DISTANCE ||
+		    (*end && *end != ',')) {
+			snprintf(err, errlen, "'%.*s': expected N x N positive integers up to %d, or LOCAL,REMOTE",
+				 (int)strcspn(p, ","), p, TOPO_MAX_NUMA_DISTANCE);
+			goto out;
+		}
+		p = *end ? end + 1 : end;
+	}
+	/* LOCAL,REMOTE: the diagonal local, everything else remote. */
+	if (nr == 2 && n != 1) {
+		uint64_t local = values[0], remote = values[1];
+
+		for (unsigned int i = 0; i < n * n; i++)
+			values[i] = i / n == i % n ? local : remote;
+		nr = n * n;
+	}
+	ret = topo_set_numa_distances(topo, nr, values, err, errlen);
+out:
+	free(values);
+	return ret;
 }
 
 /*

@@ -100,6 +100,18 @@ void topo_format_numa_node_cpus(const struct topo *topo, unsigned int node,
 int topo_set_numa_distances(struct topo *topo, unsigned int nr_values,
 			    const uint64_t *values, char *err, size_t errlen);
 
+/* The largest NUMA distance taken (10 is local, hwloc's and ACPI's unit). */
+#define TOPO_MAX_NUMA_DISTANCE 1000000
+
+/*
+ * The one reader of a NUMA matrix as text ("--numa-distances", a machine
+ * profile's "numa_distances"): N x N positive integers row by row, or
+ * LOCAL,REMOTE for every pair; set as topo_set_numa_distances() does.
+ * Returns 0, or -1 with err naming the value and what was expected.
+ */
+int topo_parse_numa_distances(struct topo *topo, const char *text, char *err,
+			      size_t errlen);
+
 /* The tree: packages, NUMA nodes, caches, cores and PUs. */
 void topo_print_tree(const struct topo *topo, FILE *out);
 

@@ -144,6 +144,12 @@ static int load_json(json_t *root, struct machine_profile *m, const char *path,
 			 &sb, m->store_buffer_source, sizeof(m->store_buffer_source),
 			 path, err, errlen))
 		return -1;
+	/* A count of entries: 4.5 would be truncated to 4 without a word. */
+	if (sb != floor(sb)) {
+		snprintf(err, errlen, "%s: store_buffer: %g: expected a whole number of entries from 0 to 1024",
+			 path, sb);
+		return -1;
+	}
 	m->store_buffer = (unsigned int)sb;
 	if (read_latencies(root, m, path, err, errlen))
 		return -1;

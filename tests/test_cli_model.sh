@@ -133,7 +133,13 @@ p["numa_distances"] = ",".join(v for r in rows for v in r)
 json.dump(p, open(sys.argv[2] + "/five.json", "w"))
 p["numa_distances"] = ",".join(["10"] * 24)
 json.dump(p, open(sys.argv[2] + "/five_short.json", "w"))
+p = json.load(open(sys.argv[1]))
+p["store_buffer"]["value"] = 4.5
+json.dump(p, open(sys.argv[2] + "/half_entry.json", "w"))
 PY
+"$bouncelab" model --profile "$tmp/half_entry.json" --family pingpong >/dev/null 2>"$tmp/half.err"
+[ $? = 2 ] && grep -q "store_buffer: 4.5: expected a whole number" "$tmp/half.err" ||
+	fail "a store buffer of 4.5 entries: $(cat "$tmp/half.err")"
 "$bouncelab" model --profile "$tmp/five.json" --family pingpong --threads 2 --placement spread >/dev/null 2>"$tmp/five.err" ||
 	fail "a 5-node profile's 25 NUMA distances refused: $(cat "$tmp/five.err")"
 "$bouncelab" model --profile "$tmp/five_short.json" --family pingpong --threads 2 >/dev/null 2>"$tmp/five.err"

@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "cpu_id.h"
+#include "input_file.h"
 #include "model.h"
 
 static int copy_string(json_t *root, const char *key, bool required, char *dst,
@@ -159,16 +160,16 @@ static int load_json(json_t *root, struct machine_profile *m, const char *path,
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen)
 {
-	json_error_t jerr;
+	char why[768];
 	json_t *root;
-	int rc;
+	int rc, status;
 
 	*m = (struct machine_profile){ 0 };
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	/* Read by the rule for every input: a FIFO never blocks the open. */
+	root = input_file_json(path, PROFILE_MAX_BYTES, &status, why, sizeof(why));
 	if (!root) {
-		snprintf(err, errlen, "%s: not a JSON machine profile: %s (line %d)", path,
-			 jerr.text, jerr.line);
-		return -1;
+		snprintf(err, errlen, "%s", why);
+		return status == 1 ? -2 : -1;
 	}
 	rc = load_json(root, m, path, err, errlen);
 	json_decref(root);

@@ -63,8 +63,9 @@ static int read_inputs(const struct report_options *opts,
 			return ret;
 	}
 	if (opts->latency) {
-		if (latency_map_read(opts->latency, &st->latency, err, errlen))
-			return 2;
+		ret = latency_map_read(opts->latency, &st->latency, err, errlen);
+		if (ret)
+			return ret == -2 ? 1 : 2;
 		st->have_latency = true;
 	}
 	/* Files from one host and build are one machine's repetitions. */

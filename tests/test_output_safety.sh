@@ -399,6 +399,23 @@ for cmd in "report oom.json -o oom_report" "compare oom.json results.json"; do
 		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
 done
 [ ! -e oom_report ] && ok "no report directory left by the out-of-memory report" || not_ok "oom_report/ left behind"
+# The same rule for every JSON input (input_file_json()): a machine profile
+# and a latency file of the same shape, each under its own size bound
+python3 -c '
+junk = ",".join(["[]"] * 3000000)
+open("oom_profile.json", "w").write("{\"name\": \"x\", \"junk\": [" + junk + "]}")
+open("oom_latency.json", "w").write("{\"latency\": {\"pairs\": [" + junk + "]}}")'
+for cmd in "model --profile oom_profile.json --family pingpong" \
+	   "report results.json --latency oom_latency.json -o oom_report"; do
+	# shellcheck disable=SC2086
+	(ulimit -v 40000; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+	status=$?
+	[ "$status" = 1 ] && grep -qx "bouncelab: out of memory reading oom_[a-z]*.json" err.txt &&
+		ok "$cmd: out of memory: exit 1, said so" ||
+		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
+done
+rm -f oom_profile.json oom_latency.json
+[ ! -e oom_report ] && ok "no report directory left by the out-of-memory latency file" || not_ok "oom_report/ left behind"
 # A benchmark thread that cannot be created (ulimit -v): exit 1 and one line
 # saying so, not std::system_error's abort (exit 134); nothing left. How much
 # address space the run needs before its threads depends on the build (one

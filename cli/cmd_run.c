@@ -932,7 +932,11 @@ static int resume_claimed(const char *out, const char *journal_path,
 		snprintf(damaged, sizeof(damaged), "; skipped %zu damaged lines", nr_damaged);
 	target = out;
 	if (claim.exists) {
-		old = json_load_file(out, 0, NULL);
+		char why[768];
+		int status;
+
+		/* Unreadable, it is not the finished run's: the rows go beside it. */
+		old = input_file_json(out, JOURNAL_MAX_BYTES, &status, why, sizeof(why));
 		if (old && run_id_of(old) && run_id_of(doc) &&
 		    !strcmp(run_id_of(old), run_id_of(doc))) {
 			json_decref(old);

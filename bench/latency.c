@@ -270,14 +270,16 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 		return -1;
 	}
 	/* The first sample pays for page faults and cold caches. */
+	/*
+	 * A stop asked during a sample cut its kernels short: the time and
+	 * the check are of a partial sample, not counted (the warm-up's too).
+	 */
 	ret = one_sample(topo, f, &cfg, pair, round_trips, &warm_up, err, errlen);
+	if (interrupt_signal())
+		ret = 0;
 	for (unsigned int s = 0; s < nr_samples && !ret && !interrupt_signal(); s++) {
 		ret = one_sample(topo, f, &cfg, pair, round_trips,
 				 &pair->samples[s], err, errlen);
-		/*
-		 * A stop asked during the sample cut its kernels short: the
-		 * time and the check are of a partial sample, not counted.
-		 */
 		if (interrupt_signal())
 			ret = 0;
 		else if (!ret)

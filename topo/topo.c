@@ -218,6 +218,9 @@ int topo_parse_numa_distances(struct topo *topo, const char *text, char *err,
 	const char *p = text;
 	int ret = -1;
 
+	/* No NUMA nodes known (a build without hwloc): the setter says why. */
+	if (!n)
+		return topo_set_numa_distances(topo, 0, NULL, err, errlen);
 	for (const char *c = text; *c; c++)
 		nr += *c == ',';
 	/* Counted before anything is kept: N x N or LOCAL,REMOTE, no more. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,6 +25,8 @@ static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT 
 static atomic_int stop_signal;
 static struct sigaction saved[NR_CAUGHT];
 static bool caught;
+/* The handler's two lines, made before it is installed (it only writes). */
+static char stop_line[128], quit_line[128];
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_BOOL_LOCK_FREE == 2,
 	       "the signal handler needs lock-free atomics");
@@ -42,9 +45,9 @@ static void on_signal(int signo)
 	interrupt_request(signo);
 	/* A closed pipe has no reader for a message. */
 	if (signo == SIGINT)
-		say("bouncelab: SIGINT: stopping after the current benchmark (again to quit at once)\n");
+		say(quit_line);
 	else if (signo != SIGPIPE)
-		say("bouncelab: stopping after the current benchmark (a signal asked)\n");
+		say(stop_line);
 	errno = saved_errno;
 }
 
@@ -57,9 +60,15 @@ void interrupt_request(int signo)
 	atomic_store(&kernel_stop_requested, true);
 }
 
-int interrupt_catch(void)
+int interrupt_catch(const char *stops_after)
 {
 	struct sigaction sa;
+
+	snprintf(quit_line, sizeof(quit_line),
+		 "bouncelab: SIGINT: stopping after %s (again to quit at once)\n",
+		 stops_after);
+	snprintf(stop_line, sizeof(stop_line),
+		 "bouncelab: stopping after %s (a signal asked)\n", stops_after);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -14,8 +14,11 @@
 /* A stop asked by the run itself: it cannot keep its results (no signal). */
 #define INTERRUPT_ERROR (-1)
 
-/* Installs the handlers. Returns 0 or -errno. */
-int interrupt_catch(void);
+/*
+ * Installs the handlers; the line a signal prints says the command stops
+ * after stops_after ("the current benchmark"). Returns 0 or -errno.
+ */
+int interrupt_catch(const char *stops_after);
 /* Restores the handlers interrupt_catch() replaced. */
 void interrupt_release(void);
 /*

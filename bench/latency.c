@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "interrupt.h"
 #include "latency.h"
 #include "stats.h"
 
@@ -269,11 +270,19 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 		return -1;
 	}
 	/* The first sample pays for page faults and cold caches. */
+	/*
+	 * A stop asked during a sample cut its kernels short: the time and
+	 * the check are of a partial sample, not counted (the warm-up's too).
+	 */
 	ret = one_sample(topo, f, &cfg, pair, round_trips, &warm_up, err, errlen);
-	for (unsigned int s = 0; s < nr_samples && !ret; s++) {
+	if (interrupt_signal())
+		ret = 0;
+	for (unsigned int s = 0; s < nr_samples && !ret && !interrupt_signal(); s++) {
 		ret = one_sample(topo, f, &cfg, pair, round_trips,
 				 &pair->samples[s], err, errlen);
-		if (!ret)
+		if (interrupt_signal())
+			ret = 0;
+		else if (!ret)
 			pair->nr_samples++;
 	}
 	topo_restore_binding(topo, saved);

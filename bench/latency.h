@@ -55,8 +55,10 @@ unsigned int latency_pick_pairs(const struct topo *topo, unsigned int per_class,
 
 /*
  * Runs variant of family f (a two-thread ping-pong) on the pair's CPUs:
- * one warm-up sample, then nr_samples samples of round_trips each.
- * Returns 0, or -1 with err filled (binding failed, verify failed).
+ * one warm-up sample, then nr_samples samples of round_trips each. A
+ * stop asked (interrupt.h) ends it after the current sample, which is
+ * not counted: pair->nr_samples says how many it took. Returns 0, or -1
+ * with err filled (binding failed, verify failed).
  */
 int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 			 unsigned int variant, unsigned int nr_samples,

@@ -12,12 +12,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <regex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include "catalog.h"
 #include "counters.h"
@@ -171,10 +173,107 @@ static void format_case_name(struct bench_case *c, bool show_placement)
 			 c->home.name);
 }
 
+
+/*
+ * --filter is a PCRE2 pattern, compiled and matched under PCRE2's own
+ * limits, which bound whatever the pattern is: glibc's regcomp() copied a
+ * group once per count of a nested bounded repetition (255^4 copies grew
+ * past 17 GB) and its matcher spent seconds on back-references, and no
+ * hand-written check of the grammar can see every such case. Case names
+ * are short: a pattern that needs more than the match limit's steps on
+ * one is refused, not waited on.
+ */
+#define FILTER_MAX_LENGTH 256
+#define FILTER_MAX_NESTING 32
+#define FILTER_MATCH_LIMIT 100000
+#define FILTER_DEPTH_LIMIT 1000
+#define FILTER_HEAP_LIMIT_KB 4096
+
+/* The compiled --filter and the limits it is matched under. */
+struct case_filter {
+	const char *pattern;
+	pcre2_code *code;		/* NULL: no filter, every case */
+	pcre2_match_data *data;
+	pcre2_match_context *limits;
+	char failed[1024];		/* why a match was given up, once */
+};
+
+static int filter_compile(struct case_filter *f, const char *pattern, char *err,
+			  size_t errlen)
+{
+	pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+	PCRE2_UCHAR why[128];
+	PCRE2_SIZE offset;
+	int code;
+
+	memset(f, 0, sizeof(*f));
+	f->pattern = pattern;
+	if (strlen(pattern) > FILTER_MAX_LENGTH) {
+		pcre2_compile_context_free(cc);
+		snprintf(err, errlen, "--filter: a pattern of %zu characters: expected at most %d",
+			 strlen(pattern), FILTER_MAX_LENGTH);
+		return 2;
+	}
+	if (cc)
+		pcre2_set_parens_nest_limit(cc, FILTER_MAX_NESTING);
+	f->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &code,
+				&offset, cc);
+	pcre2_compile_context_free(cc);
+	if (!f->code) {
+		pcre2_get_error_message(code, why, sizeof(why));
+		snprintf(err, errlen, "filter '%s': expected a regular expression (PCRE2 syntax: %s at offset %zu)",
+			 pattern, (const char *)why, (size_t)offset);
+		return 2;
+	}
+	f->data = pcre2_match_data_create_from_pattern(f->code, NULL);
+	f->limits = pcre2_match_context_create(NULL);
+	if (!f->data || !f->limits) {
+		snprintf(err, errlen, "out of memory compiling the filter");
+		return 1;
+	}
+	pcre2_set_match_limit(f->limits, FILTER_MATCH_LIMIT);
+	pcre2_set_depth_limit(f->limits, FILTER_DEPTH_LIMIT);
+	pcre2_set_heap_limit(f->limits, FILTER_HEAP_LIMIT_KB);
+	return 0;
+}
+
+static void filter_free(struct case_filter *f)
+{
+	pcre2_match_data_free(f->data);
+	pcre2_match_context_free(f->limits);
+	pcre2_code_free(f->code);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * Whether the filter leaves name out. A match past PCRE2's limits leaves
+ * it out too, and says so once in f->failed: the plan is then refused.
+ */
+static bool filter_rejects(struct case_filter *f, const char *name)
+{
+	int rc;
+
+	if (!f->code)
+		return false;
+	rc = pcre2_match(f->code, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0,
+			 f->data, f->limits);
+	if (rc >= 0)
+		return false;
+	if (rc != PCRE2_ERROR_NOMATCH && !*f->failed) {
+		PCRE2_UCHAR why[128];
+
+		pcre2_get_error_message(rc, why, sizeof(why));
+		snprintf(f->failed, sizeof(f->failed),
+			 "--filter '%.256s': too costly on the case name '%.160s' (PCRE2: %s): expected a pattern that needs fewer than %d steps on a name",
+			 f->pattern, name, (const char *)why, FILTER_MATCH_LIMIT);
+	}
+	return true;
+}
+
 struct plan_state {
 	const struct suite_options *opts;
 	const struct topo *topo;
-	regex_t *filter;
+	struct case_filter filter;
 	struct suite *suite;
 	unsigned int capacity;
 	unsigned int nr_threads;
@@ -226,7 +325,7 @@ static int plan_case(struct plan_state *ps, struct bench_case *c,
 	c->home_node = -1;
 	c->home_found = -ENODATA;
 	format_case_name(c, ps->nr_placements > 1);
-	if (ps->filter && regexec(ps->filter, c->name, 0, NULL, 0))
+	if (filter_rejects(&ps->filter, c->name))
 		return 0;
 	if (ret) {
 		snprintf(ps->placement_skip, sizeof(ps->placement_skip), "%s", why);
@@ -266,7 +365,7 @@ static void note_thread_bounds(struct plan_state *ps,
 	char name[160], range[64];
 
 	snprintf(name, sizeof(name), "%s/%s", f->name, f->variants[v].name);
-	if (ps->filter && regexec(ps->filter, name, 0, NULL, 0))
+	if (filter_rejects(&ps->filter, name))
 		return;
 	if (f->min_threads && f->max_threads)
 		snprintf(range, sizeof(range), "%u to %u", f->min_threads, f->max_threads);
@@ -342,109 +441,20 @@ static int plan_family(struct plan_state *ps, const struct kernel_family *f,
 	}
 }
 
-/*
- * glibc's regcomp() copies a group once per count of a bounded repetition,
- * so nested counts multiply: '((((a{1,255}){1,255}){1,255}){1,255})' asks
- * for 255^4 copies and grew past 17 GB. Case names are short; these
- * bounds refuse such a pattern at once and keep any useful one. A
- * repetition of a repetition ('_++++', 'a*+', 'a{2}*') makes glibc's
- * matcher try every way of splitting a name among the repeats: one such
- * filter took over 10 s on a case name, so those are refused too.
- */
-#define FILTER_MAX_LENGTH 256
-#define FILTER_MAX_DEPTH 8
-#define FILTER_MAX_COPIES 1024
-
-static int check_filter_bounds(const char *filter, char *err, size_t errlen)
-{
-	unsigned long copies = 1;
-	unsigned int depth = 0, max_depth = 0;
-	bool in_bracket = false, after_repeat = false;
-
-	if (strlen(filter) > FILTER_MAX_LENGTH) {
-		snprintf(err, errlen, "--filter: a pattern of %zu characters: expected at most %d",
-			 strlen(filter), FILTER_MAX_LENGTH);
-		return 2;
-	}
-	for (const char *p = filter; *p; p++) {
-		unsigned long low, high;
-		bool repeat = !in_bracket && (*p == '*' || *p == '+' || *p == '?' ||
-					      (*p == '{' && (isdigit((unsigned char)p[1]) ||
-							     p[1] == ',')));
-		char *end;
-
-		if (repeat && after_repeat) {
-			snprintf(err, errlen, "--filter '%s': a repetition of a repetition at '%.2s': "
-				 "expected one of *, +, ? or {m,n} at a time", filter, p - 1);
-			return 2;
-		}
-		after_repeat = repeat;
-		if (*p == '\\' && p[1]) {
-			p++;
-		} else if (in_bracket) {
-			in_bracket = *p != ']';
-		} else if (*p == '[') {
-			in_bracket = true;
-			/* ']' first in a bracket is a member, not its end. */
-			if (p[1] == '^')
-				p++;
-			if (p[1] == ']')
-				p++;
-		} else if (*p == '(') {
-			depth++;
-			if (depth > max_depth)
-				max_depth = depth;
-		} else if (*p == ')' && depth) {
-			depth--;
-		} else if (*p == '{' && (isdigit((unsigned char)p[1]) || p[1] == ',')) {
-			/* '{,n}' is glibc's '{0,n}' */
-			low = strtoul(p + 1, &end, 10);
-			high = *end == ',' && isdigit((unsigned char)end[1]) ?
-			       strtoul(end + 1, NULL, 10) : low;
-			/* past the count, so its '}' closes it and a repeat after is seen */
-			while (*p && *p != '}')
-				p++;
-			if (!*p)
-				break;
-			after_repeat = true;
-			if (high < low)
-				high = low;
-			copies *= high ? high : 1;
-			if (copies > FILTER_MAX_COPIES)
-				break;
-		}
-	}
-	if (max_depth > FILTER_MAX_DEPTH || copies > FILTER_MAX_COPIES) {
-		snprintf(err, errlen, "--filter '%s': too costly to compile: expected at most %d nested groups and repetition counts {m,n} whose product is at most %d",
-			 filter, FILTER_MAX_DEPTH, FILTER_MAX_COPIES);
-		return 2;
-	}
-	return 0;
-}
-
 int suite_plan(const struct suite_options *opts, const struct topo *topo,
 	       struct suite *suite, char *err, size_t errlen)
 {
 	static const char *const default_placement[] = { "compact" };
 	struct plan_state ps = { .opts = opts, .topo = topo, .suite = suite };
-	regex_t filter;
 	int ret = 0;
 
 	memset(suite, 0, sizeof(*suite));
 	if (opts->filter) {
-		ret = check_filter_bounds(opts->filter, err, errlen);
-		if (ret)
-			return ret;
-		ret = regcomp(&filter, opts->filter, REG_EXTENDED | REG_NOSUB);
+		ret = filter_compile(&ps.filter, opts->filter, err, errlen);
 		if (ret) {
-			char why[128];
-
-			regerror(ret, &filter, why, sizeof(why));
-			snprintf(err, errlen, "filter '%s': expected a regular expression (%s)",
-				 opts->filter, why);
-			return 2;
+			filter_free(&ps.filter);
+			return ret;
 		}
-		ps.filter = &filter;
 	}
 	if (opts->nr_threads) {
 		ps.nr_threads = opts->nr_threads;
@@ -457,8 +467,11 @@ int suite_plan(const struct suite_options *opts, const struct topo *topo,
 
 	for (unsigned int i = 0; i < catalog_size && !ret; i++)
 		ret = plan_family(&ps, catalog[i], err, errlen);
-	if (ps.filter)
-		regfree(&filter);
+	if (!ret && *ps.filter.failed) {
+		snprintf(err, errlen, "%s", ps.filter.failed);
+		ret = 2;
+	}
+	filter_free(&ps.filter);
 	if (!ret && !suite->nr_cases && ps.placement_skip[0]) {
 		snprintf(err, errlen, "%s", ps.placement_skip);
 		ret = 2;

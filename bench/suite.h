@@ -31,7 +31,7 @@ struct suite_override {
 };
 
 struct suite_options {
-	const char *filter;		/* POSIX extended regex on case names */
+	const char *filter;		/* PCRE2 pattern on case names */
 	unsigned int nr_threads;	/* 0: 1, 2, 4, ... up to the allowed CPUs */
 	unsigned int threads[SUITE_MAX_VALUES];
 	unsigned int nr_placements;	/* 0: compact */

@@ -18,6 +18,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "topo.h"
 #include "input_file.h"
 #include "latency.h"
 #include "model.h"
@@ -481,25 +482,12 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 }
 
 /* A profile is a few KB; its distances for 1024 nodes, a few MB. */
-#define PROFILE_MAX_BYTES (16UL << 20)
-
-/*
- * --profile FILE or NAME: a file that exists (or a path) is read; else
- * the name of a shipped profile. A file is first held to the input rule
- * (input_file.h): the loader's own open would wait forever on a FIFO.
- */
+/* --profile FILE or NAME: a file that exists (or a path) is read; else
+ * the name of a shipped profile. */
 static int load_profile(const char *arg, struct machine_profile *m, char *err, size_t errlen)
 {
-	size_t size;
-	int fd;
-
-	if (strchr(arg, '/') || !access(arg, F_OK)) {
-		fd = input_file_open(arg, PROFILE_MAX_BYTES, &size, err, errlen);
-		if (fd < 0)
-			return -1;
-		close(fd);
+	if (strchr(arg, '/') || !access(arg, F_OK))
 		return machine_profile_load(arg, m, err, errlen);
-	}
 	return machine_profile_load_shipped(arg, m, err, errlen);
 }
 
@@ -540,13 +528,15 @@ int cmd_model(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (!o.profile || !strcmp(o.profile, "this")) {
 		if (machine_profile_this(&m, err, sizeof(err)))
-			return runtime_error("%s", err);
+			return topo_from_user(NULL) ? usage_error("%s", err) :
+						      runtime_error("%s", err);
 		if ((rc = check_plans(&m, &o)) || (rc = measure_this(&m))) {
 			machine_profile_close(&m);
 			return rc;
 		}
-	} else if (load_profile(o.profile, &m, err, sizeof(err))) {
-		return usage_error("--profile %s", err);
+	} else if ((rc = load_profile(o.profile, &m, err, sizeof(err)))) {
+		return rc == -2 ? runtime_error("%s", err) :
+				  usage_error("--profile %s", err);
 	} else if ((rc = check_plans(&m, &o))) {
 		machine_profile_close(&m);
 		return rc;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "interrupt.h"
 #include "report.h"
 
 int cmd_report(int argc, char **argv)
@@ -66,7 +67,23 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report: expected an output directory: -o DIR");
 	opts.files = (const char *const *)argv + optind;
 	opts.nr_files = (unsigned int)(argc - optind);
+	/*
+	 * SIGTERM's default would end it with its lock and temporary tree
+	 * left: caught, the report stops at its next step and cleans up.
+	 */
+	interrupt_reset();
+	if (interrupt_catch("the current step of the report"))
+		fprintf(stderr, "bouncelab: cannot catch signals: a Ctrl-C may leave the report's temporary files\n");
+	opts.stop_requested = interrupt_signal;
+	opts.hold_signals = interrupt_block;
 	ret = report_write(&opts, err, sizeof(err));
+	/* A signal held back during the moves reaches our handler first. */
+	interrupt_block(false);
+	interrupt_release();
+	if (ret >= 128) {
+		fprintf(stderr, "bouncelab: report %s\n", err);
+		return ret;
+	}
 	if (ret)
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	printf("%s/report.md\n", opts.outdir);

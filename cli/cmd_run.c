@@ -71,7 +71,8 @@ static void run_usage(FILE *out)
 		"usage: bouncelab run [OPTIONS]\n\n"
 		"Runs every family x variant x parameter value x thread count, with\n"
 		"repetitions interleaved, and writes Google Benchmark JSON.\n\n"
-		"  --filter REGEX          run only cases whose name matches (e.g. 'has_pinned/.*set')\n"
+		"  --filter REGEX          run only cases whose name matches, a PCRE2 pattern\n"
+		"                          (e.g. 'has_pinned/.*set')\n"
 		"  --threads LIST          thread counts, e.g. 1,2 (default 1,2,4,... up to the allowed CPUs)\n"
 		"  --repetitions N         repetitions of each case, interleaved (default %d)\n"
 		"  --min-time S            minimum seconds per repetition (default %g)\n"
@@ -883,6 +884,70 @@ static int resume_dry_run(const char *out, const char *journal_path, off_t size)
 	return 0;
 }
 
+/* --resume, holding back the stop signals (resume()). */
+static int resume_claimed(const char *out, const char *journal_path,
+			  const struct stat *st)
+{
+	char sibling[PATH_MAX], err[1024], damaged[96] = "";
+	struct output_claim claim;
+	size_t nr_rows, total, nr_damaged;
+	const char *target;
+	json_t *doc, *old;
+	int ret;
+
+	/* A journal that cannot be recovered is refused before anything is made. */
+	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
+			   sizeof(err));
+	if (!doc)
+		return usage_error("%s", err);
+	json_decref(doc);
+	/* Force: whatever is at out is looked at below, never just replaced. */
+	ret = output_claim(&claim, "--resume", out, OUTPUT_FILE, true,
+			   (uint64_t)st->st_size * 2, err, sizeof(err));
+	if (ret)
+		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
+	/* Again, holding the lock: the run may have written more since. */
+	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
+			   sizeof(err));
+	if (!doc) {
+		output_release(&claim, true);
+		return usage_error("%s", err);
+	}
+	if (nr_damaged)
+		snprintf(damaged, sizeof(damaged), "; skipped %zu damaged lines", nr_damaged);
+	target = out;
+	if (claim.exists) {
+		char why[768];
+		int status;
+
+		/* Unreadable, it is not the finished run's: the rows go beside it. */
+		old = input_file_json(out, JOURNAL_MAX_BYTES, &status, why, sizeof(why));
+		if (old && run_id_of(old) && run_id_of(doc) &&
+		    !strcmp(run_id_of(old), run_id_of(doc))) {
+			json_decref(old);
+			json_decref(doc);
+			unlink(journal_path);
+			output_release(&claim, true);
+			fprintf(stderr, "bouncelab: %s is the finished run's file already; removed its journal\n",
+				out);
+			return 0;
+		}
+		json_decref(old);
+		output_incomplete_sibling(out, sibling, sizeof(sibling));
+		target = sibling;
+	}
+	ret = results_write(target, doc, false, err, sizeof(err));
+	json_decref(doc);
+	if (!ret)
+		unlink(journal_path);
+	output_release(&claim, true);
+	if (ret)
+		return runtime_error("%s", err);
+	fprintf(stderr, "bouncelab: recovered %zu of %zu repetitions from %s into %s, marked incomplete%s\n",
+		nr_rows, total, journal_path, target, damaged);
+	return 0;
+}
+
 /*
  * run --resume FILE|DIR: the results of a run that was killed, from its
  * journal. A results file already there from the same run means the run
@@ -892,13 +957,9 @@ static int resume_dry_run(const char *out, const char *journal_path, off_t size)
  */
 static int resume(const char *arg, bool dry_run)
 {
-	char out[PATH_MAX], journal_path[PATH_MAX + 16], sibling[PATH_MAX], err[1024];
-	char damaged[96] = "";
-	struct output_claim claim;
+	char out[PATH_MAX], journal_path[PATH_MAX + 16];
 	struct stat st;
-	size_t nr_rows, total, nr_damaged, len = strlen(arg);
-	const char *target;
-	json_t *doc, *old;
+	size_t len = strlen(arg);
 	int ret;
 
 	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
@@ -924,56 +985,19 @@ static int resume(const char *arg, bool dry_run)
 			journal_path);
 		return 0;
 	}
-	/* A journal that cannot be recovered is refused before anything is made. */
-	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
-			   sizeof(err));
-	if (!doc)
-		return usage_error("%s", err);
-	json_decref(doc);
-	/* Force: whatever is at out is looked at below, never just replaced. */
-	ret = output_claim(&claim, "--resume", out, OUTPUT_FILE, true,
-			   (uint64_t)st.st_size * 2, err, sizeof(err));
-	if (ret)
-		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
-	/* Again, holding the lock: the run may have written more since. */
-	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
-			   sizeof(err));
-	if (!doc) {
-		output_release(&claim, true);
-		return usage_error("%s", err);
-	}
-	if (nr_damaged)
-		snprintf(damaged, sizeof(damaged), "; skipped %zu damaged lines", nr_damaged);
-	target = out;
-	if (claim.exists) {
-		old = json_load_file(out, 0, NULL);
-		if (old && run_id_of(old) && run_id_of(doc) &&
-		    !strcmp(run_id_of(old), run_id_of(doc))) {
-			json_decref(old);
-			json_decref(doc);
-			unlink(journal_path);
-			output_release(&claim, true);
-			fprintf(stderr, "bouncelab: %s is the finished run's file already; removed its journal\n",
-				out);
-			return 0;
-		}
-		json_decref(old);
-		output_incomplete_sibling(out, sibling, sizeof(sibling));
-		target = sibling;
-	}
+	/*
+	 * A recovery is short and bounded (one journal, read twice): the stop
+	 * signals wait until it is done or refused, and then take their
+	 * default action (exit 128 + N) on a path left whole: the rows
+	 * recovered and the journal gone, or the journal as it was, with no
+	 * lock or temporary file either way.
+	 */
 	interrupt_block(true);
-	ret = results_write(target, doc, false, err, sizeof(err));
-	json_decref(doc);
-	if (!ret)
-		unlink(journal_path);
-	output_release(&claim, true);
+	ret = resume_claimed(out, journal_path, &st);
 	interrupt_block(false);
-	if (ret)
-		return runtime_error("%s", err);
-	fprintf(stderr, "bouncelab: recovered %zu of %zu repetitions from %s into %s, marked incomplete%s\n",
-		nr_rows, total, journal_path, target, damaged);
-	return 0;
+	return ret;
 }
+
 
 /*
  * Claims the output (output_path.h) before any benchmark runs, with the
@@ -989,7 +1013,7 @@ static int claim_and_run(struct suite *suite, const struct suite_options *opts,
 	int ret;
 
 	interrupt_reset();
-	if (interrupt_catch())
+	if (interrupt_catch("the current benchmark"))
 		fprintf(stderr, "bouncelab: cannot catch signals: a Ctrl-C keeps only the journal\n");
 	ret = output_claim(&claim, "--out", out, OUTPUT_FILE, force,
 			   estimate_results_bytes(total), err, sizeof(err));
@@ -1162,8 +1186,13 @@ int cmd_run(int argc, char **argv)
 	topo = topo_open(NULL, err, sizeof(err));
 	if (!topo)
 		return topo_from_user(NULL) ? usage_error("%s", err) : runtime_error("%s", err);
-	if (!topo_is_this_system(topo)) {
-		ret = usage_error("run: the topology is %s, not this system's: unset HWLOC_SYNTHETIC or HWLOC_XMLFILE ('bouncelab topo' plans on it)",
+	/*
+	 * Another machine's topology (HWLOC_SYNTHETIC, HWLOC_XMLFILE) can be
+	 * planned on, not run on: scripts/lab fleet checks the options for
+	 * its compute nodes that way, on a login node of other CPUs.
+	 */
+	if (!topo_is_this_system(topo) && !dry_run) {
+		ret = usage_error("run: the topology is %s, not this system's: unset HWLOC_SYNTHETIC or HWLOC_XMLFILE (run --dry-run and 'bouncelab topo' plan on it)",
 				  topo_describe(topo));
 		topo_close(topo);
 		return ret;

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "catalog.h"
 #include "cli.h"
+#include "interrupt.h"
 #include "latency.h"
 #include "output.h"
 #include "output_path.h"
@@ -21,7 +23,6 @@
 #include "topo.h"
 
 #define MAX_POLICIES 16
-#define MAX_DISTANCES 4096
 #define DEFAULT_PAIRS_PER_CLASS 3
 #define DEFAULT_SAMPLES 31
 #define DEFAULT_ROUND_TRIPS 1000
@@ -72,36 +73,9 @@ static void topo_usage(FILE *out)
 /* "10,32" (local, remote) or a full row-major matrix. */
 static int apply_numa_distances(struct topo *topo, const char *text)
 {
-	static uint64_t values[MAX_DISTANCES];
-	unsigned int n = topo_nr_numa_nodes(topo), nr = 0;
 	char err[256];
-	const char *p = text;
 
-	for (;;) {
-		long v;
-		char item[32];
-		size_t len = strcspn(p, ",");
-
-		snprintf(item, sizeof(item), "%.*s", (int)len, p);
-		if (len >= sizeof(item) || parse_long(item, 1, 1000000, &v) ||
-		    nr == MAX_DISTANCES)
-			return usage_error("--numa-distances '%s': expected N x N positive integers, or LOCAL,REMOTE",
-					   text);
-		values[nr++] = (uint64_t)v;
-		if (!p[len])
-			break;
-		p += len + 1;
-	}
-	/* LOCAL,REMOTE: the diagonal local, everything else remote. */
-	if (nr == 2 && n != 1 && (size_t)n * n <= MAX_DISTANCES) {
-		uint64_t local = values[0], remote = values[1];
-
-		for (unsigned int i = 0; i < n; i++)
-			for (unsigned int j = 0; j < n; j++)
-				values[i * n + j] = i == j ? local : remote;
-		nr = n * n;
-	}
-	if (topo_set_numa_distances(topo, nr, values, err, sizeof(err)))
+	if (topo_parse_numa_distances(topo, text, err, sizeof(err)))
 		return usage_error("--numa-distances '%s': %s", text, err);
 	return 0;
 }
@@ -221,23 +195,38 @@ static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
 	printf("  Medians and minima, not means: a VM can switch latency modes mid-run.\n");
 }
 
-static int write_latency(const struct topo *topo, const char *out, bool o_exists,
-			 json_t *lat)
+/*
+ * The latency JSON. A measurement a signal stopped keeps its whole pairs,
+ * marked incomplete (why says so), and never replaces a complete file
+ * (--force): it goes beside it, as a stopped run's results do.
+ */
+static int write_latency(const struct topo *topo, const struct output_claim *claim,
+			 json_t *context, const char *why, json_t *lat)
 {
-	json_t *doc = json_object(), *context = results_context();
-	char err[512], *text;
+	json_t *doc = json_object();
+	char err[512], sibling[PATH_MAX], *text;
+	const char *target = claim->path;
 	int ret = 0;
 
 	json_object_set_new(context, "topology", results_topology(topo));
-	json_object_set_new(doc, "context", context);
+	if (why) {
+		json_object_set_new(context, "incomplete", json_string(why));
+		if (claim->exists) {
+			output_incomplete_sibling(claim->path, sibling, sizeof(sibling));
+			target = sibling;
+		}
+	}
+	json_object_set(doc, "context", context);
 	json_object_set(doc, "latency", lat);
 	text = json_dumps(doc, JSON_INDENT(2));
 	json_decref(doc);
 	if (!text)
 		return runtime_error("cannot encode the latency results");
-	if ((o_exists ? output_write_file : output_write_new_file)(out, text, strlen(text),
-								 err, sizeof(err)))
+	if ((target == claim->path && claim->exists ? output_write_file :
+	     output_write_new_file)(target, text, strlen(text), err, sizeof(err)))
 		ret = runtime_error("%s", err);
+	else
+		printf("  JSON: %s\n", target);
 	free(text);
 	return ret;
 }
@@ -268,11 +257,10 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 {
 	const struct kernel_family *f = catalog_find("pingpong");
 	struct latency_pair *pairs = NULL;
-	char err[512], allowed[256];
-	const char *out = o->latency_out;
-	unsigned int nr_pairs;
-	int variant, ret = 0;
-	json_t *lat;
+	char err[512], allowed[256], why[160];
+	unsigned int nr_pairs, done;
+	int variant, signo, ret = 0;
+	json_t *lat, *context;
 
 	variant = catalog_variant_index(f, o->variant);
 	nr_pairs = latency_pick_pairs(topo, (unsigned int)o->pairs_per_class, &pairs);
@@ -282,23 +270,48 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 		return usage_error("--latency: needs two CPUs this process may use (allowed: %s)",
 				   allowed);
 	}
+	/*
+	 * The machine's facts first: reading them can fail (Google Benchmark
+	 * exits when sysfs cannot be read), and then no pair is lost.
+	 */
+	context = results_context();
 	fprintf(stderr, "bouncelab: measuring %u pair%s, %ld samples each\n", nr_pairs,
 		nr_pairs == 1 ? "" : "s", o->samples);
-	for (unsigned int p = 0; p < nr_pairs && !ret; p++)
+	/* The pairs measured whole are kept if a signal stops the rest. */
+	for (done = 0; done < nr_pairs && !ret && !interrupt_signal(); done++)
 		if (latency_measure_pair(topo, f, (unsigned int)variant,
 					 (unsigned int)o->samples,
-					 (unsigned int)o->round_trips, &pairs[p],
+					 (unsigned int)o->round_trips, &pairs[done],
 					 err, sizeof(err)))
 			ret = runtime_error("--latency: %s", err);
-	if (!ret) {
+	signo = interrupt_signal();
+	if (signo) {
+		/* A pair cut short keeps the samples it took: fewer, not wrong. */
+		if (done && !pairs[done - 1].nr_samples)
+			done--;
+		if (done)
+			snprintf(why, sizeof(why), "interrupted by %s: %u of %u pairs measured, the last with %u of %ld samples",
+				 interrupt_signal_name(signo), done, nr_pairs,
+				 pairs[done - 1].nr_samples, o->samples);
+		else
+			snprintf(why, sizeof(why), "interrupted by %s before a sample finished",
+				 interrupt_signal_name(signo));
+	}
+	/* Held back: a second Ctrl-C waits until the file is whole. */
+	interrupt_block(true);
+	if (!ret && done) {
 		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
-				   pairs, nr_pairs);
-		print_latency_table(lat, pairs, nr_pairs, o);
-		ret = write_latency(topo, out, o->claim.exists, lat);
-		if (!ret)
-			printf("  JSON: %s\n", out);
+				   pairs, done);
+		print_latency_table(lat, pairs, done, o);
+		ret = write_latency(topo, &o->claim, context, signo ? why : NULL, lat);
 		json_decref(lat);
 	}
+	if (!ret && signo) {
+		fprintf(stderr, "bouncelab: %s%s\n", why,
+			done ? ", written marked incomplete" : ": nothing written");
+		ret = 128 + signo;
+	}
+	json_decref(context);
 	for (unsigned int p = 0; p < nr_pairs; p++)
 		free(pairs[p].samples);
 	free(pairs);
@@ -431,6 +444,13 @@ int cmd_topo(int argc, char **argv)
 				  topo_describe(topo));
 		goto out;
 	}
+	/*
+	 * Caught before the output is claimed: SIGINT's default would end the
+	 * measurement with its lock left and every pair measured lost.
+	 */
+	interrupt_reset();
+	if (o.latency && interrupt_catch("the current sample"))
+		fprintf(stderr, "bouncelab: cannot catch signals: a Ctrl-C loses the pairs measured\n");
 	if (o.latency && (ret = choose_latency_out(&o, latency_out, sizeof(latency_out))))
 		goto out;
 	topo_format_allowed(topo, allowed, sizeof(allowed));
@@ -445,9 +465,12 @@ int cmd_topo(int argc, char **argv)
 	if (o.latency) {
 		fflush(stdout);
 		ret = measure_latency(topo, &o);
-		output_release(&o.claim, !ret);
+		output_release(&o.claim, !ret || !access(o.claim.path, F_OK));
 	}
 out:
+	/* A signal held back during the write reaches our handler first. */
+	interrupt_block(false);
+	interrupt_release();
 	topo_close(topo);
 	return ret;
 }

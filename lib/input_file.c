@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "input_file.h"
+#include "json_region.h"
 
 static const char *kind_of(mode_t mode)
 {
@@ -104,4 +105,33 @@ char *input_file_read(const char *path, size_t max_bytes, size_t *len, char *err
 	close(fd);
 	buf[*len] = '\0';
 	return buf;
+}
+
+json_t *input_file_json(const char *path, size_t max_bytes, int *status, char *err,
+			size_t errlen)
+{
+	json_error_t jerr;
+	size_t len;
+	char *text = input_file_read(path, max_bytes, &len, err, errlen);
+	json_t *doc;
+
+	if (!text) {
+		*status = errno == ENOMEM ? 1 : 2;
+		return NULL;
+	}
+	/* No region: jansson uses malloc, and a failed one is seen. */
+	json_region_fill(NULL);
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (json_region_stop()) {
+		json_decref(doc);
+		doc = NULL;
+		snprintf(err, errlen, "out of memory reading %s", path);
+		*status = 1;
+	} else if (!doc) {
+		snprintf(err, errlen, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
+			 jerr.column, jerr.text);
+		*status = 2;
+	}
+	free(text);
+	return doc;
 }

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 /*
  * path opened read-only under the rule: the descriptor (blocking again,
  * at offset 0) and its size in *size, or -1 with a one-line message in
@@ -27,5 +29,15 @@ int input_file_open(const char *path, size_t max_bytes, size_t *size, char *err,
  */
 char *input_file_read(const char *path, size_t max_bytes, size_t *len, char *err,
 		      size_t errlen);
+
+/*
+ * The whole file parsed as JSON (duplicate keys refused): the tree, or
+ * NULL with err set and *status saying why: 2 for a bad file (refused by
+ * the rule above, or "PATH:LINE:COL: not valid JSON: REASON"), 1 when
+ * memory ran out ("out of memory reading PATH": jansson gives no reason
+ * of its own then, and a malformed file is not what it met).
+ */
+json_t *input_file_json(const char *path, size_t max_bytes, int *status, char *err,
+			size_t errlen);
 
 #endif

@@ -53,6 +53,13 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Whether the claim made the output directory itself (a new report). */
+static bool made_output_dir(const struct output_claim *c)
+{
+	return c->nr_created &&
+	       c->created_len[c->nr_created - 1] == strlen(c->created_from);
+}
+
 /* What lstat() found at path, as the rule sees it. */
 static int check_existing(struct output_claim *c, const char *what, bool force,
 			  char *err, size_t errlen)
@@ -79,7 +86,7 @@ static int check_existing(struct output_claim *c, const char *what, bool force,
 		if (!S_ISDIR(st.st_mode))
 			return refuse(err, errlen, "%s '%s': exists and is not a directory: expected a directory",
 				      what, c->path);
-		c->exists = true;
+		c->exists = !made_output_dir(c);
 		return 0;
 	}
 	if (S_ISDIR(st.st_mode))
@@ -95,17 +102,13 @@ static int check_existing(struct output_claim *c, const char *what, bool force,
 	return 0;
 }
 
-/*
- * Creates dir and its missing parents, remembering the outermost one it
- * created in c->created[0] and dir itself in c->created[1].
- */
+/* Creates dir and its missing parents, recording each one it created. */
 static int make_dirs(struct output_claim *c, const char *dir, char *err,
 		     size_t errlen)
 {
-	char path[PATH_MAX];
-	struct stat st;
+	char *path = c->created_from;
 
-	snprintf(path, sizeof(path), "%s", dir);
+	snprintf(c->created_from, sizeof(c->created_from), "%s", dir);
 	for (char *p = path + 1; ; p++) {
 		char saved = *p;
 
@@ -113,46 +116,37 @@ static int make_dirs(struct output_claim *c, const char *dir, char *err,
 			continue;
 		*p = '\0';
 		if (!mkdir(path, 0755)) {
-			if (!c->nr_created) {
-				snprintf(c->created[0], PATH_MAX, "%s", path);
-				snprintf(c->created[1], PATH_MAX, "%s", dir);
-				c->nr_created = 2;
-			}
+			c->created_len[c->nr_created++] = (unsigned short)(p - path);
+		} else if (errno == ENOTDIR || errno == ENAMETOOLONG) {
+			/* A bad path: check_existing() names what is wrong. */
+			*p = saved;
+			return 0;
 		} else if (errno != EEXIST) {
-			snprintf(err, errlen, "cannot create directory %s: %s", path,
-				 strerror(errno));
-			return errno == ENOTDIR || errno == ENAMETOOLONG ? 2 : 1;
+			*p = saved;
+			snprintf(err, errlen, "cannot create directory %.*s: %s",
+				 (int)(p - path), path, strerror(errno));
+			return 1;
 		}
 		*p = saved;
 		if (!saved)
 			break;
 	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "'%s' exists and is not a directory: expected a directory",
-			 dir);
-		return 2;
-	}
+	/* What is there, if not a directory, is check_existing()'s to refuse. */
 	return 0;
 }
 
-/* Removes the directories the claim made, innermost first, if empty. */
+
+/* Removes the directories the claim made, the last made first, if empty. */
 static void remove_created_dirs(struct output_claim *c)
 {
 	char path[PATH_MAX];
-	size_t top = strlen(c->created[0]);
 
-	if (!c->nr_created)
-		return;
-	snprintf(path, sizeof(path), "%s", c->created[1]);
-	while (strlen(path) >= top) {
-		char *slash;
+	while (c->nr_created) {
+		unsigned int len = c->created_len[--c->nr_created];
 
+		snprintf(path, sizeof(path), "%.*s", (int)len, c->created_from);
 		if (rmdir(path))
 			break;
-		slash = strrchr(path, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
 	}
 	c->nr_created = 0;
 }
@@ -419,6 +413,50 @@ static int probe(struct output_claim *c, const char *what, const char *dir,
 	return 0;
 }
 
+/*
+ * The claims held now. A library that ends the process with exit() (Google
+ * Benchmark does when it cannot read sysfs, as under "ulimit -n 5") skips
+ * every caller's clean-up: an exit handler releases what is still held,
+ * so that no lock, probe or empty directory stays behind. A run's journal,
+ * if it holds rows, stays: only empty directories are removed.
+ */
+#define MAX_HELD 4
+static struct output_claim *held[MAX_HELD];
+static const char *held_what[MAX_HELD];
+
+static void release_at_exit(void)
+{
+	for (int i = 0; i < MAX_HELD; i++) {
+		if (!held[i])
+			continue;
+		fprintf(stderr, "bouncelab: %s '%s': ended before its output was written (the line above says why); its lock is removed\n",
+			held_what[i], held[i]->path);
+		output_release(held[i], false);
+	}
+}
+
+static void hold(struct output_claim *c, const char *what)
+{
+	static bool registered;
+
+	if (!registered)
+		registered = !atexit(release_at_exit);
+	for (int i = 0; i < MAX_HELD; i++) {
+		if (!held[i]) {
+			held[i] = c;
+			held_what[i] = what;
+			return;
+		}
+	}
+}
+
+static void unhold(struct output_claim *c)
+{
+	for (int i = 0; i < MAX_HELD; i++)
+		if (held[i] == c)
+			held[i] = NULL;
+}
+
 int output_claim(struct output_claim *c, const char *what, const char *path,
 		 enum output_kind kind, bool force, uint64_t estimate,
 		 char *err, size_t errlen)
@@ -457,14 +495,19 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
 	/* "out/" and "out" are one directory. */
 	while (kind == OUTPUT_DIR && len > 1 && c->path[len - 1] == '/')
 		c->path[--len] = '\0';
-	ret = check_existing(c, what, force, err, errlen);
-	if (ret)
-		return ret;
 	if (kind == OUTPUT_FILE)
 		parent_dir(c->path, dir, sizeof(dir));
 	else
 		snprintf(dir, sizeof(dir), "%s", c->path);
+	/*
+	 * The directories first, then what is at the path: in "a/../b/NAME"
+	 * the path resolves only once "a" exists, and a check made before
+	 * would find nothing there and let an existing b/NAME through to the
+	 * end of the run. A refusal removes what was made.
+	 */
 	ret = make_dirs(c, dir, err, errlen);
+	if (!ret)
+		ret = check_existing(c, what, force, err, errlen);
 	if (ret)
 		goto fail;
 	name_max = pathconf(dir, _PC_NAME_MAX);
@@ -491,6 +534,7 @@ int output_claim(struct output_claim *c, const char *what, const char *path,
 	ret = probe(c, what, dir, estimate, err, errlen);
 	if (ret)
 		goto fail;
+	hold(c, what);
 	return 0;
 fail:
 	output_release(c, false);
@@ -499,6 +543,7 @@ fail:
 
 void output_release(struct output_claim *c, bool wrote)
 {
+	unhold(c);
 	if (c->lock_fd >= 0) {
 		/* Removed while held: a waiter sees the file change and retries. */
 		unlink(c->lock_path);

@@ -66,9 +66,15 @@ struct output_claim {
 	bool exists;		/* a regular file (or, for a directory, a directory) was there */
 	int lock_fd;		/* -1: no lock held */
 	char lock_path[PATH_MAX + 32];
-	/* the directories the claim created, outermost first; removed on failure */
+	/*
+	 * The directories the claim created, in order: each is the first
+	 * created_len[i] bytes of created_from. Removed on failure, the last
+	 * one first (by what was made, not by walking up the path: in
+	 * "a/../b/NAME" the parent of "b" is not "a").
+	 */
+	char created_from[PATH_MAX];
 	unsigned int nr_created;
-	char created[8][PATH_MAX];
+	unsigned short created_len[PATH_MAX / 2];
 };
 
 /*

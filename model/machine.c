@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "cpu_id.h"
+#include "input_file.h"
 #include "model.h"
 
 static int copy_string(json_t *root, const char *key, bool required, char *dst,
@@ -109,47 +110,15 @@ static int open_topology(json_t *root, struct machine_profile *m,
 		snprintf(err, errlen, "%s: topology '%s': %s", path, m->topology, terr);
 		return -1;
 	}
-	if (dist) {
-		uint64_t values[16];
-		unsigned int nr = 0;
-		const char *s = json_string_value(dist);
-		char *end;
-
-		if (!json_is_string(dist)) {
-			snprintf(err, errlen, "%s: \"numa_distances\": expected a string such as \"10,32\"", path);
-			return -1;
-		}
-		while (s && *s && nr < 16) {
-			values[nr++] = strtoull(s, &end, 10);
-			if (end == s || (*end && *end != ',')) {
-				snprintf(err, errlen, "%s: numa_distances '%s': expected integers separated by commas",
-					 path, json_string_value(dist));
-				return -1;
-			}
-			s = *end ? end + 1 : end;
-		}
-		/* "L,R": the same local and remote distance for every pair */
-		if (nr == 2 && topo_nr_numa_nodes(m->topo) > 1) {
-			unsigned int nodes = topo_nr_numa_nodes(m->topo);
-			uint64_t *full = calloc((size_t)nodes * nodes, sizeof(*full));
-			int rc;
-
-			if (!full) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -1;
-			}
-			for (unsigned int i = 0; i < nodes * nodes; i++)
-				full[i] = i / nodes == i % nodes ? values[0] : values[1];
-			rc = topo_set_numa_distances(m->topo, nodes * nodes, full, terr, sizeof(terr));
-			free(full);
-			if (rc) {
-				snprintf(err, errlen, "%s: %s", path, terr);
-				return -1;
-			}
-		} else if (topo_set_numa_distances(m->topo, nr, values, terr, sizeof(terr))) {
-			snprintf(err, errlen, "%s: %s", path, terr);
-			return -1;
-		}
+	if (dist && !json_is_string(dist)) {
+		snprintf(err, errlen, "%s: \"numa_distances\": expected a string such as \"10,32\"", path);
+		return -1;
+	}
+	if (dist && topo_parse_numa_distances(m->topo, json_string_value(dist), terr,
+					      sizeof(terr))) {
+		snprintf(err, errlen, "%s: numa_distances '%s': %s", path,
+			 json_string_value(dist), terr);
+		return -1;
 	}
 	m->nr_cpus = topo_nr_allowed_cpus(m->topo);
 	return 0;
@@ -176,6 +145,12 @@ static int load_json(json_t *root, struct machine_profile *m, const char *path,
 			 &sb, m->store_buffer_source, sizeof(m->store_buffer_source),
 			 path, err, errlen))
 		return -1;
+	/* A count of entries: 4.5 would be truncated to 4 without a word. */
+	if (sb != floor(sb)) {
+		snprintf(err, errlen, "%s: store_buffer: %g: expected a whole number of entries from 0 to 1024",
+			 path, sb);
+		return -1;
+	}
 	m->store_buffer = (unsigned int)sb;
 	/* Optional: a profile without it predicts a remote home as local. */
 	if (json_object_get(root, "remote_home_ns") &&
@@ -191,16 +166,16 @@ static int load_json(json_t *root, struct machine_profile *m, const char *path,
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen)
 {
-	json_error_t jerr;
+	char why[768];
 	json_t *root;
-	int rc;
+	int rc, status;
 
 	*m = (struct machine_profile){ 0 };
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	/* Read by the rule for every input: a FIFO never blocks the open. */
+	root = input_file_json(path, PROFILE_MAX_BYTES, &status, why, sizeof(why));
 	if (!root) {
-		snprintf(err, errlen, "%s: not a JSON machine profile: %s (line %d)", path,
-			 jerr.text, jerr.line);
-		return -1;
+		snprintf(err, errlen, "%s", why);
+		return status == 1 ? -2 : -1;
 	}
 	rc = load_json(root, m, path, err, errlen);
 	json_decref(root);

@@ -116,10 +116,14 @@ struct machine_profile {
 unsigned int machine_store_buffer(const char *vendor, long family, const char *brand,
 				  char *source, size_t len);
 
+/* A machine profile is far smaller than this. */
+#define PROFILE_MAX_BYTES (16UL << 20)
+
 /*
- * Reads a machine profile (JSON, see model/profiles/). Returns 0, or -1
- * with err naming the file, the field and what was expected; nothing is
- * left open then.
+ * Reads a machine profile (JSON, see model/profiles/) by the rule for
+ * every input file (input_file.h). Returns 0, or -1 with err naming the
+ * file, the field and what was expected, or -2 when memory ran out (err
+ * says so); nothing is left open then.
  */
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen);

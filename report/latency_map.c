@@ -186,24 +186,14 @@ static int read_square(const char *path, json_t *cpus, json_t *matrix,
 int latency_map_read(const char *path, struct latency_map *m, char *err,
 		 size_t errlen)
 {
-	json_error_t jerr;
 	json_t *doc, *top, *pairs;
-	char *text;
-	size_t len;
-	int ret;
+	int ret, status;
 
 	memset(m, 0, sizeof(*m));
-	text = input_file_read(path, LATENCY_MAX_BYTES, &len, err, errlen);
-	if (!text)
-		return -1;
-	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	free(text);
+	doc = input_file_json(path, LATENCY_MAX_BYTES, &status, err, errlen);
 	top = doc;
-	if (!doc) {
-		snprintf(err, errlen, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
-			 jerr.column, jerr.text);
-		return -1;
-	}
+	if (!doc)
+		return status == 1 ? -2 : -1;
 	m->doc = doc;
 	if (json_is_object(json_object_get(doc, "latency")))
 		top = json_object_get(doc, "latency");

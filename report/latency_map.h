@@ -32,7 +32,10 @@ struct latency_map {
 	void *doc;		/* private: the JSON document */
 };
 
-/* Returns 0, or -1 with err naming the file and the place. */
+/*
+ * Returns 0, or -1 with err naming the file and the place, or -2 when
+ * memory ran out (err says so).
+ */
 int latency_map_read(const char *path, struct latency_map *map, char *err,
 		 size_t errlen);
 void latency_map_free(struct latency_map *map);

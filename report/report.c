@@ -39,18 +39,34 @@ struct report_state {
 	struct output_batch batch;
 };
 
+/* 0, or 128 + the signal that asked the report to stop (err says so). */
+static int stopped(const struct report_options *opts, char *err, size_t errlen)
+{
+	int signo = opts->stop_requested ? opts->stop_requested() : 0;
+
+	if (signo <= 0)
+		return 0;
+	snprintf(err, errlen, "-o '%s': stopped by signal %d: nothing written",
+		 opts->outdir, signo);
+	return 128 + signo;
+}
+
 static int read_inputs(const struct report_options *opts,
 		       struct report_state *st, char *err, size_t errlen)
 {
-	for (unsigned int i = 0; i < opts->nr_files; i++) {
-		int ret = results_read(&st->set, opts->files[i], err, errlen);
+	int ret;
 
+	for (unsigned int i = 0; i < opts->nr_files; i++) {
+		ret = results_read(&st->set, opts->files[i], err, errlen);
 		if (ret)
 			return ret == -2 ? 1 : 2;
+		if ((ret = stopped(opts, err, errlen)))
+			return ret;
 	}
 	if (opts->latency) {
-		if (latency_map_read(opts->latency, &st->latency, err, errlen))
-			return 2;
+		ret = latency_map_read(opts->latency, &st->latency, err, errlen);
+		if (ret)
+			return ret == -2 ? 1 : 2;
 		st->have_latency = true;
 	}
 	/* Files from one host and build are one machine's repetitions. */
@@ -60,7 +76,7 @@ static int read_inputs(const struct report_options *opts,
 		snprintf(err, errlen, "out of memory analysing the results");
 		return 1;
 	}
-	return 0;
+	return stopped(opts, err, errlen);
 }
 
 /* report --brief: the summary's figure (and its PNG), and the brief. */
@@ -406,16 +422,19 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	struct output_claim claim;
 	struct merge m = { 0 };
 	char tmp[PATH_MAX];
-	bool claimed = false, wrote = false;
-	int ret = read_inputs(opts, &st, err, errlen);
+	bool claimed, wrote = false;
+	/*
+	 * The lock first: a report that reads for a minute and is then
+	 * refused at its end by one started later would lose that minute.
+	 */
+	int ret = output_claim(&claim, "-o", opts->outdir, OUTPUT_DIR, opts->force,
+			       0, err, errlen);
 
-	if (!ret) {
-		ret = output_claim(&claim, "-o", opts->outdir, OUTPUT_DIR, opts->force,
-				   0, err, errlen);
-		claimed = !ret;
-	}
+	claimed = !ret;
 	if (!ret)
 		ret = check_old_report(opts, err, errlen);
+	if (!ret)
+		ret = read_inputs(opts, &st, err, errlen);
 	if (!ret && output_dir_temp_template(tmp, sizeof(tmp), claim.path)) {
 		snprintf(err, errlen, "-o '%s': path too long", opts->outdir);
 		ret = 2;
@@ -429,10 +448,17 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 		m.tmp = tmp;
 		m.outdir = claim.path;
 		ret = render_all(opts, &st, tmp, err, errlen);
+		if (!ret)
+			ret = stopped(opts, err, errlen);
 		if (!ret && (make_dirs(tmp, err, errlen) ||
 			     output_batch_commit(&st.batch, err, errlen) ||
 			     make_records(&m, &old, &new, err, errlen)))
 			ret = 1;
+		/* Past the last stop: the moves are not cut in half. */
+		if (opts->hold_signals)
+			opts->hold_signals(true);
+		if (!ret)
+			ret = stopped(opts, err, errlen);
 		if (!ret)
 			ret = move_into_place(&m, err, errlen);
 		wrote = !ret;
@@ -456,7 +482,8 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 int report_generate(const char *const *files, unsigned int nr_files,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr_files, outdir, NULL, false, false, false };
+	struct report_options opts = { .files = files, .nr_files = nr_files,
+				       .outdir = outdir };
 
 	return report_write(&opts, err, errlen);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "journal.h"
+#include "results_read.h"
 #include "output.h"
 
 /* One compact line (jansson escapes newlines in strings), flushed. */
@@ -156,6 +157,7 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 	unsigned int line = 0;
 	json_error_t jerr;
 	json_int_t total_v;
+	size_t refused;
 
 	*nr_rows = 0;
 	*total = 0;
@@ -200,6 +202,10 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 			 path, JOURNAL_VERSION);
 		goto fail;
 	}
+	/* A line the results reader would refuse is damaged too. */
+	if (results_keep_readable_rows(context, rows, path, &refused, err, errlen))
+		goto fail;
+	*nr_damaged += refused;
 	*nr_rows = json_array_size(rows);
 	/* A run's count of repetitions (cli/cmd_run.c keeps it unsigned). */
 	total_v = json_integer_value(json_object_get(header, "total"));

@@ -1085,6 +1085,58 @@ fail:
 	return -1;
 }
 
+int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,
+				size_t *nr_refused, char *err, size_t errlen)
+{
+	struct results scratch = { 0 };
+	struct reader r = {
+		.set = &scratch, .path = path, .file = 0, .index = (size_t)-1,
+		.err = err, .errlen = errlen,
+	};
+	char row_err[512];
+	json_t *kept = json_array();
+	json_t *row;
+	size_t i;
+	int ret = -1;
+
+	*nr_refused = 0;
+	if (!kept || grow((void **)&scratch.files, &scratch.cap_files, 1,
+			  sizeof(*scratch.files))) {
+		snprintf(err, errlen, "out of memory reading %s", path);
+		goto out;
+	}
+	scratch.files[0] = (struct result_file){ .path = path, .context = context };
+	scratch.nr_files = 1;
+	if (check_context(&r, context))
+		goto out;
+	scratch.files[0].rounds = ran_in_rounds(context);
+	/* A row's refusal is its own: the reader goes on to the next one. */
+	r.err = row_err;
+	r.errlen = sizeof(row_err);
+	json_array_foreach(rows, i, row) {
+		r.index = i;
+		if (read_row(&r, row)) {
+			if (r.out_of_memory) {
+				snprintf(err, errlen, "%s", row_err);
+				goto out;
+			}
+			(*nr_refused)++;
+			continue;
+		}
+		json_array_append(kept, row);
+	}
+	json_array_clear(rows);
+	json_array_extend(rows, kept);
+	ret = 0;
+out:
+	json_decref(kept);
+	free(r.candidates);
+	/* The context and rows are the caller's, not the scratch set's. */
+	scratch.files[0].doc = NULL;
+	results_free(&scratch);
+	return ret;
+}
+
 void results_free(struct results *set)
 {
 	for (unsigned int i = 0; i < set->nr_files; i++)

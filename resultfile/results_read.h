@@ -154,6 +154,16 @@ int results_read(struct results *set, const char *path, char *err,
 		 size_t errlen);
 void results_free(struct results *set);
 
+/*
+ * A journal's rows (journal.h) as results_read() would take them: the
+ * rows it would refuse are taken out of rows and counted in *nr_refused,
+ * so that a damaged line costs only its own repetition and --resume never
+ * writes a file that report then refuses. Returns 0, or -1 with err when
+ * the context itself is refused or memory ran out.
+ */
+int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,
+				size_t *nr_refused, char *err, size_t errlen);
+
 /* The CPUs the run could use (topology's allowed CPUs, else num_cpus), or 0. */
 long results_allowed_cpus(const struct result_file *file);
 

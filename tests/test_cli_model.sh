@@ -163,6 +163,30 @@ sys.exit(1 if problems else 0)
 PY
 		failures=$((failures + 1))
 done
+# A profile's NUMA matrix is read by the one reader --numa-distances uses:
+# five nodes take their 25 values (a reader of its own stopped at 16), and
+# 24 are refused naming the count expected.
+"$py" - "$profile" "$tmp" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["topology"] = "pack:5 numa:1 core:2 pu:1"
+rows = [["10" if i == j else "21" for j in range(5)] for i in range(5)]
+p["numa_distances"] = ",".join(v for r in rows for v in r)
+json.dump(p, open(sys.argv[2] + "/five.json", "w"))
+p["numa_distances"] = ",".join(["10"] * 24)
+json.dump(p, open(sys.argv[2] + "/five_short.json", "w"))
+p = json.load(open(sys.argv[1]))
+p["store_buffer"]["value"] = 4.5
+json.dump(p, open(sys.argv[2] + "/half_entry.json", "w"))
+PY
+"$bouncelab" model --profile "$tmp/half_entry.json" --family pingpong >/dev/null 2>"$tmp/half.err"
+[ $? = 2 ] && grep -q "store_buffer: 4.5: expected a whole number" "$tmp/half.err" ||
+	fail "a store buffer of 4.5 entries: $(cat "$tmp/half.err")"
+"$bouncelab" model --profile "$tmp/five.json" --family pingpong --threads 2 --placement spread >/dev/null 2>"$tmp/five.err" ||
+	fail "a 5-node profile's 25 NUMA distances refused: $(cat "$tmp/five.err")"
+"$bouncelab" model --profile "$tmp/five_short.json" --family pingpong --threads 2 >/dev/null 2>"$tmp/five.err"
+[ $? = 2 ] && grep -q "24 values: expected 25" "$tmp/five.err" ||
+	fail "24 NUMA distances for 5 nodes: $(cat "$tmp/five.err")"
 
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "model CLI: all checks passed"

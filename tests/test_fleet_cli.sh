@@ -36,9 +36,33 @@ expect_bad "--nodes '2' and --nodelist 'a'" --nodes 2 --nodelist a
 expect_bad "--partition 'a b'" --partition 'a b' --nodes 1
 expect_bad "--time 'soon'" --time soon --nodes 1
 expect_bad "--nodelist 'a;b'" --nodelist 'a;b'
+# a count past Slurm's array indices (bash's arithmetic wrapped it into
+# --array=0-7766279631452241918), and host lists whose brackets do not pair
+expect_bad "--nodes '99999999999999999999'" --nodes 99999999999999999999 --dry-run
+expect_bad "--nodes '4000001'" --nodes 4000001 --dry-run
+expect_bad "--nodelist 'n[1-3'" --nodelist 'n[1-3' --dry-run
+expect_bad "--nodelist 'n[1-3]]'" --nodelist 'n[1-3]]' --dry-run
+expect_bad "--nodelist 'n[a-b]'" --nodelist 'n[a-b]' --dry-run
+expect_bad "--nodelist ',a'" --nodelist ',a' --dry-run
 # run's own checks, once, before anything is submitted
 expect_bad "--repetitions '0'" --repetitions 0 --nodes 1 --dry-run
 expect_bad "--threads" --threads 0 --nodes 1 --dry-run
+expect_bad "placement 'bogus'" --placement bogus --nodes 1 --dry-run
+# ...but checked on a node as large as bouncelab plans on, not this login
+# node: CPUs and classes a compute node has are not refused here
+for placement in cpus:0-63 pair:cross_package pair:numa pair:l2; do
+	fleet --nodes 2 --placement "$placement" --threads 2 --filter '^has_pinned/nop$' \
+		--results "$tmp/never" --dry-run >/dev/null 2>"$tmp/err" ||
+		fail "--placement $placement refused on the login node: $(cat "$tmp/err")"
+done
+fleet --nodes 2 --placement cpus:0-63 --threads 64 --filter '^has_pinned/nop$' \
+	--results "$tmp/never" --dry-run >/dev/null 2>"$tmp/err" ||
+	fail "--threads 64 refused on the login node: $(cat "$tmp/err")"
+# no cluster answering sinfo: one line, not a silent exit 1
+PATH="$tmp/nosinfo:$PATH"
+mkdir -p "$tmp/nosinfo" && printf '#!/bin/sh\nexit 1\n' >"$tmp/nosinfo/sinfo" && chmod +x "$tmp/nosinfo/sinfo"
+expect_bad "sinfo shows no nodes" --dry-run
+PATH=${PATH#"$tmp/nosinfo:"}
 
 mkdir "$tmp/full" && touch "$tmp/full/results-old.json"
 fleet --nodes 1 --results "$tmp/full" --dry-run >/dev/null 2>"$tmp/err"

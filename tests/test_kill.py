@@ -20,6 +20,18 @@ the repetition is in the journal and flushed. After each kill:
 
 Then one real closed pipe: 'run 2>&1 | head -1' keeps its rows too.
 
+The same for the other commands that write (KILLS / 5 kills each, the
+moments spread over a whole command's time):
+
+  - 'report' into a new directory and, with --force, over an old report:
+    stopped, it exits 128 + N and leaves no directory it made, the old
+    report whole and no temporary tree or lock; after SIGKILL the next
+    report on the path succeeds and removes what was left;
+  - 'topo --latency': stopped, it keeps the samples measured, marked
+    incomplete, or writes nothing if none finished; no lock is left;
+  - 'run --resume': the journal is recovered whole or left as it was,
+    and a second --resume recovers every row.
+
 usage: test_kill.py BOUNCELAB [KILLS]   (TAP output)
 """
 import fcntl
@@ -151,6 +163,149 @@ def closed_pipe(bouncelab, work):
           "expected exit 141, the rows finished before the pipe closed, nothing left")
 
 
+def timed(cmd):
+    t0 = time.monotonic()
+    status = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=120).returncode
+    return status, time.monotonic() - t0
+
+
+def kill_at(cmd, signo, delay):
+    """cmd started in a session of its own, sent signo after delay: its status."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(delay)
+    try:
+        proc.send_signal(signo)
+    except ProcessLookupError:
+        pass
+    return proc.wait(timeout=60)
+
+
+def stopped_as_told(status, signo):
+    """0 (done before the signal) or the signal's death or 128 + it."""
+    return status in (0, -signo, 128 + signo)
+
+
+def stale_ok(paths, signo):
+    """Left behind: only a lock nobody holds, and only after SIGKILL."""
+    if signo != signal.SIGKILL:
+        return paths
+    return [p for p in paths if not (p.endswith(".lock") and not held(p))]
+
+
+def report_leftovers(directory):
+    return [p for p in glob.glob(os.path.join(directory, "**"), recursive=True)
+            + glob.glob(os.path.join(directory, ".*"))
+            if ".tmp." in os.path.basename(p) or p.endswith(".lock")]
+
+
+def kill_reports(bouncelab, work, inputs, kills, rng):
+    cmd = [bouncelab, "report"] + inputs
+    status, whole = timed(cmd + ["-o", os.path.join(work, "rwhole")])
+    check(status == 0, f"an unkilled report ends with 0 ({whole:.2f} s)")
+    for i in range(kills):
+        signo = SIGNALS[i % 4]
+        force = i % 2 == 1
+        out = os.path.join(work, "rwhole" if force else f"r{i}")
+        delay = rng.uniform(0, whole * 1.1)
+        status = kill_at(cmd + ["-o", out] + (["--force"] if force else []),
+                         signo, delay)
+        name = (f"report{' --force' if force else ''}: "
+                f"{signal.Signals(signo).name} after {delay:.3f} s (status {status})")
+        md = os.path.join(out, "report.md")
+        if force:
+            # report.md goes in last, by rename: there, it is whole.
+            check(os.path.exists(md) and stopped_as_told(status, signo),
+                  name + ": the report there stays")
+        elif status == 0:
+            check(os.path.exists(md), name + ": done, report.md written")
+        else:
+            check(stopped_as_told(status, signo) and
+                  (signo == signal.SIGKILL or not os.path.exists(out)),
+                  name + ": no directory left", str(os.listdir(out))
+                  if os.path.exists(out) else "")
+        left = stale_ok(report_leftovers(out), signo)
+        if signo == signal.SIGKILL:
+            # The next report on the path takes over what was left.
+            again = subprocess.run(cmd + ["-o", out, "--force"],
+                                   stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE)
+            left = report_leftovers(out)
+            check(again.returncode == 0, name + ": the next report succeeds",
+                  again.stderr.decode(errors="replace"))
+        check(not left, name + ": nothing left behind", "\n".join(left))
+        if not force:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+LATENCY = ["topo", "--latency", "--samples", "200", "--round-trips", "2000"]
+
+
+def kill_latency(bouncelab, work, kills, rng):
+    cmd = [bouncelab] + LATENCY
+    status, whole = timed(cmd + ["--latency-out", os.path.join(work, "lwhole", "l.json")])
+    check(status == 0, f"an unkilled topo --latency ends with 0 ({whole:.2f} s)")
+    for i in range(kills):
+        signo = SIGNALS[i % 4]
+        out = os.path.join(work, f"l{i}", "l.json")
+        delay = rng.uniform(0, whole * 1.1)
+        status = kill_at(cmd + ["--latency-out", out], signo, delay)
+        name = f"topo --latency: {signal.Signals(signo).name} after {delay:.3f} s (status {status})"
+        ok = stopped_as_told(status, signo)
+        if os.path.exists(out):
+            doc = json.load(open(out))
+            samples = sum(len(p["samples_ns"]) for p in doc["latency"]["pairs"])
+            ok = ok and samples > 0 and (status == 0) != ("incomplete" in doc["context"])
+            check(ok, name + f": {samples} samples kept")
+        else:
+            check(ok and status != 0, name + ": nothing written")
+        left = stale_ok(leftovers(os.path.dirname(out)), signo)
+        check(not left, name + ": nothing left behind", "\n".join(left))
+        shutil.rmtree(os.path.dirname(out), ignore_errors=True)
+
+
+def kill_resumes(bouncelab, work, kills, rng):
+    directory = os.path.join(work, "resume")
+    out = os.path.join(directory, "results.json")
+    journal = out + ".journal"
+    proc = start(bouncelab, out, os.path.join(work, "resume.err"))
+    while finished_seen(os.path.join(work, "resume.err")) < 6 and proc.poll() is None:
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    saved = open(journal, "rb").read()
+    lines = saved.count(b"\n")
+
+    def restore():
+        for p in glob.glob(os.path.join(directory, "*")):
+            os.unlink(p)
+        open(journal, "wb").write(saved)
+
+    restore()
+    status, whole = timed([bouncelab, "run", "--resume", directory])
+    want = len(rows_in(out)[1])
+    check(status == 0 and want >= 6, f"an unkilled --resume recovers {want} rows ({whole:.3f} s, {lines} journal lines)")
+    for i in range(kills):
+        signo = SIGNALS[i % 4]
+        restore()
+        delay = rng.uniform(0, whole * 1.1)
+        status = kill_at([bouncelab, "run", "--resume", directory], signo, delay)
+        name = f"--resume: {signal.Signals(signo).name} after {delay:.3f} s (status {status})"
+        whole_journal = os.path.exists(journal) and open(journal, "rb").read() == saved
+        done = os.path.exists(out) and not os.path.exists(journal)
+        check(stopped_as_told(status, signo) and (whole_journal or done or signo == signal.SIGKILL),
+              name + ": recovered, or the journal as it was")
+        if os.path.exists(journal):
+            subprocess.run([bouncelab, "run", "--resume", directory],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rows = len(rows_in(out)[1]) if os.path.exists(out) else 0
+        left = stale_ok(leftovers(directory), signo)
+        check(rows == want and not left, name + f": {rows} of {want} rows, nothing left",
+              "\n".join(left))
+    shutil.rmtree(directory, ignore_errors=True)
+
+
 def main():
     bouncelab = os.path.abspath(sys.argv[1])
     kills = int(sys.argv[2]) if len(sys.argv) > 2 else 50
@@ -172,6 +327,12 @@ def main():
             one_kill(bouncelab, work, i, SIGNALS[i % len(SIGNALS)],
                      rng.uniform(0, whole * 1.1))
         closed_pipe(bouncelab, work)
+        inputs = sorted(glob.glob(os.path.join(
+            os.path.dirname(os.path.abspath(__file__)),
+            "data", "runs", "epyc-zen3-2026-12-01", "*.json")))
+        kill_reports(bouncelab, work, inputs, max(kills // 5, 4), rng)
+        kill_latency(bouncelab, work, max(kills // 5, 4), rng)
+        kill_resumes(bouncelab, work, max(kills // 5, 4), rng)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"1..{tests}")

@@ -22,7 +22,7 @@ done
 # Debian's package for each pkg-config name meson.build asks for; threads
 # is the C library's. An unknown name fails, so a new dependency needs
 # its package here and in the list.
-declare -A debian=([benchmark]=libbenchmark-dev [jansson]=libjansson-dev
+declare -A debian=([benchmark]=libbenchmark-dev [jansson]=libjansson-dev [libpcre2-8]=libpcre2-dev
 	[hwloc]=libhwloc-dev [libpfm]=libpfm4-dev [cmocka]=libcmocka-dev [threads]=)
 check_deps() {
 	local file=$1 list=$2 name

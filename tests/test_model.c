@@ -138,7 +138,7 @@ static void test_profile_bad_input(void **state)
 		const char *json;
 		const char *says;
 	} bad[] = {
-		{ "{", "not a JSON machine profile" },
+		{ "{", "not valid JSON" },
 		{ "[]", "expected a JSON object" },
 		{ GOOD_HEAD "\"one_way_ns\": {\"l3\": {\"value\": 40}}}", "one_way_ns.l3: expected a \"source\"" },
 		{ GOOD_HEAD "\"one_way_ns\": {\"l9\": {\"value\": 40, \"source\": \"s\"}}}", "unknown class 'l9'" },

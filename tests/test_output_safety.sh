@@ -8,7 +8,8 @@
 #     refused by run --out, topo --latency-out and report -o (exit 2, the
 #     device still a device), the file replaced only with --force, the
 #     others refused even with it;
-#   - a second command on an output another one holds is refused at start;
+#   - a second command on an output another one holds is refused at start
+#     (report: before it reads its inputs);
 #   - what a killed command leaves (a lock nobody holds, temporary files,
 #     a half-built report) is taken over and removed by the next one, and
 #     a SIGKILLed run's journal is recovered by --resume (--dry-run
@@ -17,17 +18,21 @@
 #   - report -o DIR --force removes only the files its record lists;
 #   - the same run given twice to report (a copy, its journal) is refused;
 #   - a lock path that is a hard link is refused, the file untouched;
-#   - --out NEWDIR/. and NEWDIR/.. are refused before the run;
+#   - --out NEWDIR/. and NEWDIR/.. are refused before the run, and so is
+#     NEWDIR/../FILE when FILE is refused, NEWDIR removed again;
 #   - every command exits non-zero, with a message, when stdout is /dev/full;
 #   - every command's exit status is one of the README's table;
 #   - a hostile results file (a tag and a code fence in names) is refused
 #     or reaches report.md escaped; a UTF-8 BOM is accepted; control bytes
 #     from input files reach report.md, compare and model escaped;
-#   - a FIFO as HWLOC_XMLFILE is refused, not waited on;
+#   - a FIFO as HWLOC_XMLFILE is refused, not waited on, and so is
+#     HWLOC_FSROOT (and hwloc's other directories it would read itself);
 #   - a run whose every repetition fails exits 1;
 #   - out of memory reading a results file is said so, exit 1, and so is
 #     a benchmark thread that cannot be created (ulimit -v);
 #   - a write past ulimit -f fails with exit 1 and one line, leaving nothing;
+#   - under ulimit -n every command finishes or fails (exit 1), leaving
+#     no lock or empty directory;
 #   - a context value 2000 levels deep is reported with a 256 KB stack.
 #
 # usage: test_output_safety.sh BOUNCELAB     (TAP output)
@@ -112,6 +117,20 @@ holder_status=$?
 	ok "the holder, interrupted, wrote its rows (exit 130)" ||
 	not_ok "the holder exited $holder_status"
 
+# report takes its lock before it reads its inputs: a report started later
+# on a held output is refused at its start, before reading a byte (the
+# missing input shows it: the lock's refusal comes first)
+mkdir -p held_report
+flock held_report/.bouncelab.lock sleep 5 &
+locker=$!
+for _ in $(seq 50); do [ -e held_report/.bouncelab.lock ] && break; sleep 0.1; done
+expect 2 "a report on a held -o" -- "$bouncelab" report missing.json -o held_report --force
+grep -q "another bouncelab" err.txt && ok "refused for the lock before reading its inputs" ||
+	not_ok "not refused for the lock first: $(head -1 err.txt)"
+kill "$locker" 2>/dev/null
+wait "$locker" 2>/dev/null
+rm -rf held_report
+
 # --- what a killed command leaves (SIGKILL: no handler runs) is taken over
 # A lock file nobody holds (flock dies with its holder), a temporary file
 # and a half-built report: the next command on the path succeeds and
@@ -165,6 +184,19 @@ for path in newdot/. newdot/..; do
 		ok "--out $path: one line, what was expected" || not_ok "--out $path: $(head -2 err.txt)"
 done
 [ ! -e newdot ] && ok "no directory left by --out NEWDIR/." || not_ok "newdot/ left behind"
+
+# --- a path through a directory that is not there yet, then "..": the path
+# is checked as it resolves once its directories exist, so an existing
+# file at it is refused before the run, and what was made for it goes
+mkdir -p dotdot && echo keep >dotdot/results.json
+expect 2 "run --out made/../dotdot/results.json (exists)" -- "$bouncelab" run "${quick[@]}" --out made/../dotdot/results.json
+grep -q "the file exists" err.txt && [ ! -e dotdot/results.json.journal ] &&
+	ok "refused before the run, as the file it names" || not_ok "not refused at start: $(head -1 err.txt)"
+expect 2 "report -o made/../dotdot/results.json (a file)" -- "$bouncelab" report results.json -o made/../dotdot/results.json
+expect 2 "topo --latency-out made/../dotdot (a directory)" -- "$bouncelab" "${latency[@]}" --latency-out made/../dotdot
+[ ! -e made ] && grep -qx keep dotdot/results.json && ok "no directory left by a refused made/../PATH" ||
+	not_ok "made/ left behind, or the file changed"
+rm -rf dotdot
 
 # --- report -o DIR --force replaces only what bouncelab wrote: a results
 # file in DIR/plots/ (reported on from there) and a user's file in
@@ -220,6 +252,16 @@ grep -q '"incomplete"' killed/results.json && ok "the recovered rows are marked 
 	not_ok "the recovered file is not marked incomplete"
 left=$(find killed -name '*.tmp.*' -o -name '*.lock' -o -name '*.journal' | head -3)
 [ -z "$left" ] && ok "nothing left after --resume" || not_ok "left behind: $left"
+# A line that is whole JSON but a row report would refuse (a negative
+# time, a string for a count) is damaged too: the file --resume writes is
+# one report reads, and the rows around the bad ones are kept
+mkdir -p refused && cp killed.journal refused/results.json.journal
+sed -i -e '4s/"real_time": *[0-9.e+-]*/"real_time": -5/' \
+	-e '5s/"iterations": *[0-9]*/"iterations": "many"/' refused/results.json.journal
+expect 0 "run --resume of a journal with rows report would refuse" -- "$bouncelab" run --resume refused
+grep -q "skipped 3 damaged" err.txt && ok "the refused rows are counted as damaged" ||
+	not_ok "the refused rows: $(head -1 err.txt)"
+expect 0 "report on what --resume recovered" -- "$bouncelab" report refused/results.json -o refused/rep
 
 # --- the same run twice is not pooled as independent repetitions: the
 # file twice, a copy, or a file and its own journal share a run_id
@@ -286,6 +328,15 @@ if [ "$has_hwloc" = 1 ]; then
 expect 2 "HWLOC_XMLFILE a FIFO" -- env HWLOC_XMLFILE=fifo "$bouncelab" topo
 grep -q "'fifo': not a regular file (a FIFO): expected a regular file" err.txt &&
 	ok "the refusal names the FIFO" || not_ok "the refusal does not name the FIFO: $(head -1 err.txt)"
+# hwloc's test hooks that have it read a directory's files itself (a fake
+# sysfs with a FIFO where a CPU list goes): refused, by every command
+mkdir -p fsroot/sys/devices/system/cpu && mkfifo fsroot/sys/devices/system/cpu/online
+for var in HWLOC_FSROOT HWLOC_CPUID_PATH HWLOC_DUMPED_HWDATA_DIR; do
+	expect 2 "$var: topo" -- env "$var=$PWD/fsroot" timeout 10 "$bouncelab" topo
+	grep -q "$var" err.txt && ok "the refusal names $var" || not_ok "$var: $(head -1 err.txt)"
+done
+expect 2 "HWLOC_FSROOT: run" -- env HWLOC_FSROOT="$PWD/fsroot" timeout 10 "$bouncelab" run "${quick[@]}" --dry-run
+expect 2 "HWLOC_FSROOT: model" -- env HWLOC_FSROOT="$PWD/fsroot" timeout 10 "$bouncelab" model --family pingpong
 fi
 
 # --- a file size limit (ulimit -f): SIGXFSZ is ignored, so the write that
@@ -311,6 +362,27 @@ left=$(find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*' -o -name 
 [ -z "$left" ] && ok "nothing left behind under ulimit -f" || not_ok "left behind under ulimit -f: $left"
 cd .. || exit 1
 
+# --- few file descriptors (ulimit -n): every command either finishes or
+# fails with exit 1, and leaves no lock, probe, temporary file or empty
+# directory, even where a library ends the process itself (Google
+# Benchmark exits when it cannot read sysfs: the claim is released at exit)
+mkdir nofile && cd nofile || exit 1
+for fds in 4 5 6 7; do
+	for cmd in "run ${quick[*]} --out o$fds/r.json" "report ../results.json -o r$fds" \
+		   "${latency[*]} --latency-out l$fds/l.json"; do
+		# shellcheck disable=SC2086
+		(ulimit -n $fds; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+		status=$?
+		[ "$status" = 0 ] || [ "$status" = 1 ] &&
+			ok "ulimit -n $fds: ${cmd%% *}: exit $status" ||
+			not_ok "ulimit -n $fds: ${cmd%% *}: exit $status"
+	done
+done
+left=$( (find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*'
+	find . -mindepth 1 -maxdepth 1 -type d -empty) | head -3)
+[ -z "$left" ] && ok "nothing left behind under ulimit -n" || not_ok "left behind under ulimit -n: $left"
+cd .. || exit 1
+
 # --- out of memory while parsing a results file (ulimit -v): said so, exit 1,
 # not "not valid JSON" with an empty reason. 3 million empty arrays: a 9 MB
 # text that fits in 40 MB of address space, a tree of 150 MB that does not.
@@ -327,6 +399,23 @@ for cmd in "report oom.json -o oom_report" "compare oom.json results.json"; do
 		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
 done
 [ ! -e oom_report ] && ok "no report directory left by the out-of-memory report" || not_ok "oom_report/ left behind"
+# The same rule for every JSON input (input_file_json()): a machine profile
+# and a latency file of the same shape, each under its own size bound
+python3 -c '
+junk = ",".join(["[]"] * 3000000)
+open("oom_profile.json", "w").write("{\"name\": \"x\", \"junk\": [" + junk + "]}")
+open("oom_latency.json", "w").write("{\"latency\": {\"pairs\": [" + junk + "]}}")'
+for cmd in "model --profile oom_profile.json --family pingpong" \
+	   "report results.json --latency oom_latency.json -o oom_report"; do
+	# shellcheck disable=SC2086
+	(ulimit -v 40000; timeout 120 "$bouncelab" $cmd >/dev/null 2>err.txt </dev/null)
+	status=$?
+	[ "$status" = 1 ] && grep -qx "bouncelab: out of memory reading oom_[a-z]*.json" err.txt &&
+		ok "$cmd: out of memory: exit 1, said so" ||
+		not_ok "${cmd%% *} out of memory: exit $status: $(head -1 err.txt)"
+done
+rm -f oom_profile.json oom_latency.json
+[ ! -e oom_report ] && ok "no report directory left by the out-of-memory latency file" || not_ok "oom_report/ left behind"
 # A benchmark thread that cannot be created (ulimit -v): exit 1 and one line
 # saying so, not std::system_error's abort (exit 134); nothing left. How much
 # address space the run needs before its threads depends on the build (one

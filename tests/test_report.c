@@ -102,7 +102,8 @@ static int teardown(void **state)
 static int generate(const char *const *files, unsigned int nr, const char *latency,
 		    const char *outdir, char *err, size_t errlen)
 {
-	struct report_options opts = { files, nr, outdir, latency, false, false, false };
+	struct report_options opts = { .files = files, .nr_files = nr,
+				       .outdir = outdir, .latency = latency };
 
 	return report_write(&opts, err, errlen);
 }

@@ -200,7 +200,7 @@ static void second_signal_ends_the_process(int signo)
 	pid_t pid;
 
 	interrupt_reset();
-	assert_int_equal(interrupt_catch(), 0);
+	assert_int_equal(interrupt_catch("the current benchmark"), 0);
 	/* The first: caught, noted, and the run asked to stop. */
 	assert_int_equal(raise(signo), 0);
 	assert_int_equal(interrupt_signal(), signo);

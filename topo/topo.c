@@ -3,6 +3,7 @@
  * Placement policies and distance classes, on top of whichever backend
  * discovered the machine (topo_hwloc.c or topo_affinity.c).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +59,30 @@ void topo_free_cpus(struct topo *topo)
 	topo->nr_cpus = 0;
 }
 
+/*
+ * hwloc's test hooks that have it read files under a directory the
+ * environment names (a fake /sys and /proc, dumped CPUID or hardware
+ * data): it opens what it finds there itself, so a FIFO makes it wait
+ * forever and no size bound holds. Refused: a topology that is not this
+ * system's comes through --topology, HWLOC_XMLFILE or HWLOC_SYNTHETIC,
+ * which are read by the rule for every input (input_file.h).
+ */
+static const char *const unread_env[] = {
+	"HWLOC_FSROOT", "HWLOC_CPUID_PATH", "HWLOC_DUMPED_HWDATA_DIR",
+};
+
+const char *topo_unread_env(void)
+{
+	for (size_t i = 0; i < sizeof(unread_env) / sizeof(unread_env[0]); i++)
+		if (getenv(unread_env[i]))
+			return unread_env[i];
+	return NULL;
+}
+
 bool topo_from_user(const char *spec)
 {
-	return spec || getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC");
+	return spec || getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC") ||
+	       topo_unread_env();
 }
 
 bool topo_is_this_system(const struct topo *topo)
@@ -186,6 +208,58 @@ bool placement_shares_cpu(const struct placement *pl)
 			if (pl->cpus[i] == pl->cpus[j])
 				return true;
 	return false;
+}
+
+int topo_parse_numa_distances(struct topo *topo, const char *text, char *err,
+			      size_t errlen)
+{
+	unsigned int n = topo_nr_numa_nodes(topo), nr = 1;
+	uint64_t *values;
+	const char *p = text;
+	int ret = -1;
+
+	/* No NUMA nodes known (a build without hwloc): the setter says why. */
+	if (!n)
+		return topo_set_numa_distances(topo, 0, NULL, err, errlen);
+	for (const char *c = text; *c; c++)
+		nr += *c == ',';
+	/* Counted before anything is kept: N x N or LOCAL,REMOTE, no more. */
+	if (nr != 2 && nr != n * n) {
+		snprintf(err, errlen, "%u values: expected %u (%u nodes x %u, row by row), or LOCAL,REMOTE",
+			 nr, n * n, n, n);
+		return -1;
+	}
+	values = calloc((size_t)n * n + 2, sizeof(*values));
+	if (!values) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		char *end;
+
+		errno = 0;
+		values[i] = strtoull(p, &end, 10);
+		if (end == p || !isdigit((unsigned char)*p) || errno ||
+		    values[i] < 1 || values[i] > TOPO_MAX_NUMA_DISTANCE ||
+		    (*end && *end != ',')) {
+			snprintf(err, errlen, "'%.*s': expected N x N positive integers up to %d, or LOCAL,REMOTE",
+				 (int)strcspn(p, ","), p, TOPO_MAX_NUMA_DISTANCE);
+			goto out;
+		}
+		p = *end ? end + 1 : end;
+	}
+	/* LOCAL,REMOTE: the diagonal local, everything else remote. */
+	if (nr == 2 && n != 1) {
+		uint64_t local = values[0], remote = values[1];
+
+		for (unsigned int i = 0; i < n * n; i++)
+			values[i] = i / n == i % n ? local : remote;
+		nr = n * n;
+	}
+	ret = topo_set_numa_distances(topo, nr, values, err, errlen);
+out:
+	free(values);
+	return ret;
 }
 
 /*

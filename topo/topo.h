@@ -50,10 +50,17 @@ struct topo *topo_open(const char *spec, char *err, size_t errlen);
 
 /*
  * Whether topo_open(spec) reads a topology the user gave (spec, or hwloc's
- * HWLOC_XMLFILE or HWLOC_SYNTHETIC): its failure is then bad input (exit
+ * HWLOC_XMLFILE, HWLOC_SYNTHETIC or HWLOC_FSROOT): its failure is then bad input (exit
  * 2), not this system's topology failing to read (exit 1).
  */
 bool topo_from_user(const char *spec);
+
+/*
+ * The first of hwloc's environment variables that would have it read
+ * files bouncelab cannot check (HWLOC_FSROOT, ...), if one is set: such a
+ * topology is refused. NULL when none is.
+ */
+const char *topo_unread_env(void);
 void topo_close(struct topo *topo);
 
 /* True when the topology is the running system, so binding is real. */
@@ -92,6 +99,18 @@ void topo_format_numa_node_cpus(const struct topo *topo, unsigned int node,
  */
 int topo_set_numa_distances(struct topo *topo, unsigned int nr_values,
 			    const uint64_t *values, char *err, size_t errlen);
+
+/* The largest NUMA distance taken (10 is local, hwloc's and ACPI's unit). */
+#define TOPO_MAX_NUMA_DISTANCE 1000000
+
+/*
+ * The one reader of a NUMA matrix as text ("--numa-distances", a machine
+ * profile's "numa_distances"): N x N positive integers row by row, or
+ * LOCAL,REMOTE for every pair; set as topo_set_numa_distances() does.
+ * Returns 0, or -1 with err naming the value and what was expected.
+ */
+int topo_parse_numa_distances(struct topo *topo, const char *text, char *err,
+			      size_t errlen);
 
 /* The tree: packages, NUMA nodes, caches, cores and PUs. */
 void topo_print_tree(const struct topo *topo, FILE *out);

@@ -157,7 +157,13 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 			 size_t errlen)
 {
 	hwloc_topology_t t;
-	const char *env;
+	const char *env = topo_unread_env();
+
+	if (env) {
+		snprintf(err, errlen, "%s '%s': hwloc would read the files there unchecked: expected it unset (a topology comes from --topology, HWLOC_XMLFILE or HWLOC_SYNTHETIC)",
+			 env, getenv(env));
+		return -1;
+	}
 
 	if (hwloc_topology_init(&t)) {
 		snprintf(err, errlen, "hwloc_topology_init: %s", strerror(errno));

@@ -297,6 +297,33 @@ static void test_verdict_rule(void **state)
 	assert_string_equal(verdict_word(VERDICT_NOISE), "within noise");
 }
 
+/*
+ * The rule at its edges, decided by hand from verdict.h's words: an interval
+ * that reaches 1 exactly does not exclude 1; p at alpha exactly is not below
+ * it; one end unknown leaves nothing to decide.
+ */
+static void test_verdict_edges(void **state)
+{
+	struct stats_ratio hi_at_1 = { .ratio = 0.9, .lo = 0.8, .hi = 1 };
+	struct stats_ratio lo_at_1 = { .ratio = 1.1, .lo = 1, .hi = 1.2 };
+	struct stats_ratio faster = { .ratio = 0.9, .lo = 0.8, .hi = 0.99 };
+	struct stats_ratio slower = { .ratio = 1.1, .lo = 1.01, .hi = 1.2 };
+	struct stats_ratio lo_unknown = { .ratio = 1.1, .lo = NAN, .hi = 1.2 };
+	struct stats_ratio hi_unknown = { .ratio = 0.9, .lo = 0.8, .hi = INFINITY };
+
+	(void)state;
+	assert_int_equal(verdict_of(&hi_at_1, 0.001), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&lo_at_1, 0.001), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&faster, 0.0499), VERDICT_FASTER);
+	assert_int_equal(verdict_of(&slower, 0.0499), VERDICT_SLOWER);
+	assert_int_equal(verdict_of(&slower, 0.05), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&lo_unknown, 0.001), VERDICT_UNTESTED);
+	assert_int_equal(verdict_of(&hi_unknown, 0.001), VERDICT_UNTESTED);
+	assert_int_equal(verdict_of(&faster, INFINITY), VERDICT_UNTESTED);
+	assert_string_equal(verdict_word(VERDICT_FASTER), "faster");
+	assert_string_equal(verdict_word(VERDICT_SLOWER), "slower");
+}
+
 /* found_clear_fraction when one call in the run finds the flag clear: 2 / ops. */
 static void test_count_over_ops(void **state)
 {
@@ -607,6 +634,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_not_testable),
 		cmocka_unit_test(test_shared_core),
 		cmocka_unit_test(test_verdict_rule),
+		cmocka_unit_test(test_verdict_edges),
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_catalogue_claims),
 		cmocka_unit_test(test_load_of_other_work),

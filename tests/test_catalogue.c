@@ -400,6 +400,74 @@ static void before_and_after_are_both_locked_or_both_plain(void **state)
 	}
 }
 
+/*
+ * has_pinned's access profile between 0 and 100, by hand from its header
+ * comment: a call that finds the flag set (a share a = already_set / 100)
+ * reads the seqcount line twice around the walk and does its variant's
+ * flag access once (a load first, a plain store, or a locked op); one that
+ * finds it clear pays one cold transfer (a fresh mm another CPU retired)
+ * when there is another CPU; pin_work is locked ops on its own line.
+ * Only 0 and 100 were tested before: an integer division passed.
+ */
+static void has_pinned_access_at_any_already_set(void **state)
+{
+	static const struct {
+		const char *variant;
+		double reads, stores, locked;	/* on the flag, per call that finds it set */
+	} flag[] = {
+		{ "store_always", 0, 1, 0 }, { "read_then_set", 1, 0, 0 },
+		{ "set_bit_always", 0, 0, 1 }, { "test_then_set_bit", 1, 0, 0 },
+		{ "test_and_set_bit", 0, 0, 1 },
+	};
+	const struct kernel_family *f = catalog_find("has_pinned");
+	static const char *const quarter[] = { "already_set=25", "flag_line=alone", "pin_work=3", NULL };
+	static const char *const shared[] = { "already_set=50", "flag_line=shared", NULL };
+	static const char *const clear[] = { "already_set=75", NULL };
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(flag) / sizeof(flag[0]); i++) {
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+
+		configure(f, &cfg, flag[i].variant, 2, quarter);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 2);
+		assert_float_equal(p.lines[0].reads, 0.5, 1e-12);
+		assert_float_equal(p.lines[1].reads, 0.25 * flag[i].reads, 1e-12);
+		assert_float_equal(p.lines[1].stores, 0.25 * flag[i].stores, 1e-12);
+		assert_float_equal(p.lines[1].locked, 0.25 * flag[i].locked, 1e-12);
+		assert_float_equal(p.cold_transfers, 0.75, 1e-12);
+		assert_float_equal(p.private_locked, 3, 1e-12);
+
+		memset(&p, 0, sizeof(p));
+		configure(f, &cfg, flag[i].variant, 2, shared);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 1);
+		assert_float_equal(p.lines[0].reads, 1 + 0.5 * flag[i].reads, 1e-12);
+		assert_float_equal(p.lines[0].stores, 0.5 * flag[i].stores, 1e-12);
+		assert_float_equal(p.lines[0].locked, 0.5 * flag[i].locked, 1e-12);
+		assert_float_equal(p.cold_transfers, 0.5, 1e-12);
+
+		memset(&p, 0, sizeof(p));
+		configure(f, &cfg, flag[i].variant, 1, clear);
+		f->access(&cfg, &p);
+		assert_float_equal(p.cold_transfers, 0, 1e-12);	/* one CPU: nothing moves */
+		assert_float_equal(p.lines[0].reads, 1.5 + 0.75 * flag[i].reads, 1e-12);
+	}
+	{
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+
+		configure(f, &cfg, "no_flag", 2, quarter);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 1);
+		assert_float_equal(p.lines[0].reads, 0.5, 1e-12);
+		assert_float_equal(p.cold_transfers, 0.75, 1e-12);
+		assert_float_equal(p.private_locked, 3, 1e-12);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +483,7 @@ int main(void)
 		cmocka_unit_test(false_sharing_locked_update_verifies),
 		cmocka_unit_test(gup_defaults_are_pin_fasts),
 		cmocka_unit_test(before_and_after_are_both_locked_or_both_plain),
+		cmocka_unit_test(has_pinned_access_at_any_already_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

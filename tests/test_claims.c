@@ -190,6 +190,56 @@ static void test_bounds(void **state)
 			 CLAIM_NOT_SEEN);
 }
 
+/*
+ * Each relation with its bound exactly on the measured median or on an end
+ * of the interval: "at most x" holds at x, "below x" does not, "within x"
+ * holds with an end at x; a median on the bound agrees with "at least" and
+ * "at most" and with neither "above" nor "below". The file's padded_128
+ * has median 5.3 and interval 5.0-5.6 (test_bounds).
+ */
+static void test_relations_at_their_bounds(void **state)
+{
+	struct fixture *fx = *state;
+	struct claim_result r;
+	double hi, ratio, x;
+
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.6)).mark,
+			 CLAIM_NOT_TESTABLE);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.3)).mark,
+			 CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 5.3)).mark,
+			 CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.6000001)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 4.9999999)).mark,
+			 CLAIM_SEEN);
+
+	r = check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, 5));
+	hi = r.ratio.hi;
+	ratio = r.ratio.ratio;
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, hi)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST,
+					    ratio)).mark, CLAIM_NOT_TESTABLE);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST,
+					    ratio * (1 - 1e-9))).mark, CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST,
+					    ratio)).mark, CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST,
+					    ratio * (1 + 1e-9))).mark, CLAIM_NOT_SEEN);
+
+	/* within x: x at the interval's far end (the upper one, or 1 / lower) */
+	r = check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_WITHIN, 1.5));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	x = r.ratio.hi;
+	if (1 / r.ratio.lo > x)
+		x = 1 / r.ratio.lo * (1 + 1e-12);
+	assert_int_equal(check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_WITHIN, x)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_WITHIN,
+					    x * (1 - 1e-9))).mark, CLAIM_NOT_TESTABLE);
+}
+
 static void test_one_thread(void **state)
 {
 	struct fixture *fx = *state;
@@ -635,6 +685,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_shared_core),
 		cmocka_unit_test(test_verdict_rule),
 		cmocka_unit_test(test_verdict_edges),
+		cmocka_unit_test(test_relations_at_their_bounds),
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_catalogue_claims),
 		cmocka_unit_test(test_load_of_other_work),

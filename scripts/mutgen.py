@@ -54,6 +54,8 @@ TESTS = [
     ("resultfile/journal.c", ["journal", "output safety", "end_to_end"]),
     ("resultfile/", ["journal", "report", "end_to_end", "suite:report"]),
     ("bench/counters.c", ["counter_math", "counters", "report"]),
+    ("bench/latency.c", ["topo", "cli_topo", "cli_model", "units"]),
+    ("bench/suite.c", ["gbench_shim", "end_to_end", "cli_params", "units", "cli_behaviour"]),
     ("bench/", ["gbench_shim", "timing", "units", "end_to_end"]),
     ("cli/cmd_compare.c", ["cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),

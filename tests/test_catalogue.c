@@ -468,6 +468,50 @@ static void has_pinned_access_at_any_already_set(void **state)
 	}
 }
 
+/*
+ * last_nidpid's access profile with readers among the threads, by hand:
+ * readers = floor(threads x readers% / 100) only load the field once per
+ * operation; each writer (a share w of the threads) loads and cmpxchgs,
+ * xchgs, or loads and stores. 4 threads at 30%: 1 reader, w = 3/4.
+ */
+static void last_nidpid_access_with_readers(void **state)
+{
+	static const struct {
+		const char *variant;
+		double reads_by_writer, cas, locked, stores;
+	} v[] = {
+		{ "cmpxchg_loop", 1, 1, 0, 0 }, { "xchg", 0, 0, 1, 0 },
+		{ "plain_store", 1, 0, 0, 1 },
+	};
+	static const char *const thirty[] = { "readers=30", NULL };
+	static const char *const all[] = { "readers=100", NULL };
+	const struct kernel_family *f = catalog_find("last_nidpid");
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+		const double w = 0.75;
+
+		configure(f, &cfg, v[i].variant, 4, thirty);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 1);
+		assert_float_equal(p.lines[0].reads, (1 - w) + w * v[i].reads_by_writer, 1e-12);
+		assert_float_equal(p.lines[0].cas, w * v[i].cas, 1e-12);
+		assert_float_equal(p.lines[0].locked, w * v[i].locked, 1e-12);
+		assert_float_equal(p.lines[0].stores, w * v[i].stores, 1e-12);
+		assert_true(p.mixed_kinds);
+
+		memset(&p, 0, sizeof(p));
+		configure(f, &cfg, v[i].variant, 4, all);
+		f->access(&cfg, &p);
+		assert_float_equal(p.lines[0].reads, 1, 1e-12);
+		assert_float_equal(p.lines[0].cas + p.lines[0].locked + p.lines[0].stores, 0, 1e-12);
+		assert_false(p.mixed_kinds);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +528,7 @@ int main(void)
 		cmocka_unit_test(gup_defaults_are_pin_fasts),
 		cmocka_unit_test(before_and_after_are_both_locked_or_both_plain),
 		cmocka_unit_test(has_pinned_access_at_any_already_set),
+		cmocka_unit_test(last_nidpid_access_with_readers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,6 +149,31 @@ static void test_bimodal(void **state)
 }
 
 /*
+ * The rule's thresholds at their edges, by hand: a mode needs ceil(n / 5)
+ * values (n = 15: 3 are a mode, 2 are not; n = 10: 2 are), and the gap at
+ * least 1.2x (10 to 12 is one, 10 to 11.9 is not).
+ */
+static void test_bimodal_edges(void **state)
+{
+	double fifteen[15], ten[10];
+
+	(void)state;
+	for (int i = 0; i < 15; i++)
+		fifteen[i] = i < 12 ? 10 : 20;
+	assert_true(stats_bimodal(fifteen, 15));
+	fifteen[12] = 10;
+	assert_false(stats_bimodal(fifteen, 15));
+	for (int i = 0; i < 10; i++)
+		ten[i] = i < 8 ? 10 : 12;
+	assert_true(stats_bimodal(ten, 10));
+	ten[8] = ten[9] = 11.9;
+	assert_false(stats_bimodal(ten, 10));
+	ten[8] = 10;
+	ten[9] = 20;
+	assert_false(stats_bimodal(ten, 10));
+}
+
+/*
  * Rows of a Zen 3 guest's run whose host moved the vCPUs: a plain packed
  * update at 2-5 ns in three rounds and 16-27 ns in six, and the pingpong
  * at 31-85 ns one way in seven rounds and 235-440 in two. The old rule
@@ -453,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_noisy_starts_above_ten_percent),
 		cmocka_unit_test(test_bimodal),
 		cmocka_unit_test(test_bimodal_host_modes),
+		cmocka_unit_test(test_bimodal_edges),
 		cmocka_unit_test(test_mann_whitney_exact),
 		cmocka_unit_test(test_mann_whitney_normal),
 		cmocka_unit_test(test_ratio),

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "float_assert.h"
+
 #include "catalog.h"
 
 /* four whole has_pinned patterns of 4096 calls */

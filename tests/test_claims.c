@@ -32,6 +32,8 @@
 
 #include <cmocka.h>
 
+#include "float_assert.h"
+
 #include "analysis.h"
 #include "cases.h"
 #include "catalog.h"

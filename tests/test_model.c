@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "float_assert.h"
 #include <dirent.h>
 
 #include "catalog.h"

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "float_assert.h"
+
 #include "format.h"
 #include "stats.h"
 #include "usl.h"

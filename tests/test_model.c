@@ -134,6 +134,31 @@ static int profile_error(const char *json, char *err, size_t errlen)
 	"\"clock_ghz\": {\"value\": 3, \"source\": \"s\"}, " \
 	"\"store_buffer\": {\"value\": 56, \"source\": \"s\"}, "
 
+/*
+ * A profile's ranges are inclusive, at both ends: clock_ghz 0.1-10,
+ * store_buffer 0-1024 entries (model_doc.md's profile format).
+ */
+#define RANGE_PROFILE(clock, sb) "{\"name\": \"x\", \"topology\": \"pack:1 core:4 pu:1\", " \
+	"\"clock_ghz\": {\"value\": " clock ", \"source\": \"s\"}, " \
+	"\"store_buffer\": {\"value\": " sb ", \"source\": \"s\"}, " \
+	"\"one_way_ns\": {\"l3\": {\"value\": 40, \"source\": \"s\"}}}"
+
+static void test_profile_ranges(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(profile_error(RANGE_PROFILE("0.1", "0"), err, sizeof(err)), 0);
+	assert_int_equal(profile_error(RANGE_PROFILE("10", "1024"), err, sizeof(err)), 0);
+	assert_int_equal(profile_error(RANGE_PROFILE("0.099", "56"), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "clock_ghz"));
+	assert_int_equal(profile_error(RANGE_PROFILE("10.01", "56"), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "clock_ghz"));
+	assert_int_equal(profile_error(RANGE_PROFILE("3", "1025"), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "store_buffer"));
+	assert_int_equal(profile_error(RANGE_PROFILE("3", "-1"), err, sizeof(err)), -1);
+}
+
 static void test_profile_bad_input(void **state)
 {
 	static const struct {
@@ -901,6 +926,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_thp_heads),
 		cmocka_unit_test(test_store_buffer_table),
 		cmocka_unit_test(test_mixed_lines),
+		cmocka_unit_test(test_profile_ranges),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

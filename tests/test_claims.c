@@ -620,6 +620,38 @@ static void test_claim_against_the_transfer(void **state)
 }
 
 /*
+ * The same run as if the machine had been busy: a load average of 10 on
+ * its 2 allowed CPUs is 5 per CPU, above the claims' limit. The claim is
+ * not testable, says the load, keeps its numbers, and keeps no host mode
+ * (its per-mode marks would be read as decided). At 2.0 per CPU, the
+ * limit, it is decided.
+ */
+static void test_claim_on_a_busy_machine(void **state)
+{
+	struct real_run run;
+	struct claim_result r;
+	json_t *context;
+
+	(void)state;
+	read_run(&run, "default.json");
+	context = run.set.files[0].context;
+	json_object_set_new(context, "load_avg", json_pack("[f,f,f]", 10.0, 10.0, 10.0));
+	json_object_del(context, "build_ended_s_before");
+	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_int_equal(r.nr_modes, 0);
+	assert_non_null(strstr(r.why, "a load average of 5.0 per CPU"));
+	assert_non_null(strstr(r.why, "Measured anyway: median round"));
+	assert_float_equal(r.ratio.ratio, 16.169240535720462 / 85.44191004231233, 1e-12);
+	/* 4 on 2 CPUs is 2.0 per CPU, the limit itself: still decided */
+	json_object_set_new(context, "load_avg", json_pack("[f,f,f]", 4.0, 4.0, 4.0));
+	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.nr_modes, 2);
+	free_run(&run);
+}
+
+/*
  * "Within x" needs both ends of the interval: has_pinned at already_set=0,
  * store_always over read_then_set per round 0.559, 0.659, 0.739, 0.775,
  * 0.951, 0.952, 1.05, 1.10, 1.32 (rounds 2, 7, 4, 1, 8, 3, 6, 0, 5): the
@@ -688,6 +720,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_verdict_rule),
 		cmocka_unit_test(test_verdict_edges),
 		cmocka_unit_test(test_relations_at_their_bounds),
+		cmocka_unit_test(test_claim_on_a_busy_machine),
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_catalogue_claims),
 		cmocka_unit_test(test_load_of_other_work),

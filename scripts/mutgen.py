@@ -8,7 +8,8 @@ bug of a common kind fits, so nobody chooses which lines are mutated:
                negation (< to <= and >=, == to !=, ...)
   arithmetic   + -  * /  and += -= *= /=, each to its partner; % to *
   logical      && and || to each other
-  constant     a number n to n+1, n-1, 2n and n/2 (duplicates dropped)
+  constant     a number n to n+1, n-1, 2n and n/2 (duplicates dropped;
+               not "return -1" to "return -2": callers test for non-zero)
   extreme      fmin/fmax and min/max swapped; stats_median() and
                stats_median_sorted() to the smallest or the largest sample
 
@@ -268,6 +269,12 @@ def generate(top, files):
                 if prev[1] == "case" or in_declared_array_size(toks, i):
                     continue
                 for into in numbers_from(tok):
+                    # "return -1" to "return -2" is the same failure to
+                    # callers that test for non-zero, as this code's do;
+                    # "return -0", a success, stays.
+                    if prev[1] == "-" and toks[i - 2][1] == "return" and \
+                       nxt[1] == ";" and tok == "1" and into == "2":
+                        continue
                     add(i, into, "constant")
             elif kind == "ident" and nxt[1] == "(":
                 if tok in EXTREME:

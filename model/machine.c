@@ -128,6 +128,12 @@ static int open_topology(json_t *root, struct machine_profile *m,
 			}
 			s = *end ? end + 1 : end;
 		}
+		/* 4 nodes' matrix at most: a 17th number was dropped unread */
+		if (s && *s) {
+			snprintf(err, errlen, "%s: numa_distances '%s': at most 16 numbers (4 nodes)",
+				 path, json_string_value(dist));
+			return -1;
+		}
 		/* "L,R": the same local and remote distance for every pair */
 		if (nr == 2 && topo_nr_numa_nodes(m->topo) > 1) {
 			unsigned int nodes = topo_nr_numa_nodes(m->topo);

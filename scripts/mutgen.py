@@ -9,7 +9,8 @@ bug of a common kind fits, so nobody chooses which lines are mutated:
   arithmetic   + -  * /  and += -= *= /=, each to its partner; % to *
   logical      && and || to each other
   constant     a number n to n+1, n-1, 2n and n/2 (duplicates dropped;
-               not "return -1" to "return -2": callers test for non-zero)
+               not "return -1" to "return -2": callers test for non-zero;
+               not a hash's 64-bit hex constant)
   extreme      fmin/fmax and min/max swapped; stats_median() and
                stats_median_sorted() to the smallest or the largest sample
 
@@ -267,6 +268,10 @@ def generate(top, files):
                         add(i, into, "logical")
             elif kind == "number":
                 if prev[1] == "case" or in_declared_array_size(toks, i):
+                    continue
+                # A hash's or a generator's 64-bit constant (FNV, splitmix):
+                # another value is another hash, not a wrong number.
+                if re.match(r"0[xX][0-9a-fA-F]{9,}", tok):
                     continue
                 for into in numbers_from(tok):
                     # "return -1" to "return -2" is the same failure to

@@ -242,6 +242,22 @@ static void test_relations_at_their_bounds(void **state)
 					    x * (1 - 1e-9))).mark, CLAIM_NOT_TESTABLE);
 }
 
+/* A b side the run lacks names the thread count the claim looks for. */
+static void test_missing_b_says_where_it_looked(void **state)
+{
+	struct fixture *fx = *state;
+	struct kernel_claim c = LOCKED_2("padded_128", "no_such_variant", CLAIM_AT_LEAST, 2);
+	struct claim_result r;
+
+	c.b_threads = CLAIM_B_ONE_THREAD;
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "no case of no_such_variant at 1 thread in the run"));
+	c.b_threads = CLAIM_B_MOST_THREADS;
+	r = check(fx, c);
+	assert_non_null(strstr(r.why, "no case of no_such_variant at 2 or more threads in the run"));
+}
+
 static void test_one_thread(void **state)
 {
 	struct fixture *fx = *state;
@@ -721,6 +737,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_verdict_edges),
 		cmocka_unit_test(test_relations_at_their_bounds),
 		cmocka_unit_test(test_claim_on_a_busy_machine),
+		cmocka_unit_test(test_missing_b_says_where_it_looked),
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_catalogue_claims),
 		cmocka_unit_test(test_load_of_other_work),

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "float_assert.h"
+
 #include "catalog.h"
 
 /* four whole has_pinned patterns of 4096 calls */
@@ -466,6 +468,115 @@ static void every_family_allocates_its_shared_state_through_the_hook(void **unus
 			fail_msg("%s: %u of %u shared allocations freed (%zu of %zu bytes)",
 				 f->name, count.frees, count.allocs, count.bytes_freed,
 				 count.bytes_made);
+/*
+ * has_pinned's access profile between 0 and 100, by hand from its header
+ * comment: a call that finds the flag set (a share a = already_set / 100)
+ * reads the seqcount line twice around the walk and does its variant's
+ * flag access once (a load first, a plain store, or a locked op); one that
+ * finds it clear pays one cold transfer (a fresh mm another CPU retired)
+ * when there is another CPU; pin_work is locked ops on its own line.
+ * Only 0 and 100 were tested before: an integer division passed.
+ */
+static void has_pinned_access_at_any_already_set(void **state)
+{
+	static const struct {
+		const char *variant;
+		double reads, stores, locked;	/* on the flag, per call that finds it set */
+	} flag[] = {
+		{ "store_always", 0, 1, 0 }, { "read_then_set", 1, 0, 0 },
+		{ "set_bit_always", 0, 0, 1 }, { "test_then_set_bit", 1, 0, 0 },
+		{ "test_and_set_bit", 0, 0, 1 },
+	};
+	const struct kernel_family *f = catalog_find("has_pinned");
+	static const char *const quarter[] = { "already_set=25", "flag_line=alone", "pin_work=3", NULL };
+	static const char *const shared[] = { "already_set=50", "flag_line=shared", NULL };
+	static const char *const clear[] = { "already_set=75", NULL };
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(flag) / sizeof(flag[0]); i++) {
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+
+		configure(f, &cfg, flag[i].variant, 2, quarter);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 2);
+		assert_float_equal(p.lines[0].reads, 0.5, 1e-12);
+		assert_float_equal(p.lines[1].reads, 0.25 * flag[i].reads, 1e-12);
+		assert_float_equal(p.lines[1].stores, 0.25 * flag[i].stores, 1e-12);
+		assert_float_equal(p.lines[1].locked, 0.25 * flag[i].locked, 1e-12);
+		assert_float_equal(p.cold_transfers, 0.75, 1e-12);
+		assert_float_equal(p.private_locked, 3, 1e-12);
+
+		memset(&p, 0, sizeof(p));
+		configure(f, &cfg, flag[i].variant, 2, shared);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 1);
+		assert_float_equal(p.lines[0].reads, 1 + 0.5 * flag[i].reads, 1e-12);
+		assert_float_equal(p.lines[0].stores, 0.5 * flag[i].stores, 1e-12);
+		assert_float_equal(p.lines[0].locked, 0.5 * flag[i].locked, 1e-12);
+		assert_float_equal(p.cold_transfers, 0.5, 1e-12);
+
+		memset(&p, 0, sizeof(p));
+		configure(f, &cfg, flag[i].variant, 1, clear);
+		f->access(&cfg, &p);
+		assert_float_equal(p.cold_transfers, 0, 1e-12);	/* one CPU: nothing moves */
+		assert_float_equal(p.lines[0].reads, 1.5 + 0.75 * flag[i].reads, 1e-12);
+	}
+	{
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+
+		configure(f, &cfg, "no_flag", 2, quarter);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 1);
+		assert_float_equal(p.lines[0].reads, 0.5, 1e-12);
+		assert_float_equal(p.cold_transfers, 0.75, 1e-12);
+		assert_float_equal(p.private_locked, 3, 1e-12);
+	}
+}
+
+/*
+ * last_nidpid's access profile with readers among the threads, by hand:
+ * readers = floor(threads x readers% / 100) only load the field once per
+ * operation; each writer (a share w of the threads) loads and cmpxchgs,
+ * xchgs, or loads and stores. 4 threads at 30%: 1 reader, w = 3/4.
+ */
+static void last_nidpid_access_with_readers(void **state)
+{
+	static const struct {
+		const char *variant;
+		double reads_by_writer, cas, locked, stores;
+	} v[] = {
+		{ "cmpxchg_loop", 1, 1, 0, 0 }, { "xchg", 0, 0, 1, 0 },
+		{ "plain_store", 1, 0, 0, 1 },
+	};
+	static const char *const thirty[] = { "readers=30", NULL };
+	static const char *const all[] = { "readers=100", NULL };
+	const struct kernel_family *f = catalog_find("last_nidpid");
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+		const double w = 0.75;
+
+		configure(f, &cfg, v[i].variant, 4, thirty);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, 1);
+		assert_float_equal(p.lines[0].reads, (1 - w) + w * v[i].reads_by_writer, 1e-12);
+		assert_float_equal(p.lines[0].cas, w * v[i].cas, 1e-12);
+		assert_float_equal(p.lines[0].locked, w * v[i].locked, 1e-12);
+		assert_float_equal(p.lines[0].stores, w * v[i].stores, 1e-12);
+		assert_true(p.mixed_kinds);
+
+		memset(&p, 0, sizeof(p));
+		configure(f, &cfg, v[i].variant, 4, all);
+		f->access(&cfg, &p);
+		assert_float_equal(p.lines[0].reads, 1, 1e-12);
+		assert_float_equal(p.lines[0].cas + p.lines[0].locked + p.lines[0].stores, 0, 1e-12);
+		assert_false(p.mixed_kinds);
 	}
 }
 
@@ -485,6 +596,8 @@ int main(void)
 		cmocka_unit_test(gup_defaults_are_pin_fasts),
 		cmocka_unit_test(before_and_after_are_both_locked_or_both_plain),
 		cmocka_unit_test(every_family_allocates_its_shared_state_through_the_hook),
+		cmocka_unit_test(has_pinned_access_at_any_already_set),
+		cmocka_unit_test(last_nidpid_access_with_readers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

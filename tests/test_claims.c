@@ -32,6 +32,8 @@
 
 #include <cmocka.h>
 
+#include "float_assert.h"
+
 #include "analysis.h"
 #include "cases.h"
 #include "catalog.h"
@@ -190,6 +192,72 @@ static void test_bounds(void **state)
 			 CLAIM_NOT_SEEN);
 }
 
+/*
+ * Each relation with its bound exactly on the measured median or on an end
+ * of the interval: "at most x" holds at x, "below x" does not, "within x"
+ * holds with an end at x; a median on the bound agrees with "at least" and
+ * "at most" and with neither "above" nor "below". The file's padded_128
+ * has median 5.3 and interval 5.0-5.6 (test_bounds).
+ */
+static void test_relations_at_their_bounds(void **state)
+{
+	struct fixture *fx = *state;
+	struct claim_result r;
+	double hi, ratio, x;
+
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.6)).mark,
+			 CLAIM_NOT_TESTABLE);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.3)).mark,
+			 CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 5.3)).mark,
+			 CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_BELOW, 5.6000001)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("padded_128", NULL, CLAIM_ABOVE, 4.9999999)).mark,
+			 CLAIM_SEEN);
+
+	r = check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, 5));
+	hi = r.ratio.hi;
+	ratio = r.ratio.ratio;
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST, hi)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST,
+					    ratio)).mark, CLAIM_NOT_TESTABLE);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_MOST,
+					    ratio * (1 - 1e-9))).mark, CLAIM_NOT_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST,
+					    ratio)).mark, CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST,
+					    ratio * (1 + 1e-9))).mark, CLAIM_NOT_SEEN);
+
+	/* within x: x at the interval's far end (the upper one, or 1 / lower) */
+	r = check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_WITHIN, 1.5));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	x = r.ratio.hi;
+	if (1 / r.ratio.lo > x)
+		x = 1 / r.ratio.lo * (1 + 1e-12);
+	assert_int_equal(check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_WITHIN, x)).mark,
+			 CLAIM_SEEN);
+	assert_int_equal(check(fx, LOCKED_2("adjacent_lines", "padded_128", CLAIM_WITHIN,
+					    x * (1 - 1e-9))).mark, CLAIM_NOT_TESTABLE);
+}
+
+/* A b side the run lacks names the thread count the claim looks for. */
+static void test_missing_b_says_where_it_looked(void **state)
+{
+	struct fixture *fx = *state;
+	struct kernel_claim c = LOCKED_2("padded_128", "no_such_variant", CLAIM_AT_LEAST, 2);
+	struct claim_result r;
+
+	c.b_threads = CLAIM_B_ONE_THREAD;
+	r = check(fx, c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "no case of no_such_variant at 1 thread in the run"));
+	c.b_threads = CLAIM_B_MOST_THREADS;
+	r = check(fx, c);
+	assert_non_null(strstr(r.why, "no case of no_such_variant at 2 or more threads in the run"));
+}
+
 static void test_one_thread(void **state)
 {
 	struct fixture *fx = *state;
@@ -295,6 +363,33 @@ static void test_verdict_rule(void **state)
 	assert_int_equal(verdict_of(&none, 0.01), VERDICT_UNTESTED);
 	assert_int_equal(verdict_of(&slower, NAN), VERDICT_UNTESTED);
 	assert_string_equal(verdict_word(VERDICT_NOISE), "within noise");
+}
+
+/*
+ * The rule at its edges, decided by hand from verdict.h's words: an interval
+ * that reaches 1 exactly does not exclude 1; p at alpha exactly is not below
+ * it; one end unknown leaves nothing to decide.
+ */
+static void test_verdict_edges(void **state)
+{
+	struct stats_ratio hi_at_1 = { .ratio = 0.9, .lo = 0.8, .hi = 1 };
+	struct stats_ratio lo_at_1 = { .ratio = 1.1, .lo = 1, .hi = 1.2 };
+	struct stats_ratio faster = { .ratio = 0.9, .lo = 0.8, .hi = 0.99 };
+	struct stats_ratio slower = { .ratio = 1.1, .lo = 1.01, .hi = 1.2 };
+	struct stats_ratio lo_unknown = { .ratio = 1.1, .lo = NAN, .hi = 1.2 };
+	struct stats_ratio hi_unknown = { .ratio = 0.9, .lo = 0.8, .hi = INFINITY };
+
+	(void)state;
+	assert_int_equal(verdict_of(&hi_at_1, 0.001), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&lo_at_1, 0.001), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&faster, 0.0499), VERDICT_FASTER);
+	assert_int_equal(verdict_of(&slower, 0.0499), VERDICT_SLOWER);
+	assert_int_equal(verdict_of(&slower, 0.05), VERDICT_NOISE);
+	assert_int_equal(verdict_of(&lo_unknown, 0.001), VERDICT_UNTESTED);
+	assert_int_equal(verdict_of(&hi_unknown, 0.001), VERDICT_UNTESTED);
+	assert_int_equal(verdict_of(&faster, INFINITY), VERDICT_UNTESTED);
+	assert_string_equal(verdict_word(VERDICT_FASTER), "faster");
+	assert_string_equal(verdict_word(VERDICT_SLOWER), "slower");
 }
 
 /* found_clear_fraction when one call in the run finds the flag clear: 2 / ops. */
@@ -541,6 +636,38 @@ static void test_claim_against_the_transfer(void **state)
 }
 
 /*
+ * The same run as if the machine had been busy: a load average of 10 on
+ * its 2 allowed CPUs is 5 per CPU, above the claims' limit. The claim is
+ * not testable, says the load, keeps its numbers, and keeps no host mode
+ * (its per-mode marks would be read as decided). At 2.0 per CPU, the
+ * limit, it is decided.
+ */
+static void test_claim_on_a_busy_machine(void **state)
+{
+	struct real_run run;
+	struct claim_result r;
+	json_t *context;
+
+	(void)state;
+	read_run(&run, "default.json");
+	context = run.set.files[0].context;
+	json_object_set_new(context, "load_avg", json_pack("[f,f,f]", 10.0, 10.0, 10.0));
+	json_object_del(context, "build_ended_s_before");
+	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_int_equal(r.nr_modes, 0);
+	assert_non_null(strstr(r.why, "a load average of 5.0 per CPU"));
+	assert_non_null(strstr(r.why, "Measured anyway: median round"));
+	assert_float_equal(r.ratio.ratio, 16.169240535720462 / 85.44191004231233, 1e-12);
+	/* 4 on 2 CPUs is 2.0 per CPU, the limit itself: still decided */
+	json_object_set_new(context, "load_avg", json_pack("[f,f,f]", 4.0, 4.0, 4.0));
+	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.nr_modes, 2);
+	free_run(&run);
+}
+
+/*
  * "Within x" needs both ends of the interval: has_pinned at already_set=0,
  * store_always over read_then_set per round 0.559, 0.659, 0.739, 0.775,
  * 0.951, 0.952, 1.05, 1.10, 1.32 (rounds 2, 7, 4, 1, 8, 3, 6, 0, 5): the
@@ -607,6 +734,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_not_testable),
 		cmocka_unit_test(test_shared_core),
 		cmocka_unit_test(test_verdict_rule),
+		cmocka_unit_test(test_verdict_edges),
+		cmocka_unit_test(test_relations_at_their_bounds),
+		cmocka_unit_test(test_claim_on_a_busy_machine),
+		cmocka_unit_test(test_missing_b_says_where_it_looked),
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_catalogue_claims),
 		cmocka_unit_test(test_load_of_other_work),

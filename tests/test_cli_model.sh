@@ -187,6 +187,32 @@ PY
 "$bouncelab" model --profile "$tmp/five_short.json" --family pingpong --threads 2 >/dev/null 2>"$tmp/five.err"
 [ $? = 2 ] && grep -q "24 values: expected 25" "$tmp/five.err" ||
 	fail "24 NUMA distances for 5 nodes: $(cat "$tmp/five.err")"
+# --profile this measures a ping-pong per class present: each measured
+# class has a positive latency, and pingpong at 2 threads is twice the
+# class its two CPUs are apart (the only one measured on a 2-CPU machine).
+if [ "$(nproc)" -ge 2 ]; then
+	"$bouncelab" model --profile this --family pingpong --threads 2 --json \
+		>"$tmp/this" 2>"$tmp/this.err" || fail "model --profile this failed: $(cat "$tmp/this.err")"
+	"$py" - "$tmp/this" "$(nproc)" <<'PY' || failures=$((failures + 1))
+import json, sys
+
+out = json.load(open(sys.argv[1]))
+m = out["machine"]
+problems = []
+if not m["one_way_ns"] or any(not (v > 0) for v in m["one_way_ns"].values()):
+    problems.append(f"one_way_ns {m['one_way_ns']}")
+(v,) = [v for v in out["families"][0]["variants"] if v["variant"] == "store_load"] or [None]
+if v and sys.argv[2] == "2" and len(m["one_way_ns"]) == 1:
+    (l,) = m["one_way_ns"].values()
+    (p,) = v["predictions"]
+    # both printed to 3 decimals: 2 x 0.0005 + 0.0005 of rounding
+    if abs(p["ns_per_op"] - 2 * l) > 0.0015 + 1e-9 * l:
+        problems.append(f"pingpong {p['ns_per_op']} ns/op, expected 2 x {l}")
+for p in problems:
+    print("FAIL: --profile this:", p)
+sys.exit(1 if problems else 0)
+PY
+fi
 
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "model CLI: all checks passed"

@@ -885,10 +885,32 @@ static void the_first_pin_sets_the_bit_with_one_locked_op(void **unused)
 	gup_mm_destroy(mm);
 }
 
+/*
+ * cma_percent=p puts exactly p of every 100 consecutive folios in CMA
+ * (the share the option promises), spread out: for p = 25 the 4th of
+ * every 4, by hand.
+ */
+static void cma_percent_is_exactly_that_share(void **state)
+{
+	static const unsigned int percents[] = { 0, 1, 25, 50, 99, 100 };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(percents) / sizeof(percents[0]); k++) {
+		unsigned int in_cma = 0;
+
+		for (unsigned long i = 0; i < 200; i++)
+			in_cma += gup_folio_in_cma(i, percents[k]);
+		assert_int_equal(in_cma, 2 * percents[k]);
+	}
+	for (unsigned long i = 0; i < 8; i++)
+		assert_true(gup_folio_in_cma(i, 25) == (i == 3 || i == 7));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(small_pages_are_accounted_with_the_bias),
+		cmocka_unit_test(cma_percent_is_exactly_that_share),
 		cmocka_unit_test(locked_ops_per_page_match_the_kernel),
 		cmocka_unit_test(the_first_pin_sets_the_bit_with_one_locked_op),
 		cmocka_unit_test(pinning_a_thp_page_by_page_folds_the_counters_every_126_pins),

@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "float_assert.h"
 #include <jansson.h>
 
 #include "latency_map.h"

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "float_assert.h"
+
 #include "format.h"
 #include "stats.h"
 #include "usl.h"
@@ -146,6 +148,31 @@ static void test_bimodal(void **state)
 	assert_false(stats_bimodal(pair, N(pair)));
 	stats_sort(third, N(third));
 	assert_true(stats_bimodal(third, N(third)));
+}
+
+/*
+ * The rule's thresholds at their edges, by hand: a mode needs ceil(n / 5)
+ * values (n = 15: 3 are a mode, 2 are not; n = 10: 2 are), and the gap at
+ * least 1.2x (10 to 12 is one, 10 to 11.9 is not).
+ */
+static void test_bimodal_edges(void **state)
+{
+	double fifteen[15], ten[10];
+
+	(void)state;
+	for (int i = 0; i < 15; i++)
+		fifteen[i] = i < 12 ? 10 : 20;
+	assert_true(stats_bimodal(fifteen, 15));
+	fifteen[12] = 10;
+	assert_false(stats_bimodal(fifteen, 15));
+	for (int i = 0; i < 10; i++)
+		ten[i] = i < 8 ? 10 : 12;
+	assert_true(stats_bimodal(ten, 10));
+	ten[8] = ten[9] = 11.9;
+	assert_false(stats_bimodal(ten, 10));
+	ten[8] = 10;
+	ten[9] = 20;
+	assert_false(stats_bimodal(ten, 10));
 }
 
 /*
@@ -453,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_noisy_starts_above_ten_percent),
 		cmocka_unit_test(test_bimodal),
 		cmocka_unit_test(test_bimodal_host_modes),
+		cmocka_unit_test(test_bimodal_edges),
 		cmocka_unit_test(test_mann_whitney_exact),
 		cmocka_unit_test(test_mann_whitney_normal),
 		cmocka_unit_test(test_ratio),

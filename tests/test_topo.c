@@ -555,7 +555,7 @@ static void homes_are_parsed(void **unused)
  */
 static void latency_statistics_flag_two_modes(void **unused)
 {
-	double two_modes[20], noisy[21], outlier[20];
+	double two_modes[20], noisy[21], outlier[20], forty[40];
 	struct latency_summary s;
 
 	(void)unused;
@@ -583,6 +583,27 @@ static void latency_statistics_flag_two_modes(void **unused)
 	latency_summarize(outlier, 20, &s);
 	assert_false(s.bimodal);
 	assert_true(s.median < 54);
+
+	/*
+	 * A mode needs a tenth of the samples: of 40, 3 slow ones (7.5%) are
+	 * outliers, 4 (10%) are a mode with median 300 and share 0.1.
+	 */
+	for (int i = 0; i < 40; i++)
+		forty[i] = i < 37 ? 50 : 300;
+	latency_summarize(forty, 40, &s);
+	assert_false(s.bimodal);
+	assert_true(s.median == 50 && s.p90 == 50);
+	forty[36] = 300;
+	latency_summarize(forty, 40, &s);
+	assert_true(s.bimodal);
+	assert_true(s.low_mode == 50 && s.high_mode == 300);
+	assert_true(s.high_share == 0.1);
+	/* 50 to 74 ns, a gap of 1.48x: under the 1.5x a mode needs */
+	for (int i = 0; i < 40; i++)
+		forty[i] = i < 20 ? 50 : 74;
+	latency_summarize(forty, 40, &s);
+	assert_false(s.bimodal);
+	assert_true(s.median == 62 && s.p10 == 50 && s.p90 == 74);
 }
 
 static bool same_affinity(const cpu_set_t *a)

@@ -1,0 +1,355 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Mutants generated from the C source, for scripts/mutate --generate.
+
+A small C tokenizer finds every place in a function body where a one-token
+bug of a common kind fits, so nobody chooses which lines are mutated:
+
+  relational   <  <=  >  >=  ==  !=   each to its boundary twin and to its
+               negation (< to <= and >=, == to !=, ...)
+  arithmetic   + -  * /  and += -= *= /=, each to its partner; % to *
+  logical      && and || to each other
+  constant     a number n to n+1, n-1, 2n and n/2 (duplicates dropped;
+               not "return -1" to "return -2": callers test for non-zero;
+               not a hash's 64-bit hex constant)
+  extreme      fmin/fmax and min/max swapped; stats_median() and
+               stats_median_sorted() to the smallest or the largest sample
+
+Comments, strings, character constants, preprocessor lines, array sizes in
+declarations, case labels, and everything outside function bodies (tables,
+enums, initialisers of globals) are left alone. A mutant is (file, byte
+offset, length, replacement): it is applied to the exact token it names.
+"""
+import bisect
+import os
+import re
+
+# The numeric code the issue names: the model, the report's statistics,
+# claims, verdicts, predictions and fleet table, lib's statistics, the
+# results files and journal, the harness's results, compare, and each
+# family's variants and verify.
+SOURCES = [
+    "model/*.c",
+    "report/analysis.c", "report/claims.c", "report/verdict.c",
+    "report/prediction.c", "report/seed_prediction.c", "report/fleet.c",
+    "report/usl.c", "report/host_modes.c", "report/sweeps.c", "report/cases.c",
+    "report/summary.c", "report/run_checks.c",
+    "lib/stats.c",
+    "resultfile/*.c",
+    "bench/results.c", "bench/suite.c", "bench/counters.c", "bench/latency.c",
+    "cli/cmd_compare.c", "cli/cmd_model.c",
+    "kernels/has_pinned.c", "kernels/counter.c", "kernels/last_nidpid.c",
+    "kernels/false_sharing.c", "kernels/pingpong.c", "kernels/longterm_check.c",
+    "kernels/gup/*.c",
+]
+
+# The meson tests that run each folder's (or file's) code and check what it
+# computes: the most specific prefix wins. A mutant runs only these, so a
+# sample is minutes, not hours; a survivor's "should have been caught by"
+# is this list.
+TESTS = [
+    ("model/", ["model", "cli_model", "report", "suite:model"]),
+    ("cli/cmd_model.c", ["suite:model"]),
+    ("report/claims.c", ["claims", "report", "suite:report"]),
+    ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
+    ("report/", ["report", "claims", "report_numbers", "suite:report"]),
+    ("lib/stats.c", ["stats", "claims", "report", "suite:report"]),
+    ("resultfile/journal.c", ["journal", "output safety", "end_to_end"]),
+    ("resultfile/", ["journal", "report", "end_to_end", "suite:report"]),
+    ("bench/counters.c", ["counter_math", "counter_events", "counters", "counters_cli", "report"]),
+    ("bench/latency.c", ["topo", "cli_topo", "cli_model", "units"]),
+    ("bench/suite.c", ["gbench_shim", "end_to_end", "cli_params", "units", "cli_behaviour"]),
+    ("bench/", ["gbench_shim", "timing", "units", "end_to_end"]),
+    ("cli/cmd_compare.c", ["cli_behaviour", "units", "end_to_end"]),
+    ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
+    ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
+]
+
+
+def tests_for(rel):
+    best = max((p for p, _ in TESTS if rel.startswith(p)), key=len, default=None)
+    return dict(TESTS)[best] if best else []
+
+
+TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<string>"(?:\\.|[^"\\\n])*")
+  | (?P<char>'(?:\\.|[^'\\\n])*')
+  | (?P<number>(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[uUlLfF]*)
+  | (?P<ident>[A-Za-z_]\w*)
+  | (?P<op><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%]=|[-+*/%<>=!&|^~?:;,.(){}\[\]])
+""", re.X | re.S)
+
+KEYWORDS = {"return", "sizeof", "case", "else", "do", "if", "while", "for",
+            "switch", "goto", "default", "break", "continue", "_Alignof", "alignof"}
+TYPES = {"void", "char", "short", "int", "long", "float", "double", "signed",
+         "unsigned", "_Bool", "bool", "const", "volatile", "static", "struct",
+         "union", "enum", "register", "restrict", "_Atomic", "inline", "extern"}
+
+REL = {"<": ["<=", ">="], "<=": ["<", ">"], ">": [">=", "<="], ">=": [">", "<"],
+       "==": ["!="], "!=": ["=="]}
+ARITH = {"+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "%": ["*"],
+         "+=": ["-="], "-=": ["+="], "*=": ["/="], "/=": ["*="]}
+LOGIC = {"&&": ["||"], "||": ["&&"]}
+EXTREME = {"fmin": "fmax", "fmax": "fmin", "min": "max", "max": "min",
+           "fminl": "fmaxl", "fmaxl": "fminl"}
+MEDIANS = ("stats_median", "stats_median_sorted")
+
+# stats_median() mutated into the smallest or largest sample: the helpers
+# are put in front of the file, and "#line 1" keeps every line number.
+EXTREME_HELPERS = """#include <stddef.h>
+static inline double mutant_extreme_(const double *v, size_t n, int largest)
+{
+	double m = n ? v[0] : 0;
+	for (size_t i = 1; i < n; i++)
+		if (largest ? v[i] > m : v[i] < m)
+			m = v[i];
+	return m;
+}
+#line 1
+"""
+
+
+def tokenize(text):
+    """(kind, text, offset) for every token but white space and comments;
+    preprocessor lines (with their continuations) are dropped whole."""
+    out, pos, bol = [], 0, True
+    while pos < len(text):
+        if bol:
+            m = re.match(r"[ \t]*#(?:[^\n\\]|\\.)*", text[pos:], re.S)
+            if m:
+                pos += m.end()
+                continue
+        m = TOKEN.match(text, pos)
+        if not m:
+            pos += 1
+            continue
+        kind = m.lastgroup
+        if kind == "ws":
+            bol = "\n" in m.group()
+        elif kind == "comment":
+            bol = False
+        else:
+            bol = False
+            out.append((kind, m.group(), pos))
+        pos = m.end()
+    return out
+
+
+def is_type(tok):
+    return tok[0] == "ident" and (tok[1] in TYPES or tok[1].endswith("_t"))
+
+
+def is_operand_end(tok):
+    """Could this token end an operand, so that what follows is binary?"""
+    kind, text, _ = tok
+    if kind == "number":
+        return True
+    if kind == "ident":
+        return text not in KEYWORDS and not is_type(tok)
+    return text in (")", "]")
+
+
+def function_bodies(toks):
+    """Indices of tokens inside a function body: a top-level '{' after ')'."""
+    inside, depth, in_fn = set(), 0, False
+    for i, (kind, text, _) in enumerate(toks):
+        if text == "{":
+            if depth == 0:
+                j = i - 1
+                while j >= 0 and toks[j][0] == "ident" and toks[j][1] in ("const",):
+                    j -= 1
+                in_fn = j >= 0 and toks[j][1] == ")"
+            depth += 1
+        elif text == "}":
+            depth -= 1
+        elif in_fn and depth > 0:
+            inside.add(i)
+    return inside
+
+
+def numbers_from(text):
+    """Replacements for a numeric constant: n+1, n-1, 2n, n/2."""
+    m = re.match(r"(.*?)([uUlLfF]*)$", text)
+    body, suffix = m.group(1), m.group(2)
+    is_float = bool(re.search(r"[.eE]", body)) and not body.lower().startswith("0x")
+    try:
+        value = float(body) if is_float else int(body, 0)
+    except ValueError:
+        return []
+    if is_float:
+        cands = [value + 1, value - 1, value * 2, value / 2]
+        fmt = lambda v: repr(float(v))
+    else:
+        cands = [value + 1, value - 1, value * 2, value // 2]
+        fmt = str
+    seen, out = {value}, []
+    for v in cands:
+        if v in seen or (not is_float and v < 0) or (is_float and v < 0 and value >= 0 and "u" in suffix.lower()):
+            continue
+        seen.add(v)
+        s = fmt(v)
+        if v < 0:
+            s = "(" + s + ")"
+        out.append(s + (suffix if not s.endswith(")") else ""))
+    return out
+
+
+def in_declared_array_size(toks, i):
+    """Is token i inside '[...]' of a declaration (char buf[64])? A
+    declaration's statement starts with a type, and its sizes come
+    before any '='."""
+    depth, j = 0, i - 1
+    while j >= 0:
+        t = toks[j][1]
+        if t == "]":
+            depth += 1
+        elif t == "[":
+            if depth == 0:
+                break
+            depth -= 1
+        elif t in (";", "{", "}") and depth == 0:
+            return False
+        j -= 1
+    k = j
+    while k >= 0 and toks[k][1] not in (";", "{", "}"):
+        if toks[k][1] == "=":
+            return False
+        k -= 1
+    return k + 1 < len(toks) and is_type(toks[k + 1])
+
+
+def generate(top, files):
+    """Every mutant of the files (paths relative to top), in a fixed order."""
+    mutants = []
+    for rel in files:
+        with open(os.path.join(top, rel), encoding="utf-8") as f:
+            text = f.read()
+        toks = tokenize(text)
+        inside = function_bodies(toks)
+        fn_of = names_of_functions(toks)
+        line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+        def add(i, into, kind, length=None, prefix=""):
+            off = toks[i][2]
+            line = bisect.bisect_right(line_starts, off)
+            orig = toks[i][1] if length is None else text[off:off + length]
+            mutants.append({
+                "file": rel, "offset": off, "length": len(orig), "into": into,
+                "prefix": prefix, "line": line, "function": fn_of.get(i, "?"),
+                "kind": kind,
+                "title": f"{kind}: '{orig}' -> '{into}' in {fn_of.get(i, '?')}()",
+                "where": f"{rel}:{line}",
+                "tests": ", ".join(tests_for(rel)),
+            })
+
+        for i, (kind, tok, off) in enumerate(toks):
+            if i not in inside:
+                continue
+            prev = toks[i - 1] if i else ("op", ";", 0)
+            nxt = toks[i + 1] if i + 1 < len(toks) else ("op", ";", 0)
+            if kind == "op":
+                if tok in REL and tok in ("<", ">") and (prev[1] == "#" or nxt[1] == "<"):
+                    continue
+                if tok in REL:
+                    for into in REL[tok]:
+                        add(i, into, "relational")
+                elif tok in ARITH:
+                    # Binary only: not unary minus, not a pointer's star.
+                    if len(tok) == 1 and not is_operand_end(prev):
+                        continue
+                    if tok == "*" and prev[0] == "ident" and i >= 2 and \
+                       toks[i - 2][1] in ("struct", "union", "enum", "const", "(", ",", ";", "{", "}"):
+                        continue
+                    for into in ARITH[tok]:
+                        add(i, into, "arithmetic")
+                elif tok in LOGIC:
+                    for into in LOGIC[tok]:
+                        add(i, into, "logical")
+            elif kind == "number":
+                if prev[1] == "case" or in_declared_array_size(toks, i):
+                    continue
+                # A hash's or a generator's 64-bit constant (FNV, splitmix):
+                # another value is another hash, not a wrong number.
+                if re.match(r"0[xX][0-9a-fA-F]{9,}", tok):
+                    continue
+                for into in numbers_from(tok):
+                    # "return -1" to "return -2" is the same failure to
+                    # callers that test for non-zero, as this code's do;
+                    # "return -0", a success, stays.
+                    if prev[1] == "-" and toks[i - 2][1] == "return" and \
+                       nxt[1] == ";" and tok == "1" and into == "2":
+                        continue
+                    add(i, into, "constant")
+            elif kind == "ident" and nxt[1] == "(":
+                if tok in EXTREME:
+                    add(i, EXTREME[tok], "extreme")
+                elif tok in MEDIANS and prev[1] not in TYPES and not is_type(prev):
+                    close = matching_paren(toks, i + 1)
+                    if close is None:
+                        continue
+                    args = text[toks[i + 1][2] + 1:toks[close][2]]
+                    length = toks[close][2] + 1 - off
+                    for largest, name in ((0, "min"), (1, "max")):
+                        add(i, f"mutant_extreme_({args}, {largest})", "extreme",
+                            length=length, prefix=EXTREME_HELPERS)
+                        mutants[-1]["title"] = f"extreme: {tok}() -> {name}imum in {fn_of.get(i, '?')}()"
+    return mutants
+
+
+def matching_paren(toks, i):
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j][1] == "(":
+            depth += 1
+        elif toks[j][1] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def names_of_functions(toks):
+    """Token index -> name of the function whose body holds it."""
+    names, depth, current = {}, 0, None
+    for i, (kind, text, _) in enumerate(toks):
+        if text == "{":
+            if depth == 0:
+                current = None
+                j = i - 1
+                if j >= 0 and toks[j][1] == ")":
+                    close_depth, k = 0, j
+                    while k >= 0:
+                        if toks[k][1] == ")":
+                            close_depth += 1
+                        elif toks[k][1] == "(":
+                            close_depth -= 1
+                            if close_depth == 0:
+                                break
+                        k -= 1
+                    if k > 0 and toks[k - 1][0] == "ident":
+                        current = toks[k - 1][1]
+            depth += 1
+        elif text == "}":
+            depth -= 1
+            if depth == 0:
+                current = None
+        elif current and depth > 0:
+            names[i] = current
+    return names
+
+
+def apply(text, m):
+    off, length = m["offset"], m["length"]
+    return m.get("prefix", "") + text[:off] + m["into"] + text[off + length:]
+
+
+def wilson(k, n, z=1.959963984540054):
+    """The Wilson score interval for k successes in n trials (95%)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

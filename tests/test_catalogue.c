@@ -468,6 +468,9 @@ static void every_family_allocates_its_shared_state_through_the_hook(void **unus
 			fail_msg("%s: %u of %u shared allocations freed (%zu of %zu bytes)",
 				 f->name, count.frees, count.allocs, count.bytes_freed,
 				 count.bytes_made);
+	}
+}
+
 /*
  * has_pinned's access profile between 0 and 100, by hand from its header
  * comment: a call that finds the flag set (a share a = already_set / 100)

@@ -221,9 +221,12 @@ def kill_reports(bouncelab, work, inputs, kills, rng):
         elif status == 0:
             check(os.path.exists(md), name + ": done, report.md written")
         else:
+            # A signal that lands after the last rename finds the report
+            # whole (report.md goes in last): that is done, not left.
             check(stopped_as_told(status, signo) and
-                  (signo == signal.SIGKILL or not os.path.exists(out)),
-                  name + ": no directory left", str(os.listdir(out))
+                  (signo == signal.SIGKILL or not os.path.exists(out) or
+                   (os.path.exists(md) and not report_leftovers(out))),
+                  name + ": no directory left, or a whole report", str(os.listdir(out))
                   if os.path.exists(out) else "")
         left = stale_ok(report_leftovers(out), signo)
         if signo == signal.SIGKILL:

@@ -367,6 +367,13 @@ cd .. || exit 1
 # directory, even where a library ends the process itself (Google
 # Benchmark exits when it cannot read sysfs: the claim is released at exit)
 mkdir nofile && cd nofile || exit 1
+# A sanitizer's runtime opens descriptors of its own and, halting at its
+# first report (UBSan's vptr check in the C++ streams Google Benchmark
+# writes to as it exits), ends the process before any exit handler: the
+# release at exit is tested in the plain build only.
+if [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}${UBSAN_OPTIONS:-}" ]; then
+	ok "few file descriptors # SKIP a sanitizer's runtime ends the process before exit handlers"
+else
 for fds in 4 5 6 7; do
 	for cmd in "run ${quick[*]} --out o$fds/r.json" "report ../results.json -o r$fds" \
 		   "${latency[*]} --latency-out l$fds/l.json"; do
@@ -381,6 +388,7 @@ done
 left=$( (find . -name '*.tmp.*' -o -name '*.lock' -o -name '.bouncelab*'
 	find . -mindepth 1 -maxdepth 1 -type d -empty) | head -3)
 [ -z "$left" ] && ok "nothing left behind under ulimit -n" || not_ok "left behind under ulimit -n: $left"
+fi
 cd .. || exit 1
 
 # --- out of memory while parsing a results file (ulimit -v): said so, exit 1,

@@ -192,6 +192,7 @@ static void format_case_name(struct bench_case *c, bool show_placement)
 /* The compiled --filter and the limits it is matched under. */
 struct case_filter {
 	const char *pattern;
+	bool negated;			/* "-PATTERN": every case but those */
 	pcre2_code *code;		/* NULL: no filter, every case */
 	pcre2_match_data *data;
 	pcre2_match_context *limits;
@@ -208,6 +209,9 @@ static int filter_compile(struct case_filter *f, const char *pattern, char *err,
 
 	memset(f, 0, sizeof(*f));
 	f->pattern = pattern;
+	/* Google Benchmark's negation: a leading '-' keeps what does not match */
+	f->negated = pattern[0] == '-';
+	pattern += f->negated;
 	if (strlen(pattern) > FILTER_MAX_LENGTH) {
 		pcre2_compile_context_free(cc);
 		snprintf(err, errlen, "--filter: a pattern of %zu characters: expected at most %d",
@@ -245,20 +249,22 @@ static void filter_free(struct case_filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/*
- * Whether the filter leaves name out. A match past PCRE2's limits leaves
- * it out too, and says so once in f->failed: the plan is then refused.
- */
-static bool filter_rejects(struct case_filter *f, const char *name)
+void suite_row_name(const struct bench_case *c, char *buf, size_t len)
 {
-	int rc;
+	snprintf(buf, len, "%s/real_time/threads:%u", c->name, c->cfg.nr_threads);
+}
 
-	if (!f->code)
-		return false;
-	rc = pcre2_match(f->code, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0,
-			 f->data, f->limits);
+/*
+ * 1 if the pattern matches name, 0 if not, -1 past PCRE2's limits, which
+ * f->failed then says (once): the plan is refused.
+ */
+static int filter_match(struct case_filter *f, const char *name)
+{
+	int rc = pcre2_match(f->code, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0,
+			     f->data, f->limits);
+
 	if (rc >= 0)
-		return false;
+		return 1;
 	if (rc != PCRE2_ERROR_NOMATCH && !*f->failed) {
 		PCRE2_UCHAR why[128];
 
@@ -267,7 +273,38 @@ static bool filter_rejects(struct case_filter *f, const char *name)
 			 "--filter '%.256s': too costly on the case name '%.160s' (PCRE2: %s): expected a pattern that needs fewer than %d steps on a name",
 			 f->pattern, name, (const char *)why, FILTER_MATCH_LIMIT);
 	}
-	return true;
+	return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
+}
+
+/* Whether the filter leaves a name out (a match past the limits does). */
+static bool filter_rejects(struct case_filter *f, const char *name)
+{
+	int m;
+
+	if (!f->code)
+		return false;
+	m = filter_match(f, name);
+	return m < 0 || (f->negated ? m == 1 : m == 0);
+}
+
+/*
+ * Whether the filter leaves a case out. It is matched on the case's name
+ * and on its row's name in the results (suite_row_name()), so a name
+ * copied from results.json or compare.py selects its case too.
+ */
+static bool filter_rejects_case(struct case_filter *f, const struct bench_case *c)
+{
+	char row[sizeof(c->name) + 32];
+	int m;
+
+	if (!f->code)
+		return false;
+	m = filter_match(f, c->name);
+	if (m == 0) {
+		suite_row_name(c, row, sizeof(row));
+		m = filter_match(f, row);
+	}
+	return m < 0 || (f->negated ? m == 1 : m == 0);
 }
 
 struct plan_state {
@@ -325,7 +362,7 @@ static int plan_case(struct plan_state *ps, struct bench_case *c,
 	c->home_node = -1;
 	c->home_found = -ENODATA;
 	format_case_name(c, ps->nr_placements > 1);
-	if (filter_rejects(&ps->filter, c->name))
+	if (filter_rejects_case(&ps->filter, c))
 		return 0;
 	if (ret) {
 		snprintf(ps->placement_skip, sizeof(ps->placement_skip), "%s", why);

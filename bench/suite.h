@@ -31,7 +31,11 @@ struct suite_override {
 };
 
 struct suite_options {
-	const char *filter;		/* PCRE2 pattern on case names */
+	/*
+	 * PCRE2 pattern on case names and on their rows' names in the
+	 * results; "-PATTERN" keeps the cases it does not match
+	 */
+	const char *filter;
 	unsigned int nr_threads;	/* 0: 1, 2, 4, ... up to the allowed CPUs */
 	unsigned int threads[SUITE_MAX_VALUES];
 	unsigned int nr_placements;	/* 0: compact */
@@ -75,6 +79,12 @@ struct suite {
 	unsigned int nr_cases;
 	struct bench_case *cases;
 };
+
+/*
+ * The case's row name in the results, as Google Benchmark names it and
+ * compare.py shows it: NAME/real_time/threads:N.
+ */
+void suite_row_name(const struct bench_case *c, char *buf, size_t len);
 
 /*
  * Expands the options into cases. Returns 0, or 2 with err naming the bad

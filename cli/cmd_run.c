@@ -72,7 +72,8 @@ static void run_usage(FILE *out)
 		"Runs every family x variant x parameter value x thread count, with\n"
 		"repetitions interleaved, and writes Google Benchmark JSON.\n\n"
 		"  --filter REGEX          run only cases whose name matches, a PCRE2 pattern\n"
-		"                          (e.g. 'has_pinned/.*set')\n"
+		"                          (e.g. 'has_pinned/.*set'); a row's name in the\n"
+		"                          results matches too; '-REGEX' runs the others\n"
 		"  --threads LIST          thread counts, e.g. 1,2 (default 1,2,4,... up to the allowed CPUs)\n"
 		"  --repetitions N         repetitions of each case, interleaved (default %d)\n"
 		"  --min-time S            minimum seconds per repetition (default %g)\n"
@@ -320,8 +321,7 @@ static void on_run(const struct gbench_run *run, void *arg)
 	if (!c || run->is_aggregate)
 		return;
 	i = (size_t)(c - pr->suite->cases);
-	snprintf(name, sizeof(name), "%s/real_time/threads:%u", c->name,
-		 c->cfg.nr_threads);
+	suite_row_name(c, name, sizeof(name));
 	row.name = name;
 	row.run_name = name;
 	row.repetitions = pr->nr_rounds;

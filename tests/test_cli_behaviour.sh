@@ -30,6 +30,18 @@ grep -q '^has_pinned/nop' out || fail "run --dry-run did not print the plan: $(c
 grep -qE 'interleaved in rounds|results in' err &&
 	fail "run --dry-run started the suite: $(cat err)"
 
+# ---- --filter takes the results' row names, and a leading '-' negates ---
+# A name copied from results.json or compare.py selects its case (at that
+# thread count); "-PATTERN" keeps every case the pattern does not match.
+"$bouncelab" run --dry-run --threads 1,2 --filter 'has_pinned/store_always/real_time/threads:2' \
+	>out 2>err || fail "a row name as --filter: $(cat err)"
+[ "$(grep -c '^has_pinned/store_always ' out)" = 1 ] && grep -q 'threads 2,' out ||
+	fail "a row name as --filter did not select that case alone: $(cat out)"
+"$bouncelab" run --dry-run --threads 2 --filter '-^(?!pingpong/)' >out 2>err ||
+	fail "a negated --filter: $(cat err)"
+[ -n "$(grep -v '^[0-9]* cases' out)" ] && ! grep -v '^[0-9]* cases' out | grep -qv '^pingpong/' ||
+	fail "'-^(?!pingpong/)' kept something other than pingpong: $(cat out)"
+
 # ---- the watchdog default, as the README states it ----------------------
 read -r floor per_min_time < <("$py" - "$top/README.md" <<'EOF'
 import re, sys

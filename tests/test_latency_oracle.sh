@@ -10,7 +10,8 @@
 # other's, is within 2x (the host's placement lasts seconds), and a
 # disagreement is measured again (up to 6 times, within 130 s) before it
 # fails: a whole measurement can fall in a bad minute; a wrong formula is
-# wrong every time. Skipped (77) with fewer than two CPUs.
+# wrong every time. Skipped (77) with fewer than two CPUs, or when other
+# work holds the CPUs (the two tools would measure the scheduler).
 #
 # usage: test_latency_oracle.sh BOUNCELAB PINGPONG_CHECK PYTHON3
 set -uo pipefail
@@ -105,6 +106,35 @@ EOF
 }
 
 [ "$(nproc)" -ge 2 ] || { echo "one CPU: no pair to measure"; exit 77; }
+
+# A ping-pong needs both its threads running at once: with other work on
+# the CPUs (two busy loops on a 2-vCPU guest), each tool's figure is how
+# often the scheduler ran its pair together, and the two cannot be
+# compared. One busy process per CPU for 0.3 s: each should get nearly all
+# of its wall time as CPU time. Less than 80% on the slowest: skipped.
+share=$("$py" - <<'EOF'
+import multiprocessing, os, time
+
+def spin(q):
+    start, cpu0 = time.monotonic(), time.process_time()
+    while time.monotonic() - start < 0.3:
+        pass
+    q.put((time.process_time() - cpu0) / (time.monotonic() - start))
+
+q = multiprocessing.Queue()
+procs = [multiprocessing.Process(target=spin, args=(q,)) for _ in range(os.cpu_count())]
+for p in procs:
+    p.start()
+shares = [q.get() for _ in procs]
+for p in procs:
+    p.join()
+print("%.2f" % min(shares))
+EOF
+)
+if "$py" -c "import sys; sys.exit(0 if float('${share:-0}') < 0.8 else 1)"; then
+	echo "busy machine: a CPU-bound process per CPU got ${share:-no} of its wall time; the ping-pongs cannot be compared"
+	exit 77
+fi
 # Up to 6 sets of pairs, within 130 s of the test's 180: the host can keep
 # one tool in the far placement for tens of seconds.
 deadline=$((SECONDS + 130))

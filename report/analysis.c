@@ -574,6 +574,40 @@ static int find_transfers(struct analysis *a)
 }
 
 /*
+ * The transfers to look at for a file: a results file's own, found by
+ * halving (they are taken in the set's row order, and a file's rows come
+ * together), or every one for a machine pooled from several files.
+ */
+static void transfer_range(const struct analysis *a, unsigned int file, bool pooled,
+			   size_t *first, size_t *end)
+{
+	size_t lo = 0, hi = a->nr_transfers;
+
+	*first = 0;
+	*end = a->nr_transfers;
+	if (pooled)
+		return;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->transfers[mid].source_file < file)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	for (hi = a->nr_transfers; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->transfers[mid].source_file <= file)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*end = lo;
+}
+
+/*
  * The class whose samples stand for cls among those that match (pooled:
  * by file, else by source_file): cls itself, else the nearest beyond SMT
  * siblings, else the nearest. NULL with *found false: no sample at all.
@@ -582,9 +616,11 @@ static const char *transfer_class(const struct analysis *a, unsigned int file, b
 				  const char *cls, bool *found)
 {
 	const char *beyond_smt = NULL, *nearest = NULL;
+	size_t first, end;
 
 	*found = false;
-	for (size_t i = 0; i < a->nr_transfers; i++) {
+	transfer_range(a, file, pooled, &first, &end);
+	for (size_t i = first; i < end; i++) {
 		const struct transfer_sample *t = &a->transfers[i];
 		int rank;
 
@@ -614,15 +650,16 @@ static double one_way_median(const struct analysis *a, unsigned int file, bool p
 {
 	double *v, m = NAN;
 	bool found;
-	size_t n = 0;
+	size_t n = 0, first, end;
 
 	cls = transfer_class(a, file, pooled, cls, &found);
 	if (!found)
 		return NAN;
-	v = malloc(a->nr_transfers * sizeof(*v));
+	transfer_range(a, file, pooled, &first, &end);
+	v = malloc((end - first + 1) * sizeof(*v));
 	if (!v)
 		return NAN;
-	for (size_t i = 0; i < a->nr_transfers; i++) {
+	for (size_t i = first; i < end; i++) {
 		const struct transfer_sample *t = &a->transfers[i];
 
 		if ((pooled ? t->file : t->source_file) == file && same_class(t->cls, cls))
@@ -649,10 +686,12 @@ double analysis_machine_one_way_ns(const struct analysis *a, unsigned int file,
 double analysis_one_way_in_round(const struct analysis *a, unsigned int source_file,
 				 const char *cls, long round)
 {
+	size_t first, end;
 	bool found;
 
 	cls = transfer_class(a, source_file, false, cls, &found);
-	for (size_t i = 0; found && round >= 0 && i < a->nr_transfers; i++) {
+	transfer_range(a, source_file, false, &first, &end);
+	for (size_t i = first; found && round >= 0 && i < end; i++) {
 		const struct transfer_sample *t = &a->transfers[i];
 
 		if (t->source_file == source_file && t->round == round && same_class(t->cls, cls))

@@ -417,17 +417,22 @@ static const struct result_row *find_cold_calibration(const struct report_input 
 	const struct result_row *best = NULL;
 	double most = 0, best_one = INFINITY;
 	unsigned int fewest = UINT_MAX;
-	/* a pooled machine's rows may come from any file; a file's are its own */
-	size_t first = pooled ? 0 : in->set->files[file].first_row;
-	size_t end = pooled ? in->set->nr_rows : in->set->files[file].end_row;
 
-	for (size_t i = first; i < end; i++) {
+	/* a machine's rows are those of each file pooled into it */
+	for (size_t i = 0; i < in->set->nr_rows; i++) {
+		const struct result_file *source = &in->set->files[in->set->rows[i].source_file];
 		const struct result_row *r = &in->set->rows[i];
 		struct kernel_config cfg;
 		unsigned int changed = 0;
 		double cold, one;
 
-		if (!r->family || r->threads != 2 || (pooled ? r->file : r->source_file) != file)
+		if ((pooled ? r->file : r->source_file) != file) {
+			/* the rest of that file is not this machine's either */
+			if (source->end_row > i)
+				i = source->end_row - 1;
+			continue;
+		}
+		if (!r->family || r->threads != 2)
 			continue;
 		cold = cold_calibration(r, catalog_find(r->family), &cfg, &changed);
 		if (!(cold > 0) || cold < most || (cold == most && changed > fewest))

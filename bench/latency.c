@@ -565,3 +565,85 @@ json_t *latency_json(const struct topo *topo, const char *variant,
 	json_object_set_new(obj, "pairs", list);
 	return obj;
 }
+
+/*
+ * One spinning thread of latency_measure_cpu_share(), on its own CPU. No
+ * barrier: each measures its own share while the others spin beside it
+ * for nearly all of the same time, and a thread that fails to start
+ * leaves none waiting.
+ */
+struct share_thread {
+	pthread_t tid;
+	const struct topo *topo;
+	int cpu;
+	double seconds;
+	int bind_error;
+	double share;		/* its CPU time over its wall time */
+};
+
+static double seconds_of(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *share_thread_main(void *arg)
+{
+	struct share_thread *w = arg;
+	double wall0, cpu0, wall;
+
+	w->bind_error = topo_bind_self(w->topo, w->cpu);
+	wall0 = seconds_of(CLOCK_MONOTONIC);
+	cpu0 = seconds_of(CLOCK_THREAD_CPUTIME_ID);
+	do
+		wall = seconds_of(CLOCK_MONOTONIC) - wall0;
+	while (wall < w->seconds);
+	w->share = (seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu0) / wall;
+	return NULL;
+}
+
+int latency_measure_cpu_share(const struct topo *topo, const int *cpus, unsigned int nr_cpus,
+			      double seconds, double *share, char *err, size_t errlen)
+{
+	struct share_thread *w = calloc(nr_cpus ? nr_cpus : 1, sizeof(*w));
+	struct topo_binding *saved = w && nr_cpus ? topo_save_binding(topo) : NULL;
+	unsigned int started = 1;
+	int ret = 0;
+
+	if (!saved) {
+		snprintf(err, errlen, !w ? "out of memory" : !nr_cpus ? "no CPU to measure" :
+			 "cannot save this thread's CPU affinity, so it is not bound");
+		free(w);
+		return -1;
+	}
+	for (unsigned int i = 0; i < nr_cpus; i++)
+		w[i] = (struct share_thread){ .topo = topo, .cpu = cpus[i], .seconds = seconds,
+					      .share = NAN };
+	for (; started < nr_cpus; started++) {
+		int rc = pthread_create(&w[started].tid, NULL, share_thread_main, &w[started]);
+
+		if (rc) {
+			snprintf(err, errlen, "cannot start a thread: %s", strerror(rc));
+			ret = -1;
+			break;
+		}
+	}
+	share_thread_main(&w[0]);
+	for (unsigned int i = 1; i < started; i++)
+		pthread_join(w[i].tid, NULL);
+	topo_restore_binding(topo, saved);
+	*share = 1;
+	for (unsigned int i = 0; i < nr_cpus && !ret; i++) {
+		if (w[i].bind_error) {
+			snprintf(err, errlen, "cannot bind a thread to CPU %d: %s", w[i].cpu,
+				 strerror(-w[i].bind_error));
+			ret = -1;
+		}
+		/* the two clocks tick apart: a whole CPU may read a hair above 1 */
+		*share = fmin(*share, fmin(w[i].share, 1));
+	}
+	free(w);
+	return ret;
+}

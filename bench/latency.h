@@ -76,6 +76,17 @@ int latency_measure_fetch(const struct topo *topo, int cpu_a, int cpu_b,
 			  unsigned int nr_samples, double *fetch_ns,
 			  char *err, size_t errlen);
 
+/*
+ * How much of the CPUs this process gets: one thread spins on each of
+ * cpus[] for seconds, and *share is the least CPU time any of them got
+ * over its wall time (1: the CPUs were ours; 0.5: other work took half).
+ * A ping-pong needs both its threads running at once, so a share well
+ * below 1 makes every contention figure a measure of the scheduler.
+ * Returns 0, or -1 with err filled.
+ */
+int latency_measure_cpu_share(const struct topo *topo, const int *cpus, unsigned int nr_cpus,
+			      double seconds, double *share, char *err, size_t errlen);
+
 /* Per-class summaries and every pair's samples, for the report's heatmap. */
 json_t *latency_json(const struct topo *topo, const char *variant,
 		     unsigned int round_trips, const struct latency_pair *pairs,

@@ -710,6 +710,49 @@ static void add_cold_miss(json_t *context, const struct suite *suite)
 	}
 }
 
+/*
+ * How much of its CPUs the run got when it started: a thread spins on each
+ * CPU the suite places threads on for a tenth of a second, and the least
+ * share of CPU time over wall time any got is context.cpu_share. A
+ * 1-minute load average says what ran in the last minute, not what runs
+ * now (the corpus's quiet runs started at 0.8 per CPU, after the run
+ * before them); this is what the rounds will meet. The report judges no
+ * claim below CLAIM_MIN_CPU_SHARE (report/claims.c).
+ */
+#define SHARE_MAX_CPUS 8192	/* the most PUs a topology may have here */
+
+static void add_cpu_share(json_t *context, const struct suite *suite)
+{
+	int *cpus = calloc(SHARE_MAX_CPUS, sizeof(*cpus));
+	bool *seen = calloc(SHARE_MAX_CPUS, sizeof(*seen));
+	unsigned int n = 0;
+	char err[256];
+	double share;
+
+	if (!cpus || !seen || !suite->nr_cases)
+		goto out;
+	for (unsigned int i = 0; i < suite->nr_cases; i++) {
+		const struct placement *pl = &suite->cases[i].placement;
+
+		for (unsigned int k = 0; k < pl->nr_cpus; k++) {
+			int cpu = pl->cpus[k];
+
+			if (cpu >= 0 && cpu < SHARE_MAX_CPUS && !seen[cpu]) {
+				seen[cpu] = true;
+				cpus[n++] = cpu;
+			}
+		}
+	}
+	if (latency_measure_cpu_share(suite->cases[0].topo, cpus, n, 0.1, &share, err,
+				      sizeof(err)))
+		fprintf(stderr, "bouncelab: the CPUs' share is not measured: %s\n", err);
+	else
+		json_object_set_new(context, "cpu_share", json_real(share));
+out:
+	free(cpus);
+	free(seen);
+}
+
 /* "<pid>-<seconds>.<ns>": tells this run's journal and file from others'. */
 static json_t *new_run_id(void)
 {
@@ -815,6 +858,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	json_object_set_new(context, "run_id", new_run_id());
 	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
 	add_cold_miss(context, suite);
+	add_cpu_share(context, suite);
 	add_build_ended(context);
 	pr.tty = isatty(STDERR_FILENO);
 	pr.console = opts->console;

@@ -17,6 +17,7 @@
 
 #include "claims.h"
 #include "format.h"
+#include "run_checks.h"
 #include "verdict.h"
 
 const char *claim_mark_word(enum claim_mark mark)
@@ -500,6 +501,7 @@ static void compare_cases(const struct analysis *a, const struct family_view *f,
  */
 #define CLAIM_MAX_LOAD_PER_CPU 2.0
 
+
 void claim_check(const struct results *set, const struct analysis *a,
 		 const struct family_view *f, const struct kernel_claim *c,
 		 struct claim_result *r)
@@ -508,7 +510,7 @@ void claim_check(const struct results *set, const struct analysis *a,
 	const struct group_view *g;
 	const struct case_view *va;
 	const struct result_case *cb = NULL;
-	double load;
+	double load, share;
 	long t;
 
 	memset(r, 0, sizeof(*r));
@@ -566,6 +568,18 @@ void claim_check(const struct results *set, const struct analysis *a,
 		return;
 	}
 	compare_cases(a, f, va->c, cb, r);
+	share = set->files[f->file].cpu_share;
+	if (r->mark != CLAIM_NOT_TESTABLE && t >= 2 && share < RUN_MIN_CPU_SHARE) {
+		char numbers[512];
+
+		claim_numbers(numbers, sizeof(numbers), r);
+		r->nr_modes = 0;
+		not_testable(r, "busy machine (other work: a thread spinning on each CPU got %.0f%% "
+			     "of its time as the run started, %.0f%% needed): threads took turns with "
+			     "other work; rerun on an idle machine. Measured anyway: %s",
+			     100 * share, 100 * RUN_MIN_CPU_SHARE, numbers);
+		return;
+	}
 	load = results_other_load_per_cpu(&set->files[f->file]);
 	if (r->mark != CLAIM_NOT_TESTABLE && load > CLAIM_MAX_LOAD_PER_CPU) {
 		char numbers[512];

@@ -20,6 +20,7 @@ struct run_tally {
 	long cpus;
 	/* that file's build_ended_s_before (a build just before it), or -1 */
 	long build_s;
+	double cpu_share;	/* the least over files; NAN: none measured */
 };
 
 static void tally(const struct report_input *in, struct run_tally *t)
@@ -28,6 +29,7 @@ static void tally(const struct report_input *in, struct run_tally *t)
 
 	memset(t, 0, sizeof(*t));
 	t->build_s = -1;
+	t->cpu_share = NAN;
 	for (size_t i = 0; i < cases->nr; i++) {
 		const struct result_case *c = &cases->cases[i];
 
@@ -39,6 +41,10 @@ static void tally(const struct report_input *in, struct run_tally *t)
 	}
 	for (unsigned int f = 0; f < in->set->nr_files; f++) {
 		double load = results_load_avg(&in->set->files[f]);
+		double share = in->set->files[f].cpu_share;
+
+		if (share < t->cpu_share || (isnan(t->cpu_share) && !isnan(share)))
+			t->cpu_share = share;
 		long cpus = results_allowed_cpus(&in->set->files[f]);
 
 		if (!isnan(load) && cpus > 0 && load / (double)cpus > t->load) {
@@ -77,12 +83,13 @@ static bool host_moved(const struct report_input *in)
 void markdown_run_warnings(FILE *out, const struct report_input *in)
 {
 	struct run_tally t;
-	bool noisy, busy, build;
+	bool noisy, busy, build, taken;
 
 	tally(in, &t);
 	noisy = t.cases && (double)t.noisy > RUN_NOISY_SHARE * (double)t.cases;
-	busy = t.load > RUN_BUSY_LOAD;
-	build = busy && t.build_s >= 0;
+	taken = t.cpu_share < RUN_MIN_CPU_SHARE;
+	busy = t.load > RUN_BUSY_LOAD || taken;
+	build = busy && !taken && t.build_s >= 0;
 	if (build && !noisy) {
 		fputs("> **Note: your build just ran.**", out);
 		write_build_load(out, &t);
@@ -92,7 +99,12 @@ void markdown_run_warnings(FILE *out, const struct report_input *in)
 		if (noisy)
 			fprintf(out, " %zu of %zu results are flagged *noisy* (their repetitions vary by more "
 				"than %.0f%%).", t.noisy, t.cases, STATS_NOISY_CV * 100);
-		if (build)
+		if (taken)
+			fprintf(out, " Other work held the CPUs as the run started: a thread spinning on "
+				"each got %.0f%% of its time, where a case's threads need theirs together "
+				"(its 2-thread claims are not tested below %.0f%%).",
+				100 * t.cpu_share, 100 * RUN_MIN_CPU_SHARE);
+		else if (build)
 			write_build_load(out, &t);
 		else if (busy)
 			fprintf(out, " The machine was busy when the run started: load average %.3g on %ld "

@@ -19,6 +19,19 @@
 /* A 1-minute load average above this share of the CPUs: a busy machine. */
 #define RUN_BUSY_LOAD 0.5
 
+/*
+ * The least share of its CPUs a run must have had as it started
+ * (context.cpu_share) not to be called busy, and to test a claim at 2 or
+ * more threads. A 2-thread case needs both its threads on their CPUs at
+ * once: at a share s each is there about s of the time, both about s
+ * squared, and below 0.8 that is under two thirds of the time, where a
+ * handoff waits for a descheduled owner (the Zen 5 guest at a share of
+ * 0.4: ping-pong one-way 95-1241 ns, against 26-49 ns alone). The
+ * 1-minute load average, which says what ran in the last minute, can
+ * miss it, and can blame a quiet run for the run before it.
+ */
+#define RUN_MIN_CPU_SHARE 0.8
+
 /* The case ran more threads than its run could use CPUs: they time-shared. */
 bool case_shares_cpus(const struct results *set, const struct result_case *c);
 

@@ -9,8 +9,11 @@
  *   {vendor, implementer, part, variant, revision, microarchitecture} on
  *   Arm, absent elsewhere (topo/cpu_id.h), hypervisor (bool),
  *   kernel_release, compiler,
- *   gbench_version, governor, topology{...}, counters{...} and, for a run
- *   that stopped early, incomplete (a string saying why).
+ *   gbench_version, governor, topology{...}, counters{...}, cold_miss_ns
+ *   and cold_miss_cpus (a load of a line the other CPU wrote last),
+ *   cpu_share (0 to 1: the least CPU time over wall time a thread spinning
+ *   on each of the run's CPUs got as it started) and, for a run that
+ *   stopped early, incomplete (a string saying why).
  *   counters: requested[] (sets), events_requested[] (--events),
  *   core_pmu, hardware_pmu, perf_event_paranoid, sets{NAME: {title,
  *   label, status "ok"|"partial"|"n/a", summary, events[{counter, event,

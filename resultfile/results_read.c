@@ -335,10 +335,12 @@ static int check_context(struct reader *r, json_t *ctx)
 		if (check_string(r, ctx, strings[i], false, NULL))
 			return -1;
 	r->set->files[r->file].cold_miss_ns = NAN;
+	r->set->files[r->file].cpu_share = NAN;
 	if (check_integer(r, ctx, "num_cpus", 1, MAX_THREADS, false, NULL) ||
 	    check_number(r, ctx, "mhz_per_cpu", 0, 1e6, false, NULL) ||
 	    check_number(r, ctx, "cold_miss_ns", 0, 1e6, false,
 			 &r->set->files[r->file].cold_miss_ns) ||
+	    check_number(r, ctx, "cpu_share", 0, 1, false, &r->set->files[r->file].cpu_share) ||
 	    check_bool(r, ctx, "hypervisor") ||
 	    check_bool(r, ctx, "cpu_scaling_enabled"))
 		return -1;

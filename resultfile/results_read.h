@@ -120,6 +120,12 @@ struct result_file {
 	 * the run did not measure it.
 	 */
 	double cold_miss_ns;
+	/*
+	 * context.cpu_share: the least share of its wall time a thread
+	 * spinning on each of the run's CPUs got as CPU time when the run
+	 * started (0 to 1); NAN when the run did not measure it.
+	 */
+	double cpu_share;
 };
 
 struct results {

@@ -668,6 +668,37 @@ static void test_claim_on_a_busy_machine(void **state)
 }
 
 /*
+ * The same run as if a thread spinning on each CPU had got half its time
+ * as the run started (context.cpu_share 0.5): its 2-thread claims are not
+ * testable, say the share, keep their numbers and no host mode. At 0.8,
+ * the limit, and where the run did not measure it, they are decided.
+ */
+static void test_claim_when_the_cpus_were_taken(void **state)
+{
+	struct real_run run;
+	struct claim_result r;
+
+	(void)state;
+	read_run(&run, "default.json");
+	run.set.files[0].cpu_share = 0.5;
+	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_int_equal(r.nr_modes, 0);
+	assert_non_null(strstr(r.why, "a thread spinning on each CPU got 50% of its time"));
+	assert_non_null(strstr(r.why, "Measured anyway: median round"));
+	run.set.files[0].cpu_share = 0.8;
+	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	run.set.files[0].cpu_share = 0.79;
+	assert_int_equal(check_run(&run, "counter", "plain updates cost less than a line transfer").mark,
+			 CLAIM_NOT_TESTABLE);
+	run.set.files[0].cpu_share = NAN;
+	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	free_run(&run);
+}
+
+/*
  * "Within x" needs both ends of the interval: has_pinned at already_set=0,
  * store_always over read_then_set per round 0.559, 0.659, 0.739, 0.775,
  * 0.951, 0.952, 1.05, 1.10, 1.32 (rounds 2, 7, 4, 1, 8, 3, 6, 0, 5): the
@@ -737,6 +768,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_verdict_edges),
 		cmocka_unit_test(test_relations_at_their_bounds),
 		cmocka_unit_test(test_claim_on_a_busy_machine),
+		cmocka_unit_test(test_claim_when_the_cpus_were_taken),
 		cmocka_unit_test(test_missing_b_says_where_it_looked),
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_catalogue_claims),

@@ -119,6 +119,9 @@ for b in rows:
 # the cold miss, on the first ping-pong case's two CPUs: one miss, more
 # than a cache hit, and (the fastest of its samples) no slower than the
 # slowest whole round trip, which is two handoffs
+# the CPUs' share as the run started: a fraction of the spin's wall time
+share = doc["context"]["cpu_share"]
+assert 0 < share <= 1, share
 cold = doc["context"]["cold_miss_ns"]
 cpus = doc["context"]["cold_miss_cpus"]
 assert len(cpus) == 2 and cpus[0] != cpus[1], cpus

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* bouncelab run: plan the suite, run it under Google Benchmark, write JSON. */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <math.h>
@@ -17,13 +16,14 @@
 #include "console.h"
 #include "counters.h"
 #include "gbench.h"
-#include "input_file.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "latency.h"
 #include "output.h"
 #include "output_path.h"
 #include "results.h"
+#include "run_context.h"
+#include "run_resume.h"
 #include "stats.h"
 #include "suite.h"
 #include "watchdog.h"
@@ -485,39 +485,6 @@ static uint64_t estimate_results_bytes(unsigned int repetitions)
 	return (uint64_t)repetitions * 2 * 4096 + (1u << 16);
 }
 
-/* A journal of 1,000 repetitions of every case is far below this. */
-#define JOURNAL_MAX_BYTES (1UL << 30)
-
-/* The journal's text as a results document, or NULL with err. */
-static json_t *load_journal(const char *path, bool mark_incomplete,
-			    size_t *nr_rows, size_t *total, size_t *nr_damaged,
-			    char *err, size_t errlen)
-{
-	char why[768];
-	size_t len;
-	char *text = input_file_read(path, JOURNAL_MAX_BYTES, &len, why, sizeof(why));
-	json_t *doc = NULL;
-
-	if (!text) {
-		snprintf(err, errlen, "cannot read the journal: %s", why);
-		return NULL;
-	}
-	if (!journal_is(text, len))
-		snprintf(err, errlen, "%s: not a bouncelab journal: expected its first line to start %s",
-			 path, JOURNAL_MAGIC);
-	else
-		doc = journal_parse(text, len, path, mark_incomplete, nr_rows, total,
-				    nr_damaged, err, errlen);
-	free(text);
-	return doc;
-}
-
-static const char *run_id_of(json_t *doc)
-{
-	return json_string_value(json_object_get(json_object_get(doc, "context"),
-						 "run_id"));
-}
-
 /*
  * Builds the results file from the journal and writes it, with the caught
  * signals held back: a second Ctrl-C now waits until the file is whole.
@@ -535,7 +502,7 @@ static int write_results(const struct output_claim *claim, json_t *context,
 	json_t *doc, *ctx;
 	int ret = 0;
 
-	doc = load_journal(pr->journal.path, false, &nr_rows, &total, &nr_damaged,
+	doc = journal_load(pr->journal.path, false, &nr_rows, &total, &nr_damaged,
 			   err, sizeof(err));
 	if (!doc) {
 		journal_close(&pr->journal, false);
@@ -655,117 +622,6 @@ static void run_rounds(struct suite *suite, const struct suite_options *opts,
 }
 
 /*
- * How many seconds before this run a build ended, when the script that
- * built and then started it says so (BOUNCELAB_BUILD_ENDED, Unix seconds:
- * scripts/lab run). The load average is a 1-minute mean, so a build that
- * just ended is still in the load the context records, and the report
- * says so rather than blame other work. Beyond 5 minutes less than 1% of
- * the build's load is left in it: not recorded.
- */
-#define BUILD_LOAD_MEMORY_S 300
-
-static void add_build_ended(json_t *context)
-{
-	const char *env = getenv("BOUNCELAB_BUILD_ENDED");
-	char *end;
-	long long ended, ago;
-
-	if (!env || !*env)
-		return;
-	errno = 0;
-	ended = strtoll(env, &end, 10);
-	ago = (long long)time(NULL) - ended;
-	if (errno || *end || ago < 0 || ago > BUILD_LOAD_MEMORY_S)
-		return;
-	json_object_set_new(context, "build_ended_s_before", json_integer(ago));
-}
-
-/*
- * Beside the run's ping-pong, what a cold miss costs on the same two CPUs
- * (latency_measure_fetch()): the contention model charges it for lines
- * another CPU wrote last that nobody fights over, where the ping-pong's
- * one-way time also pays for invalidating the waiter's copy. Measured
- * once, before the rounds, when the suite has a 2-thread ping-pong; the
- * report reads it from the context.
- */
-static void add_cold_miss(json_t *context, const struct suite *suite)
-{
-	for (unsigned int i = 0; i < suite->nr_cases; i++) {
-		const struct bench_case *c = &suite->cases[i];
-		char err[256];
-		double ns;
-
-		if (strcmp(c->family->name, "pingpong") || c->cfg.nr_threads != 2 ||
-		    c->placement.cpus[0] == c->placement.cpus[1])
-			continue;
-		if (latency_measure_fetch(c->topo, c->placement.cpus[0], c->placement.cpus[1],
-					  7, &ns, err, sizeof(err))) {
-			fprintf(stderr, "bouncelab: the cold-miss time is not measured: %s\n", err);
-			return;
-		}
-		json_object_set_new(context, "cold_miss_ns", json_real(ns));
-		json_object_set_new(context, "cold_miss_cpus",
-				    json_pack("[ii]", c->placement.cpus[0], c->placement.cpus[1]));
-		return;
-	}
-}
-
-/*
- * How much of its CPUs the run got when it started: a thread spins on each
- * CPU the suite places threads on for a tenth of a second, and the least
- * share of CPU time over wall time any got is context.cpu_share. A
- * 1-minute load average says what ran in the last minute, not what runs
- * now (the corpus's quiet runs started at 0.8 per CPU, after the run
- * before them); this is what the rounds will meet. The report judges no
- * claim below CLAIM_MIN_CPU_SHARE (report/claims.c).
- */
-#define SHARE_MAX_CPUS 8192	/* the most PUs a topology may have here */
-
-static void add_cpu_share(json_t *context, const struct suite *suite)
-{
-	int *cpus = calloc(SHARE_MAX_CPUS, sizeof(*cpus));
-	bool *seen = calloc(SHARE_MAX_CPUS, sizeof(*seen));
-	unsigned int n = 0;
-	char err[256];
-	double share;
-
-	if (!cpus || !seen || !suite->nr_cases)
-		goto out;
-	for (unsigned int i = 0; i < suite->nr_cases; i++) {
-		const struct placement *pl = &suite->cases[i].placement;
-
-		for (unsigned int k = 0; k < pl->nr_cpus; k++) {
-			int cpu = pl->cpus[k];
-
-			if (cpu >= 0 && cpu < SHARE_MAX_CPUS && !seen[cpu]) {
-				seen[cpu] = true;
-				cpus[n++] = cpu;
-			}
-		}
-	}
-	if (latency_measure_cpu_share(suite->cases[0].topo, cpus, n, 0.1, &share, err,
-				      sizeof(err)))
-		fprintf(stderr, "bouncelab: the CPUs' share is not measured: %s\n", err);
-	else
-		json_object_set_new(context, "cpu_share", json_real(share));
-out:
-	free(cpus);
-	free(seen);
-}
-
-/* "<pid>-<seconds>.<ns>": tells this run's journal and file from others'. */
-static json_t *new_run_id(void)
-{
-	struct timespec now;
-	char id[64];
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(id, sizeof(id), "%ld-%lld.%09ld", (long)getpid(),
-		 (long long)now.tv_sec, now.tv_nsec);
-	return json_string(id);
-}
-
-/*
  * Google Benchmark takes each flag's default from the environment
  * (BENCHMARK_FILTER, BENCHMARK_OUT, ...) when the program loads: a
  * BENCHMARK_FILTER meant for another program would empty the run, a
@@ -853,13 +709,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	}
 	pr.total = suite->nr_cases * (unsigned int)opts->repetitions;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	context = results_context();
-	json_object_set_new(context, "command", json_string(run_command));
-	json_object_set_new(context, "run_id", new_run_id());
-	json_object_set_new(context, "topology", results_topology(suite->cases[0].topo));
-	add_cold_miss(context, suite);
-	add_cpu_share(context, suite);
-	add_build_ended(context);
+	context = run_context_new(suite, run_command);
 	pr.tty = isatty(STDERR_FILENO);
 	pr.console = opts->console;
 	console_init(&pr.table, stdout, suite);
@@ -891,154 +741,6 @@ out:
 	free(pr.samples);
 	free(pr.nr_samples);
 	free(pr.iterations);
-	return ret;
-}
-
-/*
- * run --resume --dry-run: what --resume would recover and where, with
- * nothing written, locked or removed; the journal stays for --resume.
- */
-static int resume_dry_run(const char *out, const char *journal_path, off_t size)
-{
-	size_t nr_rows, total, nr_damaged;
-	char err[1024], sibling[PATH_MAX];
-	const char *target = out;
-	struct stat st;
-	json_t *doc;
-
-	if (!size) {
-		printf("%s is empty: the run stopped before any repetition finished; --resume would remove it\n",
-		       journal_path);
-		return 0;
-	}
-	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
-			   sizeof(err));
-	if (!doc)
-		return usage_error("%s", err);
-	json_decref(doc);
-	if (!lstat(out, &st)) {
-		output_incomplete_sibling(out, sibling, sizeof(sibling));
-		target = sibling;
-	}
-	printf("would recover %zu of %zu repetitions from %s into %s, marked incomplete",
-	       nr_rows, total, journal_path, target);
-	if (nr_damaged)
-		printf("; %zu damaged lines would be skipped", nr_damaged);
-	printf(" (--dry-run: nothing written)\n");
-	return 0;
-}
-
-/* --resume, holding back the stop signals (resume()). */
-static int resume_claimed(const char *out, const char *journal_path,
-			  const struct stat *st)
-{
-	char sibling[PATH_MAX], err[1024], damaged[96] = "";
-	struct output_claim claim;
-	size_t nr_rows, total, nr_damaged;
-	const char *target;
-	json_t *doc, *old;
-	int ret;
-
-	/* A journal that cannot be recovered is refused before anything is made. */
-	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
-			   sizeof(err));
-	if (!doc)
-		return usage_error("%s", err);
-	json_decref(doc);
-	/* Force: whatever is at out is looked at below, never just replaced. */
-	ret = output_claim(&claim, "--resume", out, OUTPUT_FILE, true,
-			   (uint64_t)st->st_size * 2, err, sizeof(err));
-	if (ret)
-		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
-	/* Again, holding the lock: the run may have written more since. */
-	doc = load_journal(journal_path, true, &nr_rows, &total, &nr_damaged, err,
-			   sizeof(err));
-	if (!doc) {
-		output_release(&claim, true);
-		return usage_error("%s", err);
-	}
-	if (nr_damaged)
-		snprintf(damaged, sizeof(damaged), "; skipped %zu damaged lines", nr_damaged);
-	target = out;
-	if (claim.exists) {
-		char why[768];
-		int status;
-
-		/* Unreadable, it is not the finished run's: the rows go beside it. */
-		old = input_file_json(out, JOURNAL_MAX_BYTES, &status, why, sizeof(why));
-		if (old && run_id_of(old) && run_id_of(doc) &&
-		    !strcmp(run_id_of(old), run_id_of(doc))) {
-			json_decref(old);
-			json_decref(doc);
-			unlink(journal_path);
-			output_release(&claim, true);
-			fprintf(stderr, "bouncelab: %s is the finished run's file already; removed its journal\n",
-				out);
-			return 0;
-		}
-		json_decref(old);
-		output_incomplete_sibling(out, sibling, sizeof(sibling));
-		target = sibling;
-	}
-	ret = results_write(target, doc, false, err, sizeof(err));
-	json_decref(doc);
-	if (!ret)
-		unlink(journal_path);
-	output_release(&claim, true);
-	if (ret)
-		return runtime_error("%s", err);
-	fprintf(stderr, "bouncelab: recovered %zu of %zu repetitions from %s into %s, marked incomplete%s\n",
-		nr_rows, total, journal_path, target, damaged);
-	return 0;
-}
-
-/*
- * run --resume FILE|DIR: the results of a run that was killed, from its
- * journal. A results file already there from the same run means the run
- * finished and only the journal's removal was cut short; one from another
- * run (the one --force was replacing) is kept, and the recovered rows go
- * beside it.
- */
-static int resume(const char *arg, bool dry_run)
-{
-	char out[PATH_MAX], journal_path[PATH_MAX + 16];
-	struct stat st;
-	size_t len = strlen(arg);
-	int ret;
-
-	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
-		ret = snprintf(out, sizeof(out), "%s/results.json", arg);
-	else if (len > strlen(JOURNAL_SUFFIX) &&
-		 !strcmp(arg + len - strlen(JOURNAL_SUFFIX), JOURNAL_SUFFIX))
-		ret = snprintf(out, sizeof(out), "%.*s", (int)(len - strlen(JOURNAL_SUFFIX)), arg);
-	else
-		ret = snprintf(out, sizeof(out), "%s", arg);
-	if (ret >= (int)sizeof(out))
-		return usage_error("--resume: a path of %zu bytes: expected at most %d", len,
-				   PATH_MAX - 1);
-	snprintf(journal_path, sizeof(journal_path), "%s" JOURNAL_SUFFIX, out);
-	if (lstat(journal_path, &st) || !S_ISREG(st.st_mode))
-		return usage_error("--resume '%s': no journal %s: expected the results file or directory of a run that stopped",
-				   arg, journal_path);
-	if (dry_run)
-		return resume_dry_run(out, journal_path, st.st_size);
-	/* Killed before its header was written: nothing finished. */
-	if (st.st_size == 0) {
-		unlink(journal_path);
-		fprintf(stderr, "bouncelab: %s is empty: the run stopped before any repetition finished; removed it\n",
-			journal_path);
-		return 0;
-	}
-	/*
-	 * A recovery is short and bounded (one journal, read twice): the stop
-	 * signals wait until it is done or refused, and then take their
-	 * default action (exit 128 + N) on a path left whole: the rows
-	 * recovered and the journal gone, or the journal as it was, with no
-	 * lock or temporary file either way.
-	 */
-	interrupt_block(true);
-	ret = resume_claimed(out, journal_path, &st);
-	interrupt_block(false);
 	return ret;
 }
 
@@ -1213,7 +915,7 @@ int cmd_run(int argc, char **argv)
 		return usage_error("--resume: --%s does not apply: expected --resume alone (it recovers the stopped run as it was run), or with --dry-run",
 				   not_with_resume);
 	if (resume_from)
-		return resume(resume_from, dry_run);
+		return run_resume(resume_from, dry_run);
 	if (!opts.repetitions)
 		opts.repetitions = opts.quick ? QUICK_REPETITIONS : DEFAULT_REPETITIONS;
 	if (opts.min_time == 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input_file.h"
 #include "journal.h"
 #include "results_read.h"
 #include "output.h"
@@ -231,5 +232,27 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 fail:
 	json_decref(header);
 	json_decref(rows);
+	return doc;
+}
+
+json_t *journal_load(const char *path, bool mark_incomplete, size_t *nr_rows, size_t *total,
+		     size_t *nr_damaged, char *err, size_t errlen)
+{
+	char why[768];
+	size_t len;
+	char *text = input_file_read(path, JOURNAL_MAX_BYTES, &len, why, sizeof(why));
+	json_t *doc = NULL;
+
+	if (!text) {
+		snprintf(err, errlen, "cannot read the journal: %s", why);
+		return NULL;
+	}
+	if (!journal_is(text, len))
+		snprintf(err, errlen, "%s: not a bouncelab journal: expected its first line to start %s",
+			 path, JOURNAL_MAGIC);
+	else
+		doc = journal_parse(text, len, path, mark_incomplete, nr_rows, total,
+				    nr_damaged, err, errlen);
+	free(text);
 	return doc;
 }

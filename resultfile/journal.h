@@ -67,4 +67,15 @@ json_t *journal_parse(const char *text, size_t len, const char *path,
 		      size_t *nr_damaged,
 		      char *err, size_t errlen);
 
+/* A journal of 1,000 repetitions of every case is far below this. */
+#define JOURNAL_MAX_BYTES (1UL << 30)
+
+/*
+ * The journal at path, read by the input rule (a regular file, at most
+ * JOURNAL_MAX_BYTES), as journal_parse() gives it; NULL with err when it
+ * cannot be read or is not a journal.
+ */
+json_t *journal_load(const char *path, bool mark_incomplete, size_t *nr_rows, size_t *total,
+		     size_t *nr_damaged, char *err, size_t errlen);
+
 #endif

@@ -342,3 +342,8 @@ int results_write(const char *path, json_t *doc, bool replace, char *err, size_t
 	free(text);
 	return ret;
 }
+
+const char *results_run_id(json_t *doc)
+{
+	return json_string_value(json_object_get(json_object_get(doc, "context"), "run_id"));
+}

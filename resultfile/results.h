@@ -74,4 +74,7 @@ json_t *results_row(const struct gbench_run *run, const struct bench_case *c);
  */
 int results_write(const char *path, json_t *doc, bool replace, char *err, size_t errlen);
 
+/* A results document's context.run_id (one per run), or NULL. */
+const char *results_run_id(json_t *doc);
+
 #endif

@@ -189,3 +189,8 @@ void md_name(FILE *out, const char *s)
 	else
 		md_escape(out, s);
 }
+
+const char *format_plural(long n)
+{
+	return n == 1 ? "" : "s";
+}

@@ -52,4 +52,7 @@ void md_name(FILE *out, const char *s);
 /* A name as inline code: `store_always` (backticks in it dropped). */
 void md_code(FILE *out, const char *s);
 
+/* "s" after a count other than 1 ("1 thread", "2 threads"), else "". */
+const char *format_plural(long n);
+
 #endif

@@ -84,11 +84,6 @@ int fleet_pool(struct results *set)
 	return 0;
 }
 
-static const char *plural(long n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static json_t *ctx(const struct results *set, unsigned int file, const char *key)
 {
 	return json_object_get(set->files[file].context, key);
@@ -170,7 +165,7 @@ static void machine_line(FILE *out, const struct results *set, unsigned int file
 		cpus = ctx(set, file, "num_cpus");
 	if (json_is_integer(cpus))
 		fprintf(out, "; %" JSON_INTEGER_FORMAT " CPU%s", json_integer_value(cpus),
-			plural((long)json_integer_value(cpus)));
+			format_plural((long)json_integer_value(cpus)));
 	if (json_is_string(json_object_get(topo, "summary"))) {
 		fputs("; ", out);
 		md_escape(out, json_string_value(json_object_get(topo, "summary")));
@@ -178,7 +173,7 @@ static void machine_line(FILE *out, const struct results *set, unsigned int file
 	}
 	if (json_is_integer(nodes))
 		fprintf(out, ", %" JSON_INTEGER_FORMAT " NUMA node%s", json_integer_value(nodes),
-			plural((long)json_integer_value(nodes)));
+			format_plural((long)json_integer_value(nodes)));
 	json_object_foreach(classes, key, value)
 		if (!farthest || distance_rank(key) > distance_rank(farthest))
 			farthest = key;
@@ -494,7 +489,7 @@ static void write_family_table(FILE *out, const struct report_input *in,
 		fputs(" in ", out);
 		md_code(out, in->files[file]);
 		fprintf(out, " | %s at %ld thread%s | ", format_ratio_ci(r, &p->gain),
-			p->threads, plural(p->threads));
+			p->threads, format_plural(p->threads));
 		write_predicted_gain(out, in, &rows[i]);
 		fputs(" |", out);
 		for (size_t t = 0; t < nr_shared; t++)
@@ -576,7 +571,7 @@ static char *family_plot(const struct machine_names *names,
 
 			snprintf(labels[k], sizeof(labels[0]), "%s, %s, %ld thread%s",
 				 c->variant, g->group->policy ? g->group->policy : "setting",
-				 p->threads, plural(p->threads));
+				 p->threads, format_plural(p->threads));
 			bars[k] = (struct svg_bar){
 				labels[k], c->ns_stats.median,
 				c->n > 1 ? c->ns_stats.ci_lo : NAN,

@@ -21,11 +21,6 @@
 #include "sweeps.h"
 #include "verdict.h"
 
-static const char *plural(long n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static const struct result_file *file_of(const struct report_input *in,
 					 const struct group_view *g)
 {
@@ -81,7 +76,7 @@ static void write_failures(FILE *out, const struct report_input *in)
 	if (!set->nr_failures)
 		return;
 	fprintf(out, "**%zu repetition%s failed** and %s left out:\n\n", set->nr_failures,
-		plural((long)set->nr_failures), set->nr_failures == 1 ? "is" : "are");
+		format_plural((long)set->nr_failures), set->nr_failures == 1 ? "is" : "are");
 	for (size_t i = 0; i < set->nr_failures && i < 20; i++) {
 		fputs("- ", out);
 		md_code(out, set->failures[i].name);
@@ -122,194 +117,6 @@ static void write_image(FILE *out, const struct analysis *a,
 	plot_name(name, sizeof(name), a, g, kind);
 	fprintf(out, "%s![%s](%s)", strcmp(kind, "ns") ? " " : "", alt, name);
 }
-
-/* ---- the physical baseline ---- */
-
-static void write_one_way_table(FILE *out, const struct report_input *in,
-				const struct family_view *f)
-{
-	const struct result_case **cases = calloc(in->a->cases->nr + 1, sizeof(*cases));
-	size_t nr = cases ? analysis_one_way_cases(in->a, f, cases) : 0;
-	char m[FORMAT_LEN], lo[FORMAT_LEN];
-
-	fputs("| distance | variant | placement | one-way ns (95% CI) | min | n | flags |\n"
-	      "|---|---|---|---:|---:|---:|---|\n", out);
-	for (size_t i = 0; i < nr; i++) {
-		const struct result_case *c = cases[i];
-		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
-		struct stats_summary s;
-
-		if (stats_summarize(cc->values, cc->n, &s))
-			continue;
-		fputs("| ", out);
-		md_escape(out, c->widest_class ? c->widest_class : "unknown");
-		fputs(" | ", out);
-		md_name(out, c->variant);
-		fputs(" | ", out);
-		md_escape(out, c->setting && *c->setting ? c->setting : "defaults");
-		fprintf(out, " | %s | %s | %zu | %s%s%s |\n",
-			format_median_ci(m, &s, 1), format_sig(lo, s.min), s.n,
-			s.bimodal ? "bimodal" : "", s.bimodal && s.noisy ? ", " : "",
-			s.noisy ? "noisy" : "");
-	}
-	fputs("\nOne-way latency is half a round trip; *min* is the fastest repetition. A *bimodal* "
-	      "pair moved between two latency modes during the run: its median alone would hide that.\n\n", out);
-	free(cases);
-}
-
-static int compare_pairs_by_class(const void *x, const void *y)
-{
-	const struct latency_map_pair *a = x, *b = y;
-	int ra = distance_rank(a->cls), rb = distance_rank(b->cls);
-
-	if (ra != rb)
-		return ra < rb ? -1 : 1;
-	return strcmp(a->cls ? a->cls : "", b->cls ? b->cls : "");
-}
-
-/* Per distance class, nearest first: how many pairs, their median and range. */
-static void write_latency_classes(FILE *out, const struct latency_map *map)
-{
-	struct latency_map_pair *p = malloc((map->nr_pairs + 1) * sizeof(*p));
-	double *v = malloc((map->nr_pairs + 1) * sizeof(double));
-
-	if (!p || !v)
-		goto out;
-	memcpy(p, map->pairs, map->nr_pairs * sizeof(*p));
-	qsort(p, map->nr_pairs, sizeof(*p), compare_pairs_by_class);
-	fputs("| distance class | pairs | median one-way ns | min | max |\n|---|---:|---:|---:|---:|\n", out);
-	for (size_t i = 0; i < map->nr_pairs;) {
-		char m[FORMAT_LEN], lo[FORMAT_LEN], hi[FORMAT_LEN];
-		size_t n = 0;
-
-		while (i + n < map->nr_pairs && !compare_pairs_by_class(&p[i], &p[i + n])) {
-			v[n] = p[i + n].ns;
-			n++;
-		}
-		stats_sort(v, n);
-		fputs("| ", out);
-		md_escape(out, p[i].cls ? p[i].cls : "unknown");
-		fprintf(out, " | %zu | %s | %s | %s |\n", n,
-			format_sig(m, stats_median_sorted(v, n)), format_sig(lo, v[0]),
-			format_sig(hi, v[n - 1]));
-		i += n;
-	}
-	fputc('\n', out);
-out:
-	free(p);
-	free(v);
-}
-
-/* The median one-way ns of a class in the latency matrix; NaN: not sampled. */
-static double matrix_class_median(const struct latency_map *map, const char *cls)
-{
-	double *v = malloc((map->nr_pairs + 1) * sizeof(double)), m = NAN;
-	size_t n = 0;
-
-	for (size_t i = 0; v && i < map->nr_pairs; i++)
-		if (map->pairs[i].cls && !strcmp(map->pairs[i].cls, cls))
-			v[n++] = map->pairs[i].ns;
-	if (n) {
-		stats_sort(v, n);
-		m = stats_median_sorted(v, n);
-	}
-	free(v);
-	return m;
-}
-
-/*
- * The suite's floor (pingpong store_load, one-way) beside topo --latency's
- * at the same distance class. Both are one-way ns from the same store/load
- * ping-pong, so a gap has a cause outside the code, and the reader is told
- * which: a repetition averages every round trip of --min-time, including
- * those where another task held one of the two CPUs, while topo --latency
- * takes the median of short samples; and a VM's host can move a vCPU
- * between the two runs.
- */
-static void write_floor_vs_matrix(FILE *out, const struct report_input *in,
-				  const struct family_view *f)
-{
-	const struct result_case **cases = calloc(in->a->cases->nr + 1, sizeof(*cases));
-	size_t nr = cases ? analysis_one_way_cases(in->a, f, cases) : 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		const struct result_case *c = cases[i];
-		const struct case_counter *cc = result_case_counter(c, "one_way_ns");
-		char sm[FORMAT_LEN], lo[FORMAT_LEN], mm[FORMAT_LEN], r[FORMAT_LEN];
-		struct stats_summary s;
-		double matrix, ratio;
-
-		if (strcmp(c->variant, "store_load") || !c->widest_class ||
-		    stats_summarize(cc->values, cc->n, &s))
-			continue;
-		matrix = matrix_class_median(in->latency, c->widest_class);
-		if (!isfinite(matrix) || !(matrix > 0))
-			continue;
-		ratio = s.median / matrix;
-		fputs("At distance ", out);
-		md_code(out, c->widest_class);
-		fprintf(out, ", the suite's `store_load` floor is %s one-way ns (fastest repetition %s) and "
-			"the latency matrix's median is %s one-way ns", format_sig(sm, s.median),
-			format_sig(lo, s.min), format_sig(mm, matrix));
-		if (ratio < 1.25 && ratio > 0.8) {
-			fputs(": they agree.\n\n", out);
-			continue;
-		}
-		fprintf(out, ", %s apart. Both are one-way ns from the same ping-pong, so the gap comes "
-			"from how and when they sampled: a suite repetition averages every round trip of "
-			"`--min-time`, including those during which another task held one of the two CPUs, "
-			"while `topo --latency` takes the median of short samples; and on a VM the host may "
-			"have moved a vCPU between the two runs. The lower figure is the closer to the "
-			"hardware; rerun both on an idle machine to tell which cause it was.\n\n",
-			format_ratio(r, ratio >= 1 ? ratio : 1 / ratio));
-	}
-	free(cases);
-}
-
-static void write_baseline(FILE *out, const struct report_input *in)
-{
-	const struct analysis *a = in->a;
-	char name[PATH_MAX];
-	bool any = false;
-
-	fputs("## Physical baseline: one cache line between two CPUs\n\n", out);
-	for (size_t i = 0; i < a->nr_families; i++) {
-		const struct family_view *f = &a->families[i];
-
-		if (!f->pingpong)
-			continue;
-		if (!any && f->kf) {
-			md_lesson(out, f->kf->lesson, a, f);
-			fputs("\n\n", out);
-		}
-		any = true;
-		if (in->nr_files > 1) {
-			fputs("On ", out);
-			md_code(out, in->files[f->file]);
-			fputs(":\n\n", out);
-		}
-		write_one_way_table(out, in, f);
-		plot_family_name(name, sizeof(name), a, f, "oneway");
-		fprintf(out, "![one-way latency by distance class](%s)\n\n", name);
-	}
-	if (in->latency) {
-		fputs("### Core-to-core latency matrix\n\nFrom ", out);
-		md_code(out, in->latency_path);
-		fprintf(out, ": %zu measured pair%s among %zu CPUs.\n\n", in->latency->nr_pairs,
-			plural((long)in->latency->nr_pairs), in->latency->n);
-		write_latency_classes(out, in->latency);
-		for (size_t i = 0; i < a->nr_families; i++)
-			if (a->families[i].pingpong)
-				write_floor_vs_matrix(out, in, &a->families[i]);
-		fputs("![one-way latency between CPUs](" HEATMAP_NAME ")\n\n", out);
-	}
-	if (!any && !in->latency)
-		fputs("Not measured in these results. `bouncelab run --filter pingpong` measures the ping-pong "
-		      "family at each distance class; `bouncelab topo --latency` writes a latency matrix, which "
-		      "`bouncelab report --latency FILE` draws as a heatmap.\n\n", out);
-}
-
-/* ---- a family's lesson and the seeds' figures ---- */
 
 /* The lesson, and how its claims fared in this run, in one paragraph. */
 static void write_lesson(FILE *out, const struct report_input *in,
@@ -353,163 +160,6 @@ static void write_lesson(FILE *out, const struct report_input *in,
 	}
 }
 
-/* The measured pair the seed's figure is set beside: at its thread count or below. */
-static const struct pair_view *seed_pair(const struct group_view *g,
-					 const struct seed_figure *s)
-{
-	const struct pair_view *best = g->nr_pairs ? &g->pairs[0] : NULL;
-
-	if (!g->before || strcmp(g->before, s->before_variant) ||
-	    strcmp(g->after, s->after_variant))
-		return NULL;
-	for (size_t i = 0; i < g->nr_pairs; i++)	/* ascending threads */
-		if (g->pairs[i].threads <= (long)s->threads)
-			best = &g->pairs[i];
-	return best;
-}
-
-/*
- * The seed's CPU count: measured, or the contention model's gain there,
- * the very figure of PREDICTION_FILE's seeds table (one function gives
- * both).
- */
-static void write_model_cell(FILE *out, const struct report_input *in,
-			     const struct group_view *g, const struct seed_figure *s)
-{
-	char r[FORMAT_LEN], err[512];
-	const char *profile;
-	double gain;
-
-	if (g && g->nr_threads && g->threads[g->nr_threads - 1] >= (long)s->threads) {
-		fputs("measured: no extrapolation needed", out);
-		return;
-	}
-	if (prediction_seed_gain(in, s, &gain, &profile, err, sizeof(err))) {
-		fputs("no model: ", out);
-		md_escape(out, err);
-		return;
-	}
-	fprintf(out, "**model**, not a measurement: %s at %u CPUs on the profile ",
-		format_ratio(r, gain), s->threads);
-	md_code(out, profile);
-	fputs(" ([" PREDICTION_FILE "](" PREDICTION_FILE "))", out);
-}
-
-/*
- * The table of the seed's setting (seeds.h), or NULL when the run has
- * none: never another setting in its place.
- */
-static const struct group_view *seed_group(const struct report_input *in,
-					   const struct family_view *f,
-					   const struct seed_figure *s)
-{
-	if (!s->setting)
-		return &in->a->groups[f->default_group];
-	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
-		const struct group_view *g = &in->a->groups[k];
-
-		if (g->group->setting && seed_setting_in(s, g->group->setting))
-			return g;
-	}
-	return NULL;
-}
-
-/*
- * Our figure beside a seed's: the ratio of the quantity the seed timed
- * (gup_test's get time: get_ns_per_page) when the run has it, else of
- * ns_per_op. Sets *what to the quantity used.
- */
-static int seed_ours(const struct pair_view *p, const struct seed_figure *s,
-		     struct stats_ratio *r, const char **what)
-{
-	const struct case_counter *b, *a;
-
-	*what = "ns_per_op";
-	*r = p->gain;
-	if (!s->quantity)
-		return 0;
-	b = result_case_counter(p->before, s->quantity);
-	a = result_case_counter(p->after, s->quantity);
-	if (!b || !a || !b->n || !a->n)
-		return 0;
-	*what = s->quantity;
-	return analysis_compare(p->before, b->values, b->n, p->after, a->values, a->n, r,
-				&(double){ 0 });
-}
-
-static void write_seeds(FILE *out, const struct report_input *in,
-			const struct family_view *f, bool *glossed)
-{
-	char gain[FORMAT_LEN], ours[FORMAT_LEN], setting[256];
-	bool any = false;
-
-	for (unsigned int i = 0; i < nr_seed_figures; i++) {
-		const struct seed_figure *s = &seed_figures[i];
-		const struct group_view *g;
-		const struct pair_view *p;
-
-		if (strcmp(s->family, f->name))
-			continue;
-		g = seed_group(in, f, s);
-		if (!any)
-			fputs("**The seeds' figures beside ours.**\n\n"
-			      "| seed | benchmark, machine | published | gain | modelled by | ours | "
-			      "at the seed's CPU count |\n"
-			      "|---|---|---|---:|---|---|---|\n", out);
-		any = true;
-		p = g ? seed_pair(g, s) : NULL;
-		seed_setting_text(setting, sizeof(setting), s);
-		fputs("| ", out);
-		md_escape(out, s->source);
-		fputs(" | ", out);
-		md_escape(out, s->benchmark);
-		fputs("; ", out);
-		md_escape(out, s->machine);
-		fprintf(out, " | %.10g → %.10g %s; ", s->before, s->after, s->unit);
-		md_escape(out, s->published);
-		fprintf(out, " | %s | ", format_ratio(gain, seed_gain(s)));
-		md_code(out, s->family);
-		fputs(" at ", out);
-		md_escape(out, setting);
-		fputs(" | ", out);
-		if (p) {
-			struct stats_ratio r;
-			const char *what;
-
-			if (seed_ours(p, s, &r, &what))
-				r = p->gain, what = "ns_per_op";
-			fprintf(out, "%s at %ld thread%s, by ", format_ratio_ci(ours, &r),
-				p->threads, plural(p->threads));
-			md_code(out, what);
-		} else if (!g) {
-			fputs("not measured: this run has no case at ", out);
-			md_escape(out, setting);
-		} else {
-			fputs("not measured: ", out);
-			md_code(out, s->before_variant);
-			fputs(" or ", out);
-			md_code(out, s->after_variant);
-			fputs(" missing", out);
-		}
-		fputs(" | ", out);
-		write_model_cell(out, in, g, s);
-		fputs(" |\n", out);
-	}
-	if (any)
-		fputc('\n', out);
-	/* Said under the first seeds table only: the words are the same for each. */
-	if (any && !*glossed)
-		fputs("*gain* is how many times better the fix made the seed's own figure; *modelled by* "
-		      "is the family and the setting that run the seed's benchmark; *ours* is the "
-		      "before variant's figure over the after variant's in this run, in that setting, "
-		      "by the quantity named: `get_ns_per_page` where the seed timed the get alone (gup_test, "
-		      "gup_benchmark), `ns_per_op` (the whole call) otherwise. The "
-		      "seeds measured real kernels on big machines; a ratio from a few threads is not expected "
-		      "to reach theirs, since the cost of a bouncing line grows with the number of CPUs that "
-		      "fight over it.\n\n", out);
-	*glossed |= any;
-}
-
 /* ---- one table ---- */
 
 /* A variant's time over the best's, worded by the one rule (verdict.h). */
@@ -550,10 +200,10 @@ static void write_best_sentence(FILE *out, const struct group_view *g, long t)
 	}
 	if (!best) {
 		fprintf(out, "At %ld thread%s only baseline or deliberately racy variants ran.",
-			t, plural(t));
+			t, format_plural(t));
 		return;
 	}
-	fprintf(out, "At %ld thread%s, ", t, plural(t));
+	fprintf(out, "At %ld thread%s, ", t, format_plural(t));
 	md_code(out, best->variant);
 	if (!nr_others) {
 		fputs(" is the only variant measured.", out);
@@ -606,13 +256,13 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 	fputs(" instead of ", out);
 	md_code(out, g->before);
 	fprintf(out, ", is %s %s at %ld thread%s", pair_word(p),
-		format_ratio_ci(r, &p->gain), p->threads, plural(p->threads));
+		format_ratio_ci(r, &p->gain), p->threads, format_plural(p->threads));
 	for (size_t i = g->nr_pairs - 1; i-- > 0;)
 		fprintf(out, ", %s at %ld thread%s", format_ratio_ci(r, &g->pairs[i].gain),
-			g->pairs[i].threads, plural(g->pairs[i].threads));
+			g->pairs[i].threads, format_plural(g->pairs[i].threads));
 	format_p(pv, p->p);
 	fprintf(out, " (%s at %ld thread%s: p %s%s).", p->gain.pairs ? "sign test" : "U test",
-		p->threads, plural(p->threads), pv[0] == '<' ? "" : "= ", pv);
+		p->threads, format_plural(p->threads), pv[0] == '<' ? "" : "= ", pv);
 }
 
 static void write_verdict(FILE *out, const struct group_view *g)
@@ -897,7 +547,7 @@ static void write_plots(FILE *out, const struct analysis *a,
 
 	setting_changes(changes, sizeof(changes), a, g);
 	snprintf(alt, sizeof(alt), "%s (%s): ns per operation at %ld thread%s",
-		 g->group->family, changes, t, plural(t));
+		 g->group->family, changes, t, format_plural(t));
 	/* One paragraph: a renderer sets the plots side by side. */
 	write_image(out, a, g, "ns", alt);
 	if (plot_has_scaling(g))
@@ -944,7 +594,7 @@ static void write_group(FILE *out, const struct report_input *in,
 		write_usl(out, g);
 	else
 		fprintf(out, "Only %ld thread%s measured: no scaling plots or model.\n\n",
-			g->threads[0], plural(g->threads[0]));
+			g->threads[0], format_plural(g->threads[0]));
 	if (plots)
 		write_plots(out, a, g, true);
 }
@@ -1075,7 +725,7 @@ static void write_families(FILE *out, const struct report_input *in)
 			write_lesson(out, in, f);
 		else
 			markdown_family_claims(out, in, f, true);
-		write_seeds(out, in, f, &glossed);
+		markdown_seeds(out, in, f, &glossed);
 		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
 			if (group_detailed(a, &a->groups[k], in->full))
 				write_group(out, in, &a->groups[k],
@@ -1108,7 +758,7 @@ static void write_model_note(FILE *out, const struct report_input *in)
 	}
 	fprintf(out, "No scalability model: a Universal Scalability Law fit needs 3 or more thread counts, "
 		"one of them 1, and these results go up to %ld thread%s. On a larger machine, "
-		"`bouncelab run --threads 1,2,4,8,...` gives it the points it needs.\n\n", most, plural(most));
+		"`bouncelab run --threads 1,2,4,8,...` gives it the points it needs.\n\n", most, format_plural(most));
 }
 
 static void write_outputs_note(FILE *out, const struct report_input *in)
@@ -1188,7 +838,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	markdown_environment(out, in, false);
 	write_failures(out, in);
 	write_outputs_note(out, in);
-	write_baseline(out, in);
+	markdown_baseline(out, in);
 	fleet_write(out, in);
 	markdown_run_distance(out, in);
 	write_families(out, in);

@@ -40,6 +40,16 @@ char *markdown_details(const struct report_input *in, size_t *len);
 /* "Incomplete run" at the top, for each file that stopped early. */
 void markdown_banner(FILE *out, const struct report_input *in);
 
+/* The physical baseline: the ping-pong's floor per class (baseline_section.c). */
+void markdown_baseline(FILE *out, const struct report_input *in);
+
+/*
+ * The family's seeds beside this run's pairs and the model's gain
+ * (seed_section.c); *glossed is set once the seeds' caveat is said.
+ */
+void markdown_seeds(FILE *out, const struct report_input *in,
+		    const struct family_view *f, bool *glossed);
+
 /* Sections written by environment.c. */
 void markdown_environment(FILE *out, const struct report_input *in, bool all_rows);
 void markdown_reproduce(FILE *out, const struct report_input *in);

@@ -17,11 +17,6 @@
 #include "sweeps.h"
 #include "verdict.h"
 
-static const char *plural(long n)
-{
-	return n == 1 ? "" : "s";
-}
-
 /* The table the summary quotes: the family's default setting. */
 static const struct group_view *summary_group(const struct analysis *a,
 					      const struct family_view *f)
@@ -112,7 +107,7 @@ static void write_not_seen(FILE *out, const struct report_input *in,
 	fprintf(out, "> **%zu claim%s of the lessons NOT SEEN in this run.** A lesson is only as true as "
 		"the numbers beside it: read these before the lesson, and rerun on an idle machine "
 		"(more `--repetitions`) before you believe either.\n\n",
-		cr->nr_not_seen, plural((long)cr->nr_not_seen));
+		cr->nr_not_seen, format_plural((long)cr->nr_not_seen));
 	for (size_t i = 0; i < cr->nr; i++)
 		if (cr->results[i].mark == CLAIM_NOT_SEEN)
 			write_claim_line(out, in, &cr->results[i]);
@@ -389,7 +384,7 @@ int summary_add_figure(struct output_batch *batch, const char *outdir,
 			if (!p)
 				continue;
 			snprintf(labels[chart.nr_bars], sizeof(labels[0]), "%s, %ld thread%s",
-				 f->name, p->threads, plural(p->threads));
+				 f->name, p->threads, format_plural(p->threads));
 			bars[chart.nr_bars] = (struct svg_bar){
 				labels[chart.nr_bars], p->gain.ratio, p->gain.lo, p->gain.hi,
 				k, format_ratio(values[chart.nr_bars], p->gain.ratio),

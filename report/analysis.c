@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The analysis every section reads: tables (groups) per family and
+ * setting, each case's ratio to the best and its speedup, the fix's
+ * pairs, the ping-pong's transfers per run and class. Each number the
+ * report prints is computed here, once.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SVG charts: line charts with log or linear axes, bar charts and
+ * heatmaps, written as text by one set of functions so that every plot of
+ * the report looks alike. One concern (about 700 lines).
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading results files: Google Benchmark's JSON, ours and other tools',
+ * every field checked where it is read (one line naming the value and
+ * what was expected), into one set of rows. One concern, kept in one file
+ * because every check shares the reader's place in the document for its
+ * message (about 1200 lines).
+ */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>

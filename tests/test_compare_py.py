@@ -85,6 +85,35 @@ def main():
             check(run_name in by_name and by_name[run_name]["utest"] != {},
                   f"{run_name}: compare.py's U test over the repetitions")
 
+        # A failed repetition: a journal of the first run's rows and one
+        # that failed its verify, recovered by --resume. It goes beside
+        # the benchmarks, so compare.py shows no -100% row for it and
+        # counts only the good repetitions in its U test.
+        reps_a = [r for r in doc["benchmarks"] if r.get("run_type") == "iteration"]
+        failed = dict(reps_a[0], error_occurred=True, real_time=0.0, cpu_time=0.0,
+                      error_message="verify failed: a test's failed repetition")
+        stopped = os.path.join(tmp, "stopped.json")
+        with open(stopped + ".journal", "w") as j:
+            j.write(json.dumps({"bouncelab_journal": 1, "total": len(reps_a) + 1,
+                                "context": doc["context"]}) + "\n")
+            for row in reps_a + [failed]:
+                j.write(json.dumps(row) + "\n")
+        subprocess.run([bouncelab, "run", "--resume", stopped], check=True,
+                       stderr=subprocess.DEVNULL)
+        recovered = json.load(open(stopped))
+        check(not any(r.get("error_occurred") for r in recovered["benchmarks"]),
+              "a failed repetition is not among the benchmarks")
+        check([r.get("error_message") for r in recovered.get("failed_repetitions", [])] ==
+              [failed["error_message"]], "it is in failed_repetitions, with its message")
+        out = subprocess.run([python, COMPARE, "--no-color", "--dump_to_json", dump,
+                              "benchmarks", stopped, files[1]], capture_output=True, text=True)
+        check(out.returncode == 0, "compare.py reads the recovered file: " + out.stderr[-200:])
+        rows = json.load(open(dump)) if out.returncode == 0 else []
+        times = [m["real_time"] for d in rows if d["name"] == failed["name"]
+                 for m in d["measurements"]]
+        check(times and all(t > 0 for t in times) and len(times) == len(reps[failed["run_name"]]),
+              f"compare.py pairs {len(times)} good repetitions of {failed['name']}, none at 0 ns")
+
         # The report's median of the same case is the aggregate's.
         outdir = os.path.join(tmp, "report")
         subprocess.run([bouncelab, "report", files[0], "-o", outdir], check=True,

@@ -23,6 +23,7 @@ changed or left out, and the reason is printed; these are the only ones:
   Slurm cluster; the fleet's own test runs a one-node one); off a login
   node, a minimal slurm.conf lets scontrol expand --nodelist host lists.
 The compare.py command gets a/ and b/results.json from two quick runs.
+Last, the catalogue table must name exactly the families `bouncelab list` names.
 """
 import os
 import re
@@ -114,6 +115,19 @@ for cmd in commands:
         print("ok: %s" % run)
 subprocess.run(["rm", "-rf", work])
 print("%d README commands run, %d failed" % (ran, failures))
+
+# The catalogue table names every family `bouncelab list` knows, and no other.
+section = re.search(r"^## The catalogue\n(.*?)^## ", text, re.M | re.S)
+table = set(re.findall(r"^\| `(\w+)` \|", section.group(1), re.M)) if section else set()
+listed = subprocess.run([os.path.join(build, "bouncelab"), "list"], capture_output=True,
+                        text=True, check=True).stdout
+families = set(re.findall(r"^(\w+): ", listed, re.M))
+if not families or table != families:
+    failures += 1
+    print("FAIL: the README's catalogue table has %s; bouncelab list has %s" %
+          (sorted(table), sorted(families)))
+else:
+    print("ok: the README's catalogue table names the %d families of bouncelab list" % len(families))
 if ran == 0:
     print("FAIL: no sh block found in %s" % readme)
     sys.exit(1)

@@ -174,9 +174,15 @@ void md_escape(FILE *out, const char *s)
 void md_code(FILE *out, const char *s)
 {
 	fputc('`', out);
-	for (; s && *s; s++)
-		if (*s != '`' && *s != '\n' && *s != '\r' && *s != '|')
+	for (; s && *s; s++) {
+		if (*s == '`' || *s == '\n' || *s == '\r' || *s == '|')
+			continue;
+		/* a control byte (ESC, BEL) is shown as text, never sent raw */
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fprintf(out, "\\x%02x", (unsigned char)*s);
+		else
 			fputc(*s, out);
+	}
 	fputc('`', out);
 }
 

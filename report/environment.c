@@ -334,6 +334,19 @@ static void row_rows(FILE *out, const struct report_input *in, unsigned int f)
 		fprintf(out, "; %zu rows from other tools ignored", rf->nr_foreign);
 }
 
+/* "0.1.0 (revision 772d4aa)": the version, and the source's git revision. */
+static void row_bouncelab(FILE *out, const struct report_input *in, unsigned int f)
+{
+	const char *revision = results_context_string(&in->set->files[f], "bouncelab_revision");
+
+	cell_string(out, ctx(in, f, "bouncelab_version"));
+	if (revision) {
+		fputs(" (revision ", out);
+		md_escape(out, revision);
+		fputc(')', out);
+	}
+}
+
 static void row_key(FILE *out, const struct report_input *in, unsigned int f,
 		    const char *key)
 {
@@ -362,7 +375,7 @@ void markdown_environment(FILE *out, const struct report_input *in, bool all_row
 		{ "Google Benchmark", NULL, row_gbench, false },
 		{ "Counters", NULL, row_counters, true },
 		{ "Load average", "load_avg", NULL, true },
-		{ "bouncelab", "bouncelab_version", NULL, false },
+		{ "bouncelab", NULL, row_bouncelab, false },
 		{ "Repetitions", NULL, row_rows, true },
 	};
 
@@ -552,11 +565,16 @@ static void reconstruct_run(FILE *out, const struct report_input *in, unsigned i
 void markdown_reproduce(FILE *out, const struct report_input *in)
 {
 	json_t *version = ctx(in, 0, "bouncelab_version");
+	const char *revision = results_context_string(&in->set->files[0], "bouncelab_revision");
 
 	fputs("## How to reproduce\n\nBuild bouncelab", out);
 	if (json_is_string(version)) {
 		fputc(' ', out);
 		md_escape(out, json_string_value(version));
+	}
+	if (revision) {
+		fputs(" at revision ", out);
+		md_code(out, revision);
 	}
 	fputs(" (`meson setup build && ninja -C build`; the program is then `build/bouncelab`), "
 	      "then run:\n\n```sh\n", out);

@@ -10,6 +10,7 @@
 #include "cpu_id.h"
 #include "output.h"
 #include "results.h"
+#include "revision.h"
 
 /* The first line of a /proc or /sys file, without its newline. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -124,6 +125,7 @@ json_t *results_context(void)
 		      governor, sizeof(governor)))
 		snprintf(governor, sizeof(governor), "n/a (no cpufreq)");
 	json_object_set_new(ctx, "bouncelab_version", json_string(BOUNCELAB_VERSION));
+	json_object_set_new(ctx, "bouncelab_revision", json_string(BOUNCELAB_REVISION));
 	json_object_set_new(ctx, "cpu_model", json_string(model));
 	cpu = cpu_object();
 	if (cpu)

@@ -4,6 +4,7 @@
  * other tools read it, with bouncelab's facts added.
  *
  * context: Google Benchmark's own keys, plus bouncelab_version,
+ *   bouncelab_revision (git describe of the source it was built from),
  *   cpu_model (the brand string), cpu {vendor, family, model, stepping,
  *   signature (leaf 1 EAX as "0x00a00f11"), microarchitecture} on x86 or
  *   {vendor, implementer, part, variant, revision, microarchitecture} on

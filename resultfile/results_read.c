@@ -332,7 +332,7 @@ static int check_context(struct reader *r, json_t *ctx)
 {
 	static const char *const strings[] = {
 		"date", "host_name", "executable", "library_build_type",
-		"bouncelab_version", "cpu_model", "kernel_release", "compiler",
+		"bouncelab_version", "bouncelab_revision", "cpu_model", "kernel_release", "compiler",
 		"build_type", "gbench_version", "governor", "command", "run_id",
 	};
 	json_t *v;

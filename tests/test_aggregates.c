@@ -60,6 +60,8 @@ static json_t *rows_of_three_cases(void)
 			json_object_set_new(row, "partial", json_real(5));
 		/* a string that is not a fixed key is not aggregated either */
 		json_object_set_new(row, "note", json_string("x"));
+		/* each repetition's own facts: the aggregate carries the first's */
+		json_object_set_new(json_object_get(row, "bouncelab"), "round", json_integer(i));
 		add(rows, row);
 		if (i == 0) {
 			add(rows, repetition("B", 0, 7, 500));
@@ -117,6 +119,9 @@ static void check_row(json_t *row, const char *name, const char *statistic, cons
 	assert_null(json_object_get(row, "partial"));
 	assert_null(json_object_get(row, "note"));
 	assert_true(json_is_object(json_object_get(row, "bouncelab")));
+	if (!strncmp(name, "A_", 2))
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(row, "bouncelab"),
+								    "round")), 0);
 }
 
 static void each_case_with_repetitions_gets_four_rows_by_hand(void **unused)

@@ -196,11 +196,25 @@ static void a_file_of_one_case_fills_the_buffer_exactly(void **unused)
 	json_decref(rows);
 }
 
+/* A run that finished no case: no rows in, none out, and no failure. */
+static void no_rows_give_no_rows(void **unused)
+{
+	json_t *rows = json_array(), *out;
+
+	(void)unused;
+	out = results_with_aggregates(rows);
+	assert_non_null(out);
+	assert_int_equal(json_array_size(out), 0);
+	json_decref(out);
+	json_decref(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_case_with_repetitions_gets_four_rows_by_hand),
 		cmocka_unit_test(a_file_of_one_case_fills_the_buffer_exactly),
+		cmocka_unit_test(no_rows_give_no_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,6 +51,7 @@ TESTS = [
     ("cli/cmd_model.c", ["suite:model"]),
     ("report/claims.c", ["claims", "report", "suite:report"]),
     ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
+    ("report/prediction.c", ["prediction_table", "report", "claims", "report_numbers", "suite:report"]),
     ("report/", ["report", "claims", "report_numbers", "suite:report"]),
     ("lib/stats.c", ["stats", "claims", "report", "suite:report"]),
     ("resultfile/journal.c", ["journal", "output safety", "end_to_end"]),

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The model check's summary against its own table, recomputed in Python.
+
+prediction.md lists every 2-thread case with its measured and predicted
+ns/op (three significant digits) and their ratio; its check line gives the
+median |predicted / measured - 1|, how many cases are within 2x, how many
+were fitted and the median of the rest. report.md lists the five worst
+misses. This test reads the table as a reader does and recomputes each of
+those with Python's statistics module from the printed columns:
+
+  - every ratio is predicted / measured, and a **miss** line follows a
+    case exactly when that ratio is below 0.5 or above 2;
+  - the count of cases, the count within 2x, the fitted count, the median
+    error over all and over the held-out cases;
+  - the worst misses: the five largest |log(predicted / measured)|, in
+    that order.
+
+The printed columns are rounded, so a value is compared within what the
+rounding can move it, and a case that rounding could put on either side of
+a 2x bound is left out of the count's check (none is, on these runs).
+
+usage: test_prediction_table.py BOUNCELAB TESTS_DIR
+"""
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROW = re.compile(r"^\| `([^`]+)`( \(fitted\))? \| (.*?) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| (.*) \|$")
+CHECK = re.compile(r"median \|predicted / measured − 1\| = \*\*(\d+)%\*\* over (\d+) "
+                   r"two-thread cases, (\d+) of them within 2x")
+FITTED = re.compile(r"those (\d+) cases are marked \*fitted\*; the (\d+) held out alone give (\d+)%")
+WORST = re.compile(r"^\| `([^`]+)` \| (.*?) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| (.*) \|$")
+
+# three significant digits move a value by at most 0.05% of 1 in the third
+# digit: 0.5 / 100 relative; a ratio of two such values by about twice that
+REL = 0.011
+RUNS = ["epyc-zen3-2026-12-01", "epyc-zen5-2026-12-02"]
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def table(text):
+    """(case, fitted, measured, predicted, ratio, followed by a miss line)."""
+    lines = text.splitlines()
+    rows = []
+    for i, line in enumerate(lines):
+        m = ROW.match(line)
+        if not m or m.group(1) == "case":
+            continue
+        miss = i + 1 < len(lines) and lines[i + 1].startswith("| | **miss** (")
+        rows.append((m.group(1), bool(m.group(2)), float(m.group(5)), float(m.group(6)),
+                     float(m.group(7)), miss))
+    return rows
+
+
+def near(x, bound):
+    return abs(x / bound - 1) <= REL
+
+
+def check_run(bouncelab, folder, out):
+    files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".json"))
+    subprocess.run([bouncelab, "report", *files, "-o", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "prediction.md"), encoding="utf-8") as f:
+        text = f.read()
+    rows = table(text)
+    if len(rows) < 20:
+        fail(f"{folder}: only {len(rows)} rows read from prediction.md")
+    name = os.path.basename(folder)
+
+    ambiguous = 0
+    for case, _, measured, predicted, ratio, miss in rows:
+        r = predicted / measured
+        if abs(ratio - r) > 0.005 + REL * r:
+            fail(f"{name}: {case}: pred / meas {ratio}, {predicted} / {measured} = {r:.4f}")
+        if near(r, 0.5) or near(r, 2):
+            ambiguous += 1
+            continue
+        if miss != (r < 0.5 or r > 2):
+            fail(f"{name}: {case}: ratio {r:.3f}, miss line {'present' if miss else 'absent'}")
+
+    m = CHECK.search(text)
+    if not m:
+        fail(f"{name}: no check line in prediction.md")
+    median_pct, nr, within = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if nr != len(rows):
+        fail(f"{name}: the check line counts {nr} cases, the table has {len(rows)}")
+    ratios = [p / me for _, _, me, p, _, _ in rows]
+    inside = sum(1 for r in ratios if 0.5 <= r <= 2)
+    if abs(within - inside) > ambiguous:
+        fail(f"{name}: {within} within 2x, the table's ratios give {inside}")
+    errs = [abs(r - 1) for r in ratios]
+    median = 100 * statistics.median(errs)
+    if abs(median - median_pct) > 1.5:
+        fail(f"{name}: median error {median_pct}%, the table's give {median:.2f}%")
+
+    m = FITTED.search(text)
+    fitted = [r for r, row in zip(ratios, rows) if row[1]]
+    held = [abs(r - 1) for r, row in zip(ratios, rows) if not row[1]]
+    if not m or not fitted:
+        fail(f"{name}: no fitted cases in prediction.md")
+    if (int(m.group(1)), int(m.group(2))) != (len(fitted), len(held)):
+        fail(f"{name}: {m.group(1)} fitted and {m.group(2)} held out, "
+             f"the table marks {len(fitted)} and {len(held)}")
+    held_median = 100 * statistics.median(held)
+    if abs(held_median - int(m.group(3))) > 1.5:
+        fail(f"{name}: held-out median {m.group(3)}%, the table's give {held_median:.2f}%")
+
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        report = f.read()
+    worst = []
+    for line in report.split("| worst misses |", 1)[1].splitlines()[2:]:
+        w = WORST.match(line)
+        if not w:
+            break
+        worst.append(abs(math.log(float(w.group(4)) / float(w.group(3)))))
+    misses = sorted((abs(math.log(r)) for r in ratios), reverse=True)
+    if len(worst) != 5:
+        fail(f"{name}: {len(worst)} worst misses, expected 5")
+    for k, w in enumerate(worst):
+        if abs(w - misses[k]) > 2 * REL:
+            fail(f"{name}: worst miss {k + 1} has |log ratio| {w:.4f}, the table's "
+                 f"{k + 1}th largest is {misses[k]:.4f}")
+    print(f"ok: {name}: {nr} cases, {within} within 2x, median {median_pct}%, "
+          f"held out {m.group(3)}%, worst {worst[0]:.3f}")
+
+
+def main():
+    bouncelab, tests = sys.argv[1], sys.argv[2]
+    for run in RUNS:
+        with tempfile.TemporaryDirectory() as out:
+            check_run(bouncelab, os.path.join(tests, "data", "runs", run), out)
+
+
+if __name__ == "__main__":
+    main()

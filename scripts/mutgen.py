@@ -52,6 +52,7 @@ TESTS = [
     ("report/claims.c", ["claims", "report", "suite:report"]),
     ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
     ("report/prediction.c", ["prediction_table", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/seed_prediction.c", ["prediction_table", "report", "claims", "report_numbers", "suite:report"]),
     ("report/", ["report", "claims", "report_numbers", "suite:report"]),
     ("lib/stats.c", ["stats", "claims", "report", "suite:report"]),
     ("resultfile/journal.c", ["journal", "output safety", "end_to_end"]),

@@ -14,7 +14,10 @@ those with Python's statistics module from the printed columns:
   - the count of cases, the count within 2x, the fitted count, the median
     error over all and over the held-out cases;
   - the worst misses: the five largest |log(predicted / measured)|, in
-    that order.
+    that order;
+  - the seeds' table and prose: each gain from the figures it prints, the
+    "within 2x" verdict, and where a line is bound how often it served a
+    visit (ns per page over threads and visits) and what a handoff serves.
 
 The printed columns are rounded, so a value is compared within what the
 rounding can move it, and a case that rounding could put on either side of
@@ -129,8 +132,81 @@ def check_run(bouncelab, folder, out):
         if abs(w - misses[k]) > 2 * REL:
             fail(f"{name}: worst miss {k + 1} has |log ratio| {w:.4f}, the table's "
                  f"{k + 1}th largest is {misses[k]:.4f}")
+    check_seeds(name, text)
     print(f"ok: {name}: {nr} cases, {within} within 2x, median {median_pct}%, "
           f"held out {m.group(3)}%, worst {worst[0]:.3f}")
+
+
+SEED_ROW = re.compile(r"^\| (.*?), (\d+) threads: ([\d.]+) → ([\d.]+) (us|ops/s) \| `[^`]+` \| "
+                      r"([\d.]+)x \| ([\d.]+)x \((\d+) → (\d+) ns per page per thread; "
+                      r"the seed's (\d+) → (\d+)\) \| (within 2x|\*\*miss\*\*: see below)")
+SIDE = re.compile(r"(before,|after the fix,) (\d+) ns per page per thread against the seed's (\d+), "
+                  r"bound by the .*? \((\d+)% busy; visits per page: ([\d.e+-]+)\): the seed's "
+                  r"machine served a visit of it every (\d+) ns or less, machine-wide, the model "
+                  r"every (\d+) ns\. A handoff keeps it (\d+) ns \(the transfer and the new "
+                  r"owner's tenure\) and serves ([\d.]+) visits")
+
+
+def close(printed, value, digits_abs):
+    """printed is value rounded: within half its last digit, and a little more."""
+    return abs(printed - value) <= digits_abs + 1e-3 * abs(value)
+
+
+def check_seeds(name, text):
+    """The seeds' table and its prose, from the numbers they print:
+    a gain is before / after (a time) or after / before (a rate), the
+    prediction's is its before / after, within 2x means from half to
+    twice the seed's gain; where a line is bound, the seed's machine
+    served a visit every seed ns / (threads x visits), the model every
+    model ns / (threads x visits), and a handoff of H ns serves H / that."""
+    rows = [SEED_ROW.match(line) for line in text.splitlines()]
+    rows = [m for m in rows if m]
+    if len(rows) < 2:
+        fail(f"{name}: {len(rows)} seed rows read")
+    for m in rows:
+        before, after = float(m.group(3)), float(m.group(4))
+        gain = before / after if m.group(5) == "us" else after / before
+        if not close(float(m.group(6)), gain, 0.5 * 10 ** (math.floor(math.log10(gain)) - 2)):
+            fail(f"{name}: seed's gain {m.group(6)}x, {before} and {after} give {gain:.4f}")
+        a, b = int(m.group(8)), int(m.group(9))
+        ratio = float(m.group(7))
+        if abs(ratio / (a / b) - 1) > 0.5 / b + 0.006:
+            fail(f"{name}: predicted {ratio}x, {a} → {b} gives {a / b:.4f}")
+        inside = gain / 2 <= ratio <= 2 * gain
+        if inside != (m.group(12) == "within 2x"):
+            fail(f"{name}: predicted {ratio}x against the seed's {gain:.3f}x: {m.group(12)}")
+        seed_gain = int(m.group(10)) / int(m.group(11))
+        if abs(seed_gain / gain - 1) > 0.5 / int(m.group(11)) + 0.005:
+            fail(f"{name}: the seed's {m.group(10)} → {m.group(11)} ns per page, gain {gain:.3f}")
+    # gup_test -m 512: 512 MiB of 4 KiB pages, the mean get time in us over them
+    gup = [m for m in rows if m.group(1).startswith("gup_test -a -m 512")]
+    if gup and int(gup[0].group(10)) != round(float(gup[0].group(3)) * 1e3 / (512 * 256)):
+        fail(f"{name}: gup_test's {gup[0].group(3)} us over 131072 pages is not "
+             f"{gup[0].group(10)} ns per page")
+    sides = 0
+    for line in text.splitlines():
+        if not line.startswith("- "):
+            continue
+        threads = re.search(r", (\d+) threads: ", line)
+        for s in SIDE.finditer(line):
+            n = int(threads.group(1))
+            model, seed, visits = int(s.group(2)), int(s.group(3)), float(s.group(5))
+            every_seed, every_model = int(s.group(6)), int(s.group(7))
+            handoff, serves = int(s.group(8)), float(s.group(9))
+            if not 90 <= int(s.group(4)) <= 100:
+                fail(f"{name}: a bound line {s.group(4)}% busy")
+            if not close(every_seed, seed / (n * visits), 0.5 + 0.5 / (n * visits)):
+                fail(f"{name}: the seed's visit every {every_seed} ns, "
+                     f"{seed} / ({n} x {visits}) = {seed / (n * visits):.2f}")
+            if not close(every_model, model / (n * visits), 0.5 + 0.5 / (n * visits)):
+                fail(f"{name}: the model's visit every {every_model} ns, "
+                     f"{model} / ({n} x {visits}) = {model / (n * visits):.2f}")
+            if abs(serves - handoff / (model / (n * visits))) > 0.05 + 0.6 / (model / (n * visits)):
+                fail(f"{name}: a handoff of {handoff} ns serves {serves} visits, "
+                     f"not {handoff / (model / (n * visits)):.3f}")
+            sides += 1
+    if not sides:
+        fail(f"{name}: no bound side read in the seeds' prose")
 
 
 def main():

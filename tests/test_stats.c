@@ -314,6 +314,21 @@ static void test_ratio_direct_constant(void **state)
 	assert_int_equal(stats_ratio_of_medians(den, N(den), num, N(num), &r), 0);
 	assert_float_equal(r.lo, 0.5, 0);
 	assert_float_equal(r.hi, 0.5, 0);
+	/*
+	 * Over a constant, the interval is the numerator median's alone:
+	 * values evenly over [1, 2] (density 1) have median 1.5 with standard
+	 * error 1 / (2 sqrt 1000), so 1.5 +- 1.96 / (2 sqrt 1000) = +- 0.031
+	 * (within a quarter of that: 2000 resamples' noise on a 2.5% tail).
+	 * A draw of another rank than the middle's would miss it entirely.
+	 */
+	for (size_t i = 0; i < N(num); i++)
+		num[i] = 1 + (double)i / (N(num) - 1);
+	for (size_t i = 0; i < N(den); i++)
+		den[i] = 1;
+	assert_int_equal(stats_ratio_of_medians(num, N(num), den, N(den), &r), 0);
+	assert_float_equal(r.ratio, 1.5, 1e-12);
+	assert_float_equal(r.lo, 1.5 - 1.96 / (2 * sqrt(1000)), 0.25 * 1.96 / (2 * sqrt(1000)));
+	assert_float_equal(r.hi, 1.5 + 1.96 / (2 * sqrt(1000)), 0.25 * 1.96 / (2 * sqrt(1000)));
 }
 
 /*

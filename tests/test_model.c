@@ -345,6 +345,16 @@ static void test_pairs_by_thread_count(void **state)
 				fail_msg("%u threads: transfer %.17g ns, by hand %.17g", n,
 					 p.transfer_ns, milan_all_pairs_ns(n));
 		}
+	/*
+	 * percpu_packed_locked's line holds 16 threads' slots: at 32 threads
+	 * its transfers are among the first 16 (one CCX), not all 32's, though
+	 * the 32 threads' own pairs were asked for just before.
+	 */
+	predict(&m, "counter", "shared_atomic", NULL, 0, 32, &p);
+	predict(&m, "counter", "percpu_packed_locked", NULL, 0, 32, &p);
+	assert_float_equal(p.transfer_ns, milan_all_pairs_ns(16), 1e-9);
+	predict(&m, "counter", "shared_atomic", NULL, 0, 32, &p);
+	assert_float_equal(p.transfer_ns, milan_all_pairs_ns(32), 1e-9);
 	machine_profile_close(&m);
 }
 

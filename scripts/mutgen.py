@@ -57,7 +57,7 @@ TESTS = [
     ("lib/stats.c", ["stats", "claims", "report", "suite:report"]),
     ("resultfile/journal.c", ["journal", "output safety", "end_to_end"]),
     ("resultfile/aggregates.c", ["aggregates", "report", "end_to_end", "suite:report"]),
-    ("resultfile/", ["results_context", "journal", "report", "end_to_end", "suite:report"]),
+    ("resultfile/", ["results_context", "read_bounds", "journal", "report", "end_to_end", "suite:report"]),
     ("bench/counters.c", ["counter_math", "counter_events", "counters", "counters_cli", "report"]),
     ("bench/latency.c", ["topo", "cli_topo", "cli_model", "units"]),
     ("bench/suite.c", ["gbench_shim", "end_to_end", "cli_params", "units", "cli_behaviour"]),

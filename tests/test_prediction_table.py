@@ -100,6 +100,18 @@ def check_run(bouncelab, folder, out):
     inside = sum(1 for r in ratios if 0.5 <= r <= 2)
     if abs(within - inside) > ambiguous:
         fail(f"{name}: {within} within 2x, the table's ratios give {inside}")
+    # exactly: the miss lines were checked against the ratios above
+    unmissed = sum(1 for row in rows if not row[5])
+    if within != unmissed:
+        fail(f"{name}: {within} within 2x, but {unmissed} rows have no miss line")
+    # the cold share quoted is one a file measured (else a cold miss is quoted)
+    quoted = re.search(r"a line another CPU wrote last costs ([\d.]+) of a transfer, "
+                       r"the cold share\)", text)
+    measured = re.findall(r"cold share ([\d.]+) of a transfer \(measured on", text)
+    if not measured:
+        fail(f"{name}: no file's cold share is listed")
+    elif not quoted or quoted.group(1) not in measured:
+        fail(f"{name}: the check line quotes no cold share of {measured}")
     errs = [abs(r - 1) for r in ratios]
     median = 100 * statistics.median(errs)
     if abs(median - median_pct) > 1.5:

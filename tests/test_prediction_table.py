@@ -207,11 +207,18 @@ def check_seeds(name, text):
         fail(f"{name}: gup_test's {gup[0].group(3)} us over 131072 pages is not "
              f"{gup[0].group(10)} ns per page")
     sides = 0
+    missed = {m.group(1) + ", " + m.group(2) + " threads" for m in rows
+              if m.group(12) != "within 2x"}
+    faster = slower = False
     for line in text.splitlines():
         if not line.startswith("- "):
             continue
         threads = re.search(r", (\d+) threads: ", line)
+        miss = any(line.startswith("- " + f + ":") for f in missed)
         for s in SIDE.finditer(line):
+            # a missed seed's bound side: is the model's line faster or slower?
+            faster |= miss and int(s.group(7)) < int(s.group(6))
+            slower |= miss and int(s.group(7)) > int(s.group(6))
             n = int(threads.group(1))
             model, seed, visits = int(s.group(2)), int(s.group(3)), float(s.group(5))
             every_seed, every_model = int(s.group(6)), int(s.group(7))
@@ -230,6 +237,13 @@ def check_seeds(name, text):
             sides += 1
     if not sides:
         fail(f"{name}: no bound side read in the seeds' prose")
+    # what the model lacks is said for the way its line missed, and only then
+    for said, want, way in (("Where its line is slower than the seed's" in text, slower, "slower"),
+                            ("Where its line is faster than the seed's" in text, faster, "faster")):
+        if said != want:
+            fail(f"{name}: the note on a line {way} than the seed's is "
+                 f"{'there' if said else 'missing'}, a bound side of a missed seed says "
+                 f"{'so' if want else 'otherwise'}")
 
 
 def scaled(src, variant, k, path):

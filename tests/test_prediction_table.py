@@ -136,6 +136,16 @@ def check_run(bouncelab, folder, out):
         for (case, fit, _, _, ratio, _) in rows:
             if fit and ratio != 1.0:
                 fail(f"{name}: fitted {case} is predicted at {ratio} of what it measured")
+        # the tenure's share is measured on false_sharing/same_line, locked
+        # (its default update) and update=plain, and the cold share on
+        # has_pinned/no_flag at already_set=0 (the check line says so)
+        marked = {(m.group(1), m.group(3)) for m in map(ROW.match, text.splitlines())
+                  if m and m.group(2)}
+        for want in (("false_sharing/same_line", "defaults"),
+                     ("false_sharing/same_line", "update=plain"),
+                     ("has_pinned/no_flag", "already_set=0")):
+            if want not in marked:
+                fail(f"{name}: {want[0]} at {want[1]} is not marked fitted")
     held_median = 100 * statistics.median(held)
     if abs(held_median - int(m.group(3))) > 1.5:
         fail(f"{name}: held-out median {m.group(3)}%, the table's give {held_median:.2f}%")

@@ -583,10 +583,79 @@ static void last_nidpid_access_with_readers(void **state)
 	}
 }
 
+/*
+ * counter's access profile by hand (its comment: one update and
+ * 1/read_every of a read; per-thread slots 16 to a line when packed; a
+ * reader fetches every other thread's slot line). 4 threads reading
+ * every 4th update: read = 1/4, 3 other threads, 3/16 of a packed line
+ * each; percpu_batched folds into the shared count once in 32 (batch).
+ */
+static void counter_access_by_hand(void **state)
+{
+	static const struct {
+		const char *variant;
+		unsigned int nr_lines;
+		enum line_sharing shared_by;
+		unsigned int group_size;
+		double reads, stores, locked, cold, private_locked;
+	} v[] = {
+		{ "shared_atomic", 1, LINE_SHARED_BY_ALL, 0, 1.25, 0, 1, 0, 0 },
+		{ "shared_plain", 1, LINE_SHARED_BY_ALL, 0, 1.25, 1, 0, 0, 0 },
+		{ "percpu_padded", 0, 0, 0, 0, 0, 0, 0.25 * 3, 0 },
+		{ "percpu_packed", 1, LINE_SHARED_BY_GROUP, 16, 1.25, 1, 0, 0.25 * 3 / 16, 0 },
+		{ "percpu_padded_locked", 0, 0, 0, 0, 0, 0, 2 * 0.25 * 3, 1 },
+		{ "percpu_packed_locked", 1, LINE_SHARED_BY_GROUP, 16, 1.25, 0, 1, 0.25 * 3 / 16, 0 },
+		{ "percpu_batched", 1, LINE_SHARED_BY_ALL, 0, 0.25, 0, 1.0 / 32, 0, 0 },
+	};
+	static const char *const every_4th[] = { "read_every=4", NULL };
+	static const char *const never[] = { "read_every=0", "batch=64", NULL };
+	const struct kernel_family *f = catalog_find("counter");
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+
+		configure(f, &cfg, v[i].variant, 4, every_4th);
+		f->access(&cfg, &p);
+		assert_int_equal(p.nr_lines, v[i].nr_lines);
+		assert_float_equal(p.cold_transfers, v[i].cold, 1e-12);
+		assert_float_equal(p.private_locked, v[i].private_locked, 1e-12);
+		if (v[i].nr_lines) {
+			assert_int_equal(p.lines[0].shared_by, v[i].shared_by);
+			if (v[i].shared_by == LINE_SHARED_BY_GROUP)
+				assert_int_equal(p.lines[0].group_size, v[i].group_size);
+			assert_float_equal(p.lines[0].reads, v[i].reads, 1e-12);
+			assert_float_equal(p.lines[0].stores, v[i].stores, 1e-12);
+			assert_float_equal(p.lines[0].locked, v[i].locked, 1e-12);
+			assert_float_equal(p.lines[0].cas, 0, 0);
+		}
+
+		/* no reads of the total: nothing of other threads' slots moves */
+		memset(&p, 0, sizeof(p));
+		configure(f, &cfg, v[i].variant, 4, never);
+		f->access(&cfg, &p);
+		assert_float_equal(p.cold_transfers, 0, 0);
+		if (v[i].nr_lines)
+			assert_float_equal(p.lines[0].reads, v[i].reads - 0.25, 1e-12);
+	}
+	/* percpu_batched at batch=64 folds half as often */
+	{
+		struct kernel_config cfg;
+		struct access_profile p = { 0 };
+
+		configure(f, &cfg, "percpu_batched", 4, never);
+		f->access(&cfg, &p);
+		assert_float_equal(p.lines[0].locked, 1.0 / 64, 1e-15);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(has_pinned_already_set_sweep_verifies),
+		cmocka_unit_test(counter_access_by_hand),
 		cmocka_unit_test(has_pinned_one_thread_finds_the_flag_clear_as_planned),
 		cmocka_unit_test(has_pinned_dropped_call_fails_at_any_already_set),
 		cmocka_unit_test(last_nidpid_one_writer_never_retries),

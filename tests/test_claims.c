@@ -754,6 +754,44 @@ static void test_too_few_repetitions(void **state)
 	free_run(&run);
 }
 
+/*
+ * The numbers' words agree with their counts: "at 1 thread" and "at 2
+ * threads", "(1 round)" and "(2 rounds)", in a result built by hand.
+ */
+static void numbers_agree_in_number(void **state)
+{
+	const struct kernel_claim below = {
+		.text = "stays below", .a = "shared_atomic", .relation = CLAIM_BELOW, .x = 10,
+	};
+	const struct host_mode near = { .lo = 31.5, .hi = 49.5 }, mid = { .lo = 80.5, .hi = 90.5 },
+			       far = { .lo = 235, .hi = 235 };
+	struct claim_result r = {
+		.claim = &below, .mark = CLAIM_SEEN, .threads = 1,
+		.ratio = { .ratio = 5.12, .lo = 4.93, .hi = 5.31 },
+	};
+	char buf[1024], want[512];
+
+	(void)state;
+	claim_numbers(buf, sizeof(buf), &r);
+	assert_string_equal(buf, "5.12 (95% CI 4.93–5.31) at 1 thread");
+	r.threads = 2;
+	claim_numbers(buf, sizeof(buf), &r);
+	assert_string_equal(buf, "5.12 (95% CI 4.93–5.31) at 2 threads");
+	r.nr_modes = 3;
+	r.modes[0] = (struct claim_in_mode){ .mode = &near, .mark = CLAIM_SEEN,
+					     .ratio = { .ratio = 5.12 }, .rounds = 1 };
+	r.modes[1] = (struct claim_in_mode){ .mode = &mid, .mark = CLAIM_NOT_TESTABLE,
+					     .rounds = 2 };
+	r.modes[2] = (struct claim_in_mode){ .mode = &far, .mark = CLAIM_NOT_SEEN,
+					     .ratio = { .ratio = 12.5 }, .rounds = 7 };
+	claim_numbers(buf, sizeof(buf), &r);
+	snprintf(want, sizeof(want), "5.12 (95%% CI 4.93–5.31) at 2 threads. By host mode: "
+		 "31.5–49.5 ns one way (1 round): seen, 5.12; 80.5–90.5 ns one way (2 rounds): "
+		 "not testable (needs %d); 235 ns one way (7 rounds): NOT SEEN, 12.5",
+		 CLAIM_MIN_REPETITIONS);
+	assert_string_equal(buf, want);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -777,6 +815,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_claim_against_the_transfer),
 		cmocka_unit_test(test_too_few_repetitions),
 		cmocka_unit_test(test_within_needs_both_ends),
+		cmocka_unit_test(numbers_agree_in_number),
 	};
 
 	if (argc != 2) {

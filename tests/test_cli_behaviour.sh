@@ -211,6 +211,41 @@ else
 	fail "compare of the fixtures failed: $(cat err)"
 fi
 
+# ---- compare's counts agree with their nouns -------------------------------
+# B cut down to one and to two of the benchmarks A has (A has four): the
+# geometric mean is over "1 benchmark" and "2 benchmarks", the rest are
+# "3 benchmarks" and "2 benchmarks" only in A; rows say "1 thread" and
+# "2 threads".
+for keep in 1 2; do
+	"$py" - "$top/tests/data/compare-b.json" "b$keep.json" "$keep" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+names = ["has_pinned/store_always/real_time/threads:1", "counter/shared_atomic/real_time/threads:2"]
+keep = names[:int(sys.argv[3])]
+doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("run_name") in keep]
+json.dump(doc, open(sys.argv[2], "w"))
+EOF
+	if ! "$bouncelab" compare "$top/tests/data/compare-a.json" "b$keep.json" >out 2>err; then
+		fail "compare with $keep benchmarks of B failed: $(cat err)"
+		continue
+	fi
+	case $keep in
+	1) want_mean="over 1 benchmark: "
+	   want_rest="Not compared: 3 benchmarks only in A, 0 only in B."
+	   want_row="| has_pinned/store_always [placement compact], 1 thread |" ;;
+	2) want_mean="over 2 benchmarks: "
+	   want_rest="Not compared: 2 benchmarks only in A, 0 only in B."
+	   want_row="| counter/shared_atomic [placement compact], 2 threads |" ;;
+	esac
+	for want in "Geometric mean of B/A $want_mean" "$want_rest" "$want_row"; do
+		grep -qF -- "$want" out || fail "compare with $keep of B: no '$want' in: $(cat out)"
+	done
+done
+if "$bouncelab" compare "$top/tests/data/compare-a.json" "$top/tests/data/compare-b.json" >out 2>err; then
+	grep -qxF "Not compared: 1 benchmark only in A, 0 only in B." out ||
+		fail "compare of the fixtures: one benchmark only in A is not said so: $(cat out)"
+fi
+
 # ---- compare, a file of Google Benchmark aggregates only -----------------
 # gbench-repetitions.json and gbench-aggregates-only.json are two runs of
 # one Google Benchmark program (8 benchmarks, 5 repetitions), the second

@@ -297,6 +297,70 @@ static void test_domain_first(void **state)
 }
 
 /*
+ * The all-pairs mean transfer, from the definition: every ordered pair of
+ * the first n CPUs of the Milan profile (pack:2 l3:8 core:8 pu:2, CPUs
+ * numbered in that order) at its class's one-way latency, averaged.
+ */
+static double milan_all_pairs_ns(unsigned int n)
+{
+	double sum = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		for (unsigned int j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			if (i / 2 == j / 2)
+				sum += 9.8;
+			else if (i / 16 == j / 16)
+				sum += 23;
+			else if (i / 128 == j / 128)
+				sum += 108;
+			else
+				sum += 197;
+		}
+	return sum / ((double)n * (n - 1));
+}
+
+/*
+ * The model keeps each placement's pairs by class for MODEL_PAIR_CACHE
+ * (32) questions: 2 to 40 threads and back fill it, wrap around it and
+ * come back to every entry, and each answer must still be the mean by
+ * hand of its own thread count (2: the SMT pair, 9.8 ns; 16: one CCX).
+ */
+static void test_pairs_by_thread_count(void **state)
+{
+	struct machine_profile m;
+	struct model_prediction p;
+
+	(void)state;
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	assert_float_equal(milan_all_pairs_ns(2), 9.8, 1e-12);
+	assert_float_equal(milan_all_pairs_ns(16), (9.8 + 14 * 23) / 15, 1e-12);
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned int k = 0; k < 39; k++) {
+			unsigned int n = pass ? 40 - k : 2 + k;
+
+			predict(&m, "counter", "shared_atomic", NULL, 0, n, &p);
+			if (fabs(p.transfer_ns - milan_all_pairs_ns(n)) > 1e-9)
+				fail_msg("%u threads: transfer %.17g ns, by hand %.17g", n,
+					 p.transfer_ns, milan_all_pairs_ns(n));
+		}
+	machine_profile_close(&m);
+	/*
+	 * percpu_packed_locked's line holds 16 threads' slots: at 32 threads
+	 * its transfers are among the first 16 (one CCX), not all 32's, though
+	 * the 32 threads' own pairs were the one thing asked for before.
+	 */
+	assert_int_equal(open_profile("epyc-milan-2s-256", &m), 0);
+	predict(&m, "counter", "shared_atomic", NULL, 0, 32, &p);
+	predict(&m, "counter", "percpu_packed_locked", NULL, 0, 32, &p);
+	assert_float_equal(p.transfer_ns, milan_all_pairs_ns(16), 1e-9);
+	predict(&m, "counter", "shared_atomic", NULL, 0, 32, &p);
+	assert_float_equal(p.transfer_ns, milan_all_pairs_ns(32), 1e-9);
+	machine_profile_close(&m);
+}
+
+/*
  * Domain first holds for a false sharers' line too: eight threads on one
  * line of same_line, four cores of one CCX and four of another (CPUs 0,
  * 2, 4, 6 and 16, 18, 20, 22 on the Milan profile). A thread has 3
@@ -942,6 +1006,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_shipped_profiles),
 		cmocka_unit_test(test_tenure_by_visit_rate),
 		cmocka_unit_test(test_domain_first),
+		cmocka_unit_test(test_pairs_by_thread_count),
 		cmocka_unit_test(test_domain_first_false_sharing),
 		cmocka_unit_test(test_settles_near_saturation),
 		cmocka_unit_test(test_against_measurements),

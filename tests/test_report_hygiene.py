@@ -229,6 +229,33 @@ if "Your build just ran" not in top or "finished 3 s before it" not in top:
 if "Other work" in top or "was busy when the run started" in top:
     problem("a busy start 3 s after a build blames other work")
 
+# ---- busy at its bound, and the CPU count's noun ----
+# busy means a 1-minute load above half of the allowed CPUs (RUN_BUSY_LOAD):
+# 2.0 on 4 CPUs is at the bound, not above it; 2.1 is above.
+doc = copy.deepcopy(fixed)
+doc["context"]["load_avg"] = [2.0, 1.0, 1.0]
+_, text = report("at-bound", [doc])
+if "busy when the run started" in text:
+    problem("a load average of 2 on 4 CPUs, exactly half, is called busy")
+doc["context"]["load_avg"] = [2.1, 1.0, 1.0]
+_, text = report("above-bound", [doc])
+if "busy when the run started: load average 2.1 on 4 CPUs." not in text:
+    problem("a load average of 2.1 on 4 CPUs is not called busy")
+doc["context"].setdefault("topology", {})["nr_allowed_cpus"] = 1
+doc["context"]["load_avg"] = [0.75, 1.0, 1.0]
+_, text = report("one-cpu", [doc])
+if "busy when the run started: load average 0.75 on 1 CPU." not in text:
+    problem("a load average of 0.75 on 1 CPU is not said in the singular")
+doc["context"]["build_ended_s_before"] = 2
+_, text = report("one-cpu-built", [doc])
+if "the load average when the run started, 0.75 on 1 CPU, still counts the build" not in text:
+    problem("a build just before a run on 1 CPU is not said in the singular")
+doc["context"]["topology"]["nr_allowed_cpus"] = 2
+doc["context"]["load_avg"] = [1.5, 1.0, 1.0]
+_, text = report("two-cpus-built", [doc])
+if "the load average when the run started, 1.5 on 2 CPUs, still counts the build" not in text:
+    problem("a build just before a run on 2 CPUs is not said in the plural")
+
 # ---- more threads than CPUs ----
 doc = copy.deepcopy(fixed)
 doc["context"].setdefault("topology", {})["nr_allowed_cpus"] = 2

@@ -173,6 +173,8 @@ static void test_bimodal_edges(void **state)
 	ten[8] = 10;
 	ten[9] = 20;
 	assert_false(stats_bimodal(ten, 10));
+	/* five values are enough: two at 1 and three at 10, no spread on either side */
+	assert_true(stats_bimodal((double[]){ 1, 1, 10, 10, 10 }, 5));
 }
 
 /*
@@ -286,6 +288,47 @@ static void test_ratio(void **state)
 	assert_float_equal(r.ratio, 10, 1e-12);
 	assert_true(isnan(r.lo) && isnan(r.hi));
 	assert_true(r.one_repetition);
+}
+
+/*
+ * From STATS_BOOTSTRAP_DIRECT_MIN values on, a resampled median is drawn
+ * from its law; for an even count it is the mean of the two middle draws.
+ * Every resample of constant data has that constant as its median, so the
+ * interval of 3 (1000 values, even) over 1.5 (1001, odd) is exactly 2..2.
+ */
+static void test_ratio_direct_constant(void **state)
+{
+	static double num[STATS_BOOTSTRAP_DIRECT_MIN], den[STATS_BOOTSTRAP_DIRECT_MIN + 1];
+	struct stats_ratio r;
+
+	(void)state;
+	for (size_t i = 0; i < N(num); i++)
+		num[i] = 3;
+	for (size_t i = 0; i < N(den); i++)
+		den[i] = 1.5;
+	assert_int_equal(stats_ratio_of_medians(num, N(num), den, N(den), &r), 0);
+	assert_float_equal(r.ratio, 2, 0);
+	assert_float_equal(r.lo, 2, 0);
+	assert_float_equal(r.hi, 2, 0);
+	/* and the other way round: an odd count over an even one */
+	assert_int_equal(stats_ratio_of_medians(den, N(den), num, N(num), &r), 0);
+	assert_float_equal(r.lo, 0.5, 0);
+	assert_float_equal(r.hi, 0.5, 0);
+	/*
+	 * Over a constant, the interval is the numerator median's alone:
+	 * values evenly over [1, 2] (density 1) have median 1.5 with standard
+	 * error 1 / (2 sqrt 1000), so 1.5 +- 1.96 / (2 sqrt 1000) = +- 0.031
+	 * (within a quarter of that: 2000 resamples' noise on a 2.5% tail).
+	 * A draw of another rank than the middle's would miss it entirely.
+	 */
+	for (size_t i = 0; i < N(num); i++)
+		num[i] = 1 + (double)i / (N(num) - 1);
+	for (size_t i = 0; i < N(den); i++)
+		den[i] = 1;
+	assert_int_equal(stats_ratio_of_medians(num, N(num), den, N(den), &r), 0);
+	assert_float_equal(r.ratio, 1.5, 1e-12);
+	assert_float_equal(r.lo, 1.5 - 1.96 / (2 * sqrt(1000)), 0.25 * 1.96 / (2 * sqrt(1000)));
+	assert_float_equal(r.hi, 1.5 + 1.96 / (2 * sqrt(1000)), 0.25 * 1.96 / (2 * sqrt(1000)));
 }
 
 /*
@@ -485,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_normal),
 		cmocka_unit_test(test_ratio),
 		cmocka_unit_test(test_ratio_many_repetitions),
+		cmocka_unit_test(test_ratio_direct_constant),
 		cmocka_unit_test(test_ratio_by_round),
 		cmocka_unit_test(test_geomean),
 		cmocka_unit_test(test_usl_exact),

@@ -259,7 +259,11 @@ def kill_latency(bouncelab, work, kills, rng):
         if os.path.exists(out):
             doc = json.load(open(out))
             samples = sum(len(p["samples_ns"]) for p in doc["latency"]["pairs"])
-            ok = ok and samples > 0 and (status == 0) != ("incomplete" in doc["context"])
+            # Whole when it finished, or when the signal landed after its
+            # last write (status -signo: the default action by then);
+            # marked incomplete when the signal stopped it.
+            whole = "incomplete" not in doc["context"]
+            ok = ok and samples > 0 and (status in (0, -signo) if whole else status != 0)
             check(ok, name + f": {samples} samples kept")
         else:
             check(ok and status != 0, name + ": nothing written")

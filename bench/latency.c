@@ -334,12 +334,18 @@ static inline unsigned long *fetch_line(struct fetch_shared *s, unsigned int i)
 	return (unsigned long *)(s->lines + (size_t)i * FETCH_STRIDE);
 }
 
-static double now_ns(void)
+/* A clock's reading in ns: CLOCK_MONOTONIC, or a thread's CPU time. */
+static double clock_ns(clockid_t clock)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(clock, &t);
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static double now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static unsigned long chase(struct fetch_shared *s)
@@ -581,26 +587,18 @@ struct share_thread {
 	double share;		/* its CPU time over its wall time */
 };
 
-static double seconds_of(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void *share_thread_main(void *arg)
 {
 	struct share_thread *w = arg;
 	double wall0, cpu0, wall;
 
 	w->bind_error = topo_bind_self(w->topo, w->cpu);
-	wall0 = seconds_of(CLOCK_MONOTONIC);
-	cpu0 = seconds_of(CLOCK_THREAD_CPUTIME_ID);
+	wall0 = now_ns();
+	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	do
-		wall = seconds_of(CLOCK_MONOTONIC) - wall0;
-	while (wall < w->seconds);
-	w->share = (seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu0) / wall;
+		wall = now_ns() - wall0;
+	while (wall < w->seconds * 1e9);
+	w->share = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / wall;
 	return NULL;
 }
 

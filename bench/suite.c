@@ -276,15 +276,19 @@ static int filter_match(struct case_filter *f, const char *name)
 	return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
-/* Whether the filter leaves a name out (a match past the limits does). */
+/*
+ * Whether a match result (filter_match()) leaves its case out: a match
+ * past the limits does; else no match, or a match of a negated pattern.
+ */
+static bool filter_leaves_out(const struct case_filter *f, int m)
+{
+	return m < 0 || (f->negated ? m == 1 : m == 0);
+}
+
+/* Whether the filter leaves a name out. */
 static bool filter_rejects(struct case_filter *f, const char *name)
 {
-	int m;
-
-	if (!f->code)
-		return false;
-	m = filter_match(f, name);
-	return m < 0 || (f->negated ? m == 1 : m == 0);
+	return f->code && filter_leaves_out(f, filter_match(f, name));
 }
 
 /*
@@ -304,7 +308,7 @@ static bool filter_rejects_case(struct case_filter *f, const struct bench_case *
 		suite_row_name(c, row, sizeof(row));
 		m = filter_match(f, row);
 	}
-	return m < 0 || (f->negated ? m == 1 : m == 0);
+	return filter_leaves_out(f, m);
 }
 
 struct plan_state {

@@ -510,6 +510,7 @@ void claim_check(const struct results *set, const struct analysis *a,
 	const struct group_view *g;
 	const struct case_view *va;
 	const struct result_case *cb = NULL;
+	char other[160], numbers[512];
 	double load, share;
 	long t;
 
@@ -568,29 +569,24 @@ void claim_check(const struct results *set, const struct analysis *a,
 		return;
 	}
 	compare_cases(a, f, va->c, cb, r);
-	share = set->files[f->file].cpu_share;
-	if (r->mark != CLAIM_NOT_TESTABLE && t >= 2 && share < RUN_MIN_CPU_SHARE) {
-		char numbers[512];
-
-		claim_numbers(numbers, sizeof(numbers), r);
-		r->nr_modes = 0;
-		not_testable(r, "busy machine (other work: a thread spinning on each CPU got %.0f%% "
-			     "of its time as the run started, %.0f%% needed): threads took turns with "
-			     "other work; rerun on an idle machine. Measured anyway: %s",
-			     100 * share, 100 * RUN_MIN_CPU_SHARE, numbers);
+	if (r->mark == CLAIM_NOT_TESTABLE)
 		return;
-	}
+	share = set->files[f->file].cpu_share;
 	load = results_other_load_per_cpu(&set->files[f->file]);
-	if (r->mark != CLAIM_NOT_TESTABLE && load > CLAIM_MAX_LOAD_PER_CPU) {
-		char numbers[512];
-
-		claim_numbers(numbers, sizeof(numbers), r);
-		r->nr_modes = 0;
-		not_testable(r, "busy machine (other work: a load average of %.1f per CPU at the start, "
-			     "our own build's share taken off): threads took "
-			     "turns with other work; rerun on an idle machine. Measured anyway: %s",
-			     load, numbers);
-	}
+	if (t >= 2 && share < RUN_MIN_CPU_SHARE)
+		snprintf(other, sizeof(other), "a thread spinning on each CPU got %.0f%% of its "
+			 "time as the run started, %.0f%% needed", 100 * share,
+			 100 * RUN_MIN_CPU_SHARE);
+	else if (load > CLAIM_MAX_LOAD_PER_CPU)
+		snprintf(other, sizeof(other), "a load average of %.1f per CPU at the start, "
+			 "our own build's share taken off", load);
+	else
+		return;
+	/* the numbers stay, but no per-mode marks: they would read as decided */
+	claim_numbers(numbers, sizeof(numbers), r);
+	r->nr_modes = 0;
+	not_testable(r, "busy machine (other work: %s): threads took turns with other work; "
+		     "rerun on an idle machine. Measured anyway: %s", other, numbers);
 }
 
 int claims_evaluate(const struct results *set, const struct analysis *a,

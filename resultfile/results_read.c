@@ -1169,8 +1169,8 @@ long results_allowed_cpus(const struct result_file *file)
 	json_t *n = json_object_get(json_object_get(file->context, "topology"), "nr_allowed_cpus");
 
 	if (!json_is_integer(n))
-		n = json_object_get(file->context, "num_cpus");
-	return json_is_integer(n) && json_integer_value(n) > 0 ? (long)json_integer_value(n) : 0;
+		return results_num_cpus(file);
+	return json_integer_value(n) > 0 ? (long)json_integer_value(n) : 0;
 }
 
 double results_load_avg(const struct result_file *file)

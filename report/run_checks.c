@@ -41,10 +41,10 @@ static void tally(const struct report_input *in, struct run_tally *t)
 	}
 	for (unsigned int f = 0; f < in->set->nr_files; f++) {
 		double load = results_load_avg(&in->set->files[f]);
+		long cpus = results_allowed_cpus(&in->set->files[f]);
 
 		/* fmin() passes over a file that did not measure it (NAN) */
 		t->cpu_share = fmin(t->cpu_share, in->set->files[f].cpu_share);
-		long cpus = results_allowed_cpus(&in->set->files[f]);
 
 		if (!isnan(load) && cpus > 0 && load / (double)cpus > t->load) {
 			t->load = load / (double)cpus;

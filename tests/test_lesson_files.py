@@ -19,7 +19,7 @@ GOOD = """# demo
 
 ## lesson
 
-A "quoted" word, a back\\slash and two marks??
+A "quoted" word, a back\\slash and (two marks??)
 joined with spaces: {ratio:a_1/b@2} and {ns:a_1@16:update=locked,pin_work=0}.
 
 A second paragraph.
@@ -62,7 +62,7 @@ x = 1;
 
 # What the C compiler must read back: written out, not computed.
 EXPECTED = {
-    "LESSON": 'A "quoted" word, a back\\slash and two marks?? joined with spaces: '
+    "LESSON": 'A "quoted" word, a back\\slash and (two marks??) joined with spaces: '
               '{ratio:a_1/b@2} and {ns:a_1@16:update=locked,pin_work=0}.\n\nA second paragraph.',
     "LESSON_LINE": "One line.",
     "LESSON_EXERCISE_QUESTION": "Predict.",

@@ -393,7 +393,8 @@ static int choose_backing(struct gup_options *o)
 	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 5) {
 		o->cfg.backing = o->shared ? GUP_BACKING_SHMEM : GUP_BACKING_ANON;
 	} else if (S_ISREG(st.st_mode)) {
-		if ((unsigned long long)st.st_size < (unsigned long long)o->mib * MIB)
+		if (!o->hugetlb &&
+		    (unsigned long long)st.st_size < (unsigned long long)o->mib * MIB)
 			return usage_error("gup: -f '%s': %lld bytes: expected at least the %lu MiB of -m (the fault-in past the end is SIGBUS)",
 					   file, (long long)st.st_size, o->mib);
 		/* private: gup_test's fault-in write copies every page */
@@ -483,8 +484,8 @@ static void print_page_dump(void *arg, unsigned int thread,
 		printf("# ZEROING due to out of range: .which_pages[%u]: %u\n", d->slot, d->which);
 		return;
 	}
-	printf("# ---- page #%lu, starting from user virt addr: %#lx\n", d->index, d->start);
-	printf("# page: refcount:%d pincount:%d pfn:%#lx order:%u %s maybe_dma_pinned:%d\n",
+	printf("# ---- page #%lu, starting from user virt addr: 0x%lx\n", d->index, d->start);
+	printf("# page: refcount:%d pincount:%d pfn:0x%lx order:%u %s maybe_dma_pinned:%d\n",
 	       d->refcount, d->pincount, d->pfn, d->order, gup_backing_names[d->backing],
 	       d->maybe_dma_pinned);
 	printf("# page dumped because: gup_test: dump_pages() test\n");

@@ -780,6 +780,8 @@ static int run_and_print(struct gup_printer *p, const char *note)
 	char err[256], why[160];
 	int status;
 
+	/* ksft_print_header(): line by line, so a long run shows each line as it comes */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..%u\n%s", o->cfg.threads, note);
 	fflush(stdout);
 	if (gup_test_run(p->test, err, sizeof(err))) {

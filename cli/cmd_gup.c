@@ -36,8 +36,6 @@
 #include "topo.h"
 
 #define GUP_WRITER_PACE_NS 20000
-/* The get loop's stretches, as gup_test_driver.c takes them (for the summary's text). */
-#define GUP_STRETCH_PAGES 2048
 #define MIB (1UL << 20)
 
 /* kselftest's exit codes (tools/testing/selftests/kselftest.h) */
@@ -728,7 +726,7 @@ static void print_summary(const struct gup_printer *p)
 	       repeats > 1 ? "s" : "", cfg->nr_combos > 1 ? ", interleaved" : "");
 	printf("# get ns/page: per repeat, the median over stretches of %d pages of the get loop\n"
 	       "# (an interrupt lands in one stretch, not in the figure); put ns/page: put / pages;\n"
-	       "# each the median over threads and repeats\n", GUP_STRETCH_PAGES);
+	       "# each the median over threads and repeats\n", GUP_TEST_STRETCH_PAGES);
 	printf("# %-18s %-8s %-12s %24s %12s %10s %12s %12s\n", "variant", "mode", "longterm",
 	       "get us: mean (+-sd)", "median", "put us", "get ns/page", "put ns/page");
 	for (unsigned int i = 0; i < cfg->nr_combos; i++) {

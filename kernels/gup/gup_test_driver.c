@@ -16,18 +16,6 @@
 #include "gup_internal.h"
 #include "gup_test_driver.h"
 
-/*
- * The get loop reads the clock after every stretch of at least this many
- * pages (about 25 us at 64 pages per call here). A repeat of gup_test's
- * 128 MiB takes about as long as the 1 ms between two timer interrupts,
- * and on a VM one interrupt can cost 40 us, about a tenth of the repeat:
- * then half the repeats carry one and half do not, and the median of ten
- * lands in either group, whatever the variant. The median of a repeat's
- * stretches leaves out the one or two an interrupt hit. The clock reads
- * cost about 0.1% of a stretch.
- */
-#define GUP_STRETCH_PAGES 2048
-
 const char *const gup_test_cmd_names[] = {
 	[GUP_FAST_BENCHMARK] = "GUP_FAST_BENCHMARK",
 	[PIN_FAST_BENCHMARK] = "PIN_FAST_BENCHMARK",
@@ -38,7 +26,7 @@ const char *const gup_test_cmd_names[] = {
 	NULL,
 };
 
-/* The get loop's stretches in one repeat: room for pages / GUP_STRETCH_PAGES + 1. */
+/* The get loop's stretches in one repeat: room for pages / GUP_TEST_STRETCH_PAGES + 1. */
 struct gup_stretches {
 	unsigned int nr;
 	double *ns_per_page;
@@ -266,7 +254,7 @@ static unsigned long get_loop(struct gup_thread *th, struct gup_task *task,
 		nr = (unsigned long)ret;
 		i += nr;
 		st->pages += nr;
-		if (st->pages >= GUP_STRETCH_PAGES)
+		if (st->pages >= GUP_TEST_STRETCH_PAGES)
 			end_stretch(st, now_ns());
 	}
 	*taken = i;
@@ -475,7 +463,7 @@ static unsigned int start_threads(struct gup_test *t)
 		th->index = i;
 		th->test = t;
 		th->pages = malloc(max_pages * sizeof(*th->pages));
-		th->stretches.ns_per_page = malloc((max_pages / GUP_STRETCH_PAGES + 1) *
+		th->stretches.ns_per_page = malloc((max_pages / GUP_TEST_STRETCH_PAGES + 1) *
 						   sizeof(*th->stretches.ns_per_page));
 		if (!th->pages || !th->stretches.ns_per_page ||
 		    pthread_create(&th->tid, NULL, thread_main, th))

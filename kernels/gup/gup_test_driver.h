@@ -50,6 +50,18 @@ extern const char *const gup_test_cmd_names[];
 #define GUP_TEST_MAX_PAGES_TO_DUMP 8
 #define GUP_TEST_MAX_COMBOS 16
 
+/*
+ * The get loop reads the clock after every stretch of at least this many
+ * pages (about 25 us at 64 pages per call here). A repeat of gup_test's
+ * 128 MiB takes about as long as the 1 ms between two timer interrupts,
+ * and on a VM one interrupt can cost 40 us, about a tenth of the repeat:
+ * then half the repeats carry one and half do not, and the median of ten
+ * lands in either group, whatever the variant. The median of a repeat's
+ * stretches leaves out the one or two an interrupt hit. The clock reads
+ * cost about 0.1% of a stretch.
+ */
+#define GUP_TEST_STRETCH_PAGES 2048
+
 /* Whether the command prints times (the *_BENCHMARK ones) or "done". */
 bool gup_test_cmd_is_benchmark(enum gup_test_cmd cmd);
 

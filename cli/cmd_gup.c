@@ -87,7 +87,7 @@ struct gup_options {
 	unsigned int checks[NR_GUP_LONGTERM_CHECKS];
 };
 
-/* What the driver's callbacks need: placement and the kselftest counts. */
+/* What the driver's callbacks and the summary need: options, placement, the run. */
 struct gup_printer {
 	const struct gup_options *opts;
 	struct gup_test *test;

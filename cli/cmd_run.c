@@ -933,13 +933,15 @@ int cmd_run(int argc, char **argv)
 	if (!topo)
 		return topo_from_user(NULL) ? usage_error("%s", err) : runtime_error("%s", err);
 	/*
-	 * Another machine's topology (HWLOC_SYNTHETIC, HWLOC_XMLFILE) can be
-	 * planned on, not run on: scripts/lab fleet checks the options for
-	 * its compute nodes that way, on a login node of other CPUs.
+	 * Another machine's topology (HWLOC_SYNTHETIC, HWLOC_XMLFILE,
+	 * HWLOC_FSROOT) can be planned on, not run on: scripts/lab fleet
+	 * checks the options for its compute nodes that way, on a login node
+	 * of other CPUs. The hint names the variable that is set.
 	 */
 	if (!topo_is_this_system(topo) && !dry_run) {
-		ret = usage_error("run: the topology is %s, not this system's: unset HWLOC_SYNTHETIC or HWLOC_XMLFILE (run --dry-run and 'bouncelab topo' plan on it)",
-				  topo_describe(topo));
+		ret = usage_error("run: the topology is %s, not this system's: unset %s (run --dry-run and 'bouncelab topo' plan on it)",
+				  topo_describe(topo),
+				  topo_source_env() ? topo_source_env() : "HWLOC_THISSYSTEM and HWLOC_COMPONENTS");
 		topo_close(topo);
 		return ret;
 	}

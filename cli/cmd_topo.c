@@ -117,12 +117,17 @@ static void print_classes(const struct topo *topo)
 		       cpus, dist, pair_note(topo, (enum distance_class)c, ex[c].cpu_a,
 					     ex[c].cpu_b));
 	}
-	for (unsigned int k = 0; k < topo_nr_cpu_kinds(topo); k++) {
-		char kind[256];
+}
 
-		if (!k)
-			printf("\nCPU kinds: %u (most power-efficient first)\n",
-			       topo_nr_cpu_kinds(topo));
+/* Hybrid machines' P- and E-cores, when the topology records kinds. */
+static void print_cpu_kinds(const struct topo *topo)
+{
+	char kind[256];
+
+	if (!topo_nr_cpu_kinds(topo))
+		return;
+	printf("\nCPU kinds: %u (most power-efficient first)\n", topo_nr_cpu_kinds(topo));
+	for (unsigned int k = 0; k < topo_nr_cpu_kinds(topo); k++) {
 		topo_format_cpu_kind(topo, k, kind, sizeof(kind));
 		printf("  kind %u: %s\n", k, kind);
 	}
@@ -512,6 +517,7 @@ int cmd_topo(int argc, char **argv)
 	printf("Allowed CPUs: %s (%u)\n\n", allowed, topo_nr_allowed_cpus(topo));
 	topo_print_tree(topo, stdout);
 	print_classes(topo);
+	print_cpu_kinds(topo);
 	print_numa_matrix(topo);
 	for (unsigned int i = 0; i < o.nr_policies; i++)
 		print_plan(topo, &plans[i]);

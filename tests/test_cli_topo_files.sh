@@ -187,6 +187,12 @@ topo_ok --topology "$dir" &&
 	{ grep -q "^Topology: hwloc-gather-topology directory $dir (not this system" "$tmp/out" &&
 	  grep -q "^Allowed CPUs: .* ($nr)$" "$tmp/out" ||
 	  fail "--topology DIR: $(head -2 "$tmp/out"), hwloc-calc counts $nr PUs"; }
+# the caches lstopo finds there (none: sysfs's cache/ is not copied here),
+# not this machine's CPUID
+checks=$((checks + 1))
+[ "$(lstopo-no-graphics -i "$dir" --of console | grep -c 'L[1-5][di]* L#')" = \
+  "$(sed -n '/^Machine/,/^$/p' "$tmp/out" | grep -c 'L[1-5][di]* L#')" ] ||
+	fail "gathered caches differ from lstopo's: $(cat "$tmp/out")"
 for pair in "0 4" "0 1" "1 5" "0 2" "3 7"; do
 	set -- $pair
 	checks=$((checks + 1))

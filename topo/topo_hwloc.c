@@ -294,7 +294,9 @@ static void restore_env(const char *name, char *saved)
  * the checked directory is put there for the load alone, and the
  * variable put back: topo_open() runs before any thread starts. hwloc's
  * own complaint about a copy without CPU topology is hidden
- * (HWLOC_HIDE_ERRORS=2, unless set) for the one line said here.
+ * (HWLOC_HIDE_ERRORS=2, unless set) for the one line said here; hwloc
+ * reads that variable once, so its later messages in this process stay
+ * hidden too.
  */
 static int load_from_fsroot(hwloc_topology_t t, const char *root)
 {

@@ -437,6 +437,22 @@ static void print_summary(const struct run_progress *pr)
 }
 
 /*
+ * On a hybrid machine a placement over a P-core and an E-core measures
+ * neither kind: said once here, and recorded in each such row.
+ */
+static void warn_mixed_cpu_kinds(const struct suite *suite)
+{
+	unsigned int mixed = 0;
+
+	for (unsigned int i = 0; i < suite->nr_cases; i++)
+		mixed += suite->cases[i].placement.mixes_cpu_kinds;
+	if (mixed)
+		fprintf(stderr, "bouncelab: warning: %u case%s place%s threads on CPUs of different kinds "
+			"(hybrid cores, see 'bouncelab topo'): their rows say mixes_cpu_kinds\n",
+			mixed, mixed == 1 ? "" : "s", mixed == 1 ? "s" : "");
+}
+
+/*
  * More threads than CPUs is allowed (families that do not spin), but the
  * threads then take turns on a CPU and their ns/op measures the scheduler
  * as much as the cache line; the report flags those rows too.
@@ -724,6 +740,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds; each finished one goes to %s\n",
 		suite->nr_cases, opts->repetitions, pr.journal.path);
 	warn_shared_cpus(suite);
+	warn_mixed_cpu_kinds(suite);
 	fatal.claim = claim;
 	fatal.context = context;
 	fatal.pr = &pr;

@@ -295,9 +295,11 @@ static void restore_env(const char *name, char *saved)
  * variable put back: topo_open() runs before any thread starts. hwloc's
  * own complaint about a copy without CPU topology is hidden
  * (HWLOC_HIDE_ERRORS=2, unless set) for the one line said here; hwloc
- * reads that variable once, so its later messages in this process stay
+ * may keep what it read, so its later messages in this process may stay
  * hidden too.
  */
+#define FSROOT_NO_CPU_TOPOLOGY (-2)
+
 static int load_from_fsroot(hwloc_topology_t t, const char *root)
 {
 	char *saved_root = save_env("HWLOC_FSROOT"), *saved_hide = save_env("HWLOC_HIDE_ERRORS");
@@ -314,15 +316,13 @@ static int load_from_fsroot(hwloc_topology_t t, const char *root)
 	load_errno = errno;
 	restore_env("HWLOC_FSROOT", saved_root);
 	restore_env("HWLOC_HIDE_ERRORS", saved_hide);
+	errno = load_errno;
 	/*
 	 * Where the Linux backend finds no CPU topology in the copy it gives
 	 * up, and hwloc's fallback stands in with this machine's CPU count.
 	 */
-	if (!ret && !hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "Backend")) {
-		ret = -1;
-		load_errno = ENOENT;
-	}
-	errno = load_errno;
+	if (!ret && !hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "Backend"))
+		return FSROOT_NO_CPU_TOPOLOGY;
 	return ret;
 }
 
@@ -399,7 +399,7 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 {
 	hwloc_topology_t t;
 	const char *env = topo_unread_env(), *source = spec ? NULL : topo_source_env();
-	int nr_pus;
+	int nr_pus, ret;
 
 	if (env) {
 		snprintf(err, errlen, "%s '%s': hwloc would read the files there unchecked: expected it unset (a topology comes from --topology, HWLOC_XMLFILE, HWLOC_SYNTHETIC or HWLOC_FSROOT)",
@@ -418,12 +418,14 @@ static int load_topology(struct topo *topo, const char *spec, char *err,
 	if (spec ? set_from_spec(topo, t, spec, err, errlen) :
 	    source ? set_from_env(topo, t, source, err, errlen) : 0)
 		return -1;
-	if (fsroot_walk.root[0] && load_from_fsroot(t, fsroot_walk.root)) {
+	ret = fsroot_walk.root[0] ? load_from_fsroot(t, fsroot_walk.root) :
+				    hwloc_topology_load(t);
+	if (ret == FSROOT_NO_CPU_TOPOLOGY) {
 		snprintf(err, errlen, "%s '%s': hwloc found no CPU topology there (sys/devices/system/cpu/cpuN/topology/): expected a directory hwloc-gather-topology wrote",
 			 source ? source : "topology", spec ? spec : getenv(source));
 		return -1;
 	}
-	if (!fsroot_walk.root[0] && hwloc_topology_load(t)) {
+	if (ret) {
 		snprintf(err, errlen, "topology '%s': hwloc cannot load it: %s",
 			 spec ? spec : source ? getenv(source) : "this system",
 			 strerror(errno));

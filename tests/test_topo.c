@@ -3,8 +3,10 @@
  * Topology: distance classes and every placement policy on synthetic
  * machines (a seed-like 2 x 64 x 2 with NUMA distances 10/32, a Zen-like
  * one with several L3s and NUMA nodes per package, and a clustered-L2 one
- * without SMT); refused policies; binding on this machine, checked with
- * sched_getcpu(); and the suite's placement rules.
+ * without SMT); other machines' XML files (tests/data/topo/: KNL's
+ * MCDRAM, hybrid CPU kinds, 1-based and bandwidth matrices, one under
+ * HWLOC_THISSYSTEM=1); refused policies; binding on this machine, checked
+ * with sched_getcpu(); and the suite's placement rules.
  */
 #include <errno.h>
 #include <sched.h>

@@ -215,7 +215,8 @@ static void print_plan(const struct topo *topo, const struct placement *pl)
 	       "planned only: this topology is not this system, so nothing is bound");
 }
 
-static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
+static void print_latency_table(const struct topo *topo, json_t *lat,
+				const struct latency_pair *pairs,
 				unsigned int nr_pairs, const struct topo_options *o)
 {
 	json_t *classes = json_object_get(lat, "classes"), *c;
@@ -246,8 +247,9 @@ static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
 		struct latency_summary s;
 
 		latency_summarize(pairs[p].samples, pairs[p].nr_samples, &s);
-		printf("    CPUs %d and %d (%s): median %.1f, min %.1f ns%s\n",
+		printf("    CPUs %d and %d (%s%s): median %.1f, min %.1f ns%s\n",
 		       pairs[p].cpu_a, pairs[p].cpu_b, distance_class_name(pairs[p].cls),
+		       pair_note(topo, pairs[p].cls, pairs[p].cpu_a, pairs[p].cpu_b),
 		       s.median, s.min, s.bimodal ? ", bimodal" : "");
 	}
 	printf("  Medians and minima, not means: a VM can switch latency modes mid-run.\n");
@@ -360,7 +362,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 	if (!ret && done) {
 		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
 				   pairs, done);
-		print_latency_table(lat, pairs, done, o);
+		print_latency_table(topo, lat, pairs, done, o);
 		ret = write_latency(topo, &o->claim, context, signo ? why : NULL, lat);
 		json_decref(lat);
 	}

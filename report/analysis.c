@@ -288,10 +288,10 @@ static const char *mix_param_of(const struct kernel_family *kf, json_t *params)
 {
 	for (unsigned int p = 0; kf && p < kf->nr_params; p++) {
 		const struct kernel_param *param = &kf->params[p];
-		json_t *v = json_object_get(params, param->name);
+		long v;
 
-		if (param->splits_roles && json_is_integer(v) &&
-		    json_integer_value(v) != param->def)
+		if (param->splits_roles && !results_param_value(params, param, &v) &&
+		    v != param->def)
 			return param->name;
 	}
 	return NULL;
@@ -460,16 +460,7 @@ const struct case_view *group_view_find(const struct analysis *a,
 /* A group's value of param (choices by index): missing means the default. */
 static bool group_value(const struct kernel_param *param, json_t *params, long *v)
 {
-	json_t *value = json_object_get(params, param->name);
-	char err[128];
-
-	*v = param->def;
-	if (json_is_integer(value))
-		*v = (long)json_integer_value(value);
-	else if (value)
-		return json_is_string(value) &&
-		       !kernel_param_parse(param, json_string_value(value), v, err, sizeof(err));
-	return true;
+	return !results_param_value(params, param, v);
 }
 
 const struct group_view *analysis_find_setting(const struct analysis *a,
@@ -709,7 +700,7 @@ double analysis_one_way_in_round(const struct analysis *a, unsigned int source_f
 double analysis_cold_miss_ns(const struct analysis *a, unsigned int source_file,
 			     double one_way)
 {
-	double cold = a->set->files[source_file].cold_miss_ns;
+	double cold = a->set->files[source_file].run.cold_miss_ns;
 
 	return cold > 0 && cold <= 2 * one_way && cold >= one_way / 2 ? cold : one_way;
 }

@@ -104,8 +104,8 @@ static int run_machine(const struct report_input *in, unsigned int file,
 	if (!m->topo)
 		return -1;
 	m->nr_cpus = 2;
-	m->store_buffer = machine_store_buffer(rf->cpu.vendor, rf->cpu.family,
-					       results_context_string(rf, "cpu_model"),
+	m->store_buffer = machine_store_buffer(rf->run.cpu.vendor, rf->run.cpu.family,
+					       rf->run.cpu_model,
 					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++) {
 		m->one_way_ns[c] = one_way;
@@ -200,7 +200,7 @@ static void append_machine(struct validation *v, const struct analysis *a,
 {
 	const struct results *set = a->set;
 	size_t used = strlen(v->machines);
-	double cold = set->files[file].cold_miss_ns;
+	double cold = set->files[file].run.cold_miss_ns;
 	char share[96] = "", miss[320];
 
 	if (used >= sizeof(v->machines) - 1)
@@ -601,7 +601,7 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			if (!isfinite(v->one_way)) {
 				v->one_way = one_way;
 				v->one_way_class = r->widest_class;
-				v->cold_miss = in->set->files[file].cold_miss_ns;
+				v->cold_miss = in->set->files[file].run.cold_miss_ns;
 				v->cold_share = cold_share;
 			}
 			append_machine(v, in->a, file, one_way, share, cold_share, cold_case);

@@ -81,7 +81,7 @@ static int seed_model_open(const struct report_input *in, const struct seed_figu
 		}
 		sm->private_ns[k] = prediction_case_median(in->set, r, 1);
 		if (!k) {
-			sm->ghz = results_clock_ghz(&in->set->files[r->source_file]);
+			sm->ghz = run_context_clock_ghz(&in->set->files[r->source_file].run);
 		}
 	}
 	return machine_profile_load_shipped(seed->profile, &sm->m, err, errlen);

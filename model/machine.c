@@ -27,6 +27,7 @@
 #include "cpu_id.h"
 #include "input_file.h"
 #include "model.h"
+#include "run_context.h"
 
 static int copy_string(json_t *root, const char *key, bool required, char *dst,
 		       size_t len, const char *path, char *err, size_t errlen)
@@ -301,6 +302,60 @@ int machine_profile_this(struct machine_profile *m, char *err, size_t errlen)
 	snprintf(m->clock_source, sizeof(m->clock_source), "/proc/cpuinfo cpu MHz");
 	m->store_buffer = this_store_buffer(m->store_buffer_source,
 					    sizeof(m->store_buffer_source));
+	return 0;
+}
+
+/*
+ * "pack:2 l3:1 core:64 pu:2": the machine a results file's context
+ * describes, in hwloc's synthetic form, or -1 with why where the context
+ * does not say enough to build it.
+ */
+static int run_topology_spec(const struct run_context *run, char *spec, size_t spec_len,
+			     char *why, size_t len)
+{
+	long nr_cpus = run->topology.nr_allowed_cpus;
+	long packages = 1, threads = run_context_class(run, "smt") ? 2 : 1;
+	bool l3 = run_context_class(run, "l3") != NULL;
+
+	if (!run->topology.has_classes || nr_cpus < 1) {
+		snprintf(why, len, "no topology recorded");
+		return -1;
+	}
+	if (run_context_class(run, "numa")) {
+		snprintf(why, len, "NUMA nodes within a package: not recorded how many");
+		return -1;
+	}
+	if (l3 && run_context_class(run, "package")) {
+		snprintf(why, len, "several L3s per package: not recorded how many");
+		return -1;
+	}
+	if (run_context_class(run, "cross_package"))
+		packages = run->topology.numa_nodes > 1 ? run->topology.numa_nodes : 2;
+	if (nr_cpus % (packages * threads)) {
+		snprintf(why, len, "%ld CPUs do not split into %ld packages", nr_cpus, packages);
+		return -1;
+	}
+	snprintf(spec, spec_len, "pack:%ld %score:%ld pu:%ld", packages, l3 ? "l3:1 " : "",
+		 nr_cpus / packages / threads, threads);
+	return 0;
+}
+
+int machine_profile_of_run(const struct run_context *run, const char *name, bool whole,
+			   struct machine_profile *m, char *why, size_t len)
+{
+	char spec[128] = "pack:1 core:2 pu:1";
+
+	*m = (struct machine_profile){ 0 };
+	if (whole && run_topology_spec(run, spec, sizeof(spec), why, len))
+		return -1;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->store_buffer = machine_store_buffer(run->cpu.vendor, run->cpu.family, run->cpu_model,
+					       m->store_buffer_source,
+					       sizeof(m->store_buffer_source));
+	m->topo = topo_open(spec, why, len);
+	if (!m->topo)
+		return -1;
+	m->nr_cpus = whole ? (unsigned int)run->topology.nr_allowed_cpus : 2;
 	return 0;
 }
 

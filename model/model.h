@@ -116,6 +116,24 @@ struct machine_profile {
 unsigned int machine_store_buffer(const char *vendor, long family, const char *brand,
 				  char *source, size_t len);
 
+struct run_context;
+
+/*
+ * The machine behind a results file: the one constructor the report's
+ * prediction, its fleet table and `bouncelab model --results` take. Its
+ * store buffer is the CPU's that the context names (machine_store_buffer());
+ * its topology either the two CPUs of one 2-thread case (whole false: the
+ * prediction checks each case at its own transfer), or the whole machine
+ * as the context records it (CPUs, NUMA nodes, the distance classes
+ * present), which every thread count's placements are planned on. The
+ * latencies and shares are the caller's to fill, from the run's rows
+ * (report/analysis.h). Returns 0, or -1 with why: a shape the context
+ * does not pin down (several L3s per package: how many?), or no topology
+ * recorded; nothing is left open then.
+ */
+int machine_profile_of_run(const struct run_context *run, const char *name, bool whole,
+			   struct machine_profile *m, char *why, size_t len);
+
 /* A machine profile is far smaller than this. */
 #define PROFILE_MAX_BYTES (16UL << 20)
 

@@ -697,6 +697,14 @@ double analysis_one_way_in_round(const struct analysis *a, unsigned int source_f
 	return NAN;
 }
 
+double analysis_one_thread_ns(const struct analysis *a, const struct group_view *g,
+			      const char *variant)
+{
+	const struct result_case *one = result_group_find(a->cases, g->group, variant, 1);
+
+	return one ? one->ns_stats.median : NAN;
+}
+
 double analysis_cold_miss_ns(const struct analysis *a, unsigned int source_file,
 			     double one_way)
 {

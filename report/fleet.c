@@ -296,52 +296,17 @@ static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file
 	}
 }
 
-/*
- * The machine of a results file, for the contention model: a synthetic
- * topology from what the context records (CPUs, NUMA nodes, the distance
- * classes present), and the one-way latency of each class from that
- * machine's own ping-pong floor. Returns 0, or -1 with why: a shape the
- * context does not pin down (several L3s per package: how many?) or no
- * ping-pong in the results.
- */
-static int fleet_machine(const struct report_input *in, unsigned int file,
-			 struct machine_profile *m,
-			 char *why, size_t len)
+int fleet_machine(const struct report_input *in, unsigned int file,
+		  struct machine_profile *m, char *why, size_t len)
 {
 	const struct analysis *a = in->a;
-	const struct run_context *run = ctx(a->set, file);
-	const struct run_topology *topo = &run->topology;
-	long nr_cpus = topo->nr_allowed_cpus;
-	long packages = 1, threads = run_context_class(run, "smt") ? 2 : 1;
-	bool l3 = run_context_class(run, "l3") != NULL;
-	char spec[128];
+	char name[16];
 
-	*m = (struct machine_profile){ 0 };
-	if (!topo->has_classes || nr_cpus < 1) {
-		snprintf(why, len, "no topology recorded");
+	snprintf(name, sizeof(name), "m%u", file + 1);
+	if (machine_profile_of_run(&a->set->files[file].run, name, true, m, why, len))
 		return -1;
-	}
-	if (run_context_class(run, "numa")) {
-		snprintf(why, len, "NUMA nodes within a package: not recorded how many");
-		return -1;
-	}
-	if (l3 && run_context_class(run, "package")) {
-		snprintf(why, len, "several L3s per package: not recorded how many");
-		return -1;
-	}
-	if (run_context_class(run, "cross_package"))
-		packages = topo->numa_nodes > 1 ? topo->numa_nodes : 2;
-	if (nr_cpus % (packages * threads)) {
-		snprintf(why, len, "%ld CPUs do not split into %ld packages", nr_cpus, packages);
-		return -1;
-	}
-	snprintf(spec, sizeof(spec), "pack:%ld %score:%ld pu:%ld", packages, l3 ? "l3:1 " : "",
-		 nr_cpus / packages / threads, threads);
-	snprintf(m->name, sizeof(m->name), "m%u", file + 1);
-	m->nr_cpus = (unsigned int)nr_cpus;
-	m->store_buffer = machine_store_buffer(run->cpu.vendor, run->cpu.family, run->cpu_model,
-					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	if (!pingpong_floor(a, file, m->one_way_ns)) {
+		machine_profile_close(m);
 		snprintf(why, len, "no ping-pong in the results");
 		return -1;
 	}
@@ -350,8 +315,7 @@ static int fleet_machine(const struct report_input *in, unsigned int file,
 		if (m->one_way_ns[c] > 0)
 			m->cold_miss_ns[c] = analysis_cold_miss_ns(a, file, m->one_way_ns[c]);
 	prediction_run_shares(in, file, m->tenure_share, &m->cold_share);
-	m->topo = topo_open(spec, why, len);
-	return m->topo ? 0 : -1;
+	return 0;
 }
 
 /* The model's ns/op of a variant at the pair's threads, from its 1-thread median. */
@@ -360,7 +324,7 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 			   double *ns, char *why, size_t len)
 {
 	const struct kernel_family *kf = r->f->kf;
-	const struct result_case *one = result_group_find(a->cases, r->g->group, variant, 1);
+	double one = analysis_one_thread_ns(a, r->g, variant);
 	struct model_prediction pred;
 	struct kernel_config cfg;
 	int v = kf ? catalog_variant_index(kf, variant) : -1;
@@ -369,7 +333,7 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 		snprintf(why, len, "no access profile");
 		return -1;
 	}
-	if (!one) {
+	if (isnan(one)) {
 		snprintf(why, len, "no 1-thread measurement");
 		return -1;
 	}
@@ -377,7 +341,7 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 	kernel_config_defaults(kf, &cfg);
 	cfg.variant = (unsigned int)v;
 	cfg.nr_threads = (unsigned int)threads;
-	if (model_predict(m, kf, &cfg, one->ns_stats.median, 0, r->g->group->policy,
+	if (model_predict(m, kf, &cfg, one, 0, r->g->group->policy,
 			  &pred, why, len))
 		return -1;
 	*ns = pred.ns_per_op;

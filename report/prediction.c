@@ -89,24 +89,15 @@ int prediction_config_of(const struct result_row *r, const struct kernel_family 
 
 /*
  * This run's machine for the model, from the results alone so that the
- * section reads the same wherever the report is made: two CPUs at the
- * one-way latency the run measured, and the store buffer of the CPU the
- * context names (machine_store_buffer(), the table bouncelab model takes).
+ * section reads the same wherever the report is made: the two CPUs of a
+ * 2-thread case (machine_profile_of_run()) at the one-way latency the
+ * run measured.
  */
 static int run_machine(const struct report_input *in, unsigned int file,
 		       struct machine_profile *m, double one_way, char *err, size_t errlen)
 {
-	const struct result_file *rf = &in->set->files[file];
-
-	*m = (struct machine_profile){ 0 };
-	snprintf(m->name, sizeof(m->name), "this run");
-	m->topo = topo_open("pack:1 core:2 pu:1", err, errlen);
-	if (!m->topo)
+	if (machine_profile_of_run(&in->set->files[file].run, "this run", false, m, err, errlen))
 		return -1;
-	m->nr_cpus = 2;
-	m->store_buffer = machine_store_buffer(rf->run.cpu.vendor, rf->run.cpu.family,
-					       rf->run.cpu_model,
-					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++) {
 		m->one_way_ns[c] = one_way;
 		m->cold_miss_ns[c] = analysis_cold_miss_ns(in->a, file, one_way);

@@ -483,7 +483,8 @@ static int read_context(struct reader *r, json_t *ctx)
 
 	*run = (struct run_context){ .hypervisor = -1, .build_ended_s_before = -1,
 		.mhz_per_cpu = NAN, .cold_miss_ns = NAN, .cpu_share = NAN,
-		.topology = { .nr_allowed_cpus = -1, .numa_nodes = -1 } };
+		.topology = { .nr_allowed_cpus = -1, .numa_nodes = -1 },
+		.counters = { .perf_event_paranoid = LONG_MIN } };
 	r->prefix = "context.";
 	for (size_t i = 0; i < sizeof(context_strings) / sizeof(context_strings[0]); i++)
 		if (check_string(r, ctx, context_strings[i].key, false,

@@ -1264,7 +1264,7 @@ int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,
 	struct results scratch = { 0 };
 	struct reader r = {
 		.set = &scratch, .path = path, .file = 0, .index = (size_t)-1,
-		.err = err, .errlen = errlen,
+		.array = "benchmarks", .err = err, .errlen = errlen,
 	};
 	char row_err[512];
 	json_t *kept = json_array();

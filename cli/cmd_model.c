@@ -196,7 +196,7 @@ static int measure_private(const struct kernel_family *f,
 /* --profile this: one ping-pong per distance class present. */
 static int measure_this(struct machine_profile *m)
 {
-	const struct kernel_family *pp = catalog_find("pingpong");
+	const struct kernel_family *pp = catalog_transfer_probe();
 	struct latency_pair *pairs = NULL;
 	unsigned int nr = latency_pick_pairs(m->topo, 1, &pairs);
 	char err[256];

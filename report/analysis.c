@@ -544,10 +544,7 @@ size_t analysis_one_way_cases(const struct analysis *a,
 /* Whether r is a repetition of the catalogue's physical baseline. */
 static bool is_transfer_row(const struct result_row *r)
 {
-	const struct kernel_family *kf = r->family ? catalog_find(r->family) : NULL;
-
-	return kf && kf->ns_per_op_metric && !strcmp(kf->ns_per_op_metric, "one_way_ns") &&
-	       kf->ns_per_op_divisor > 0 && catalog_variant_index(kf, r->variant) == 0 &&
+	return catalog_is_transfer_baseline(r->family, r->variant) &&
 	       r->threads == 2 && r->ns_per_op > 0;
 }
 

@@ -557,7 +557,7 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			double one_way;
 
 			if (!r->family || r->source_file != file || r->threads != 2 ||
-			    !strcmp(r->family, "pingpong") || seen_case(v, r))
+			    catalog_is_transfer_probe(r->family) || seen_case(v, r))
 				continue;
 			f = catalog_find(r->family);
 			if (!f || !f->access || prediction_config_of(r, f, &pt->cfg))

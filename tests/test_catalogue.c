@@ -651,6 +651,29 @@ static void counter_access_by_hand(void **state)
 	}
 }
 
+/*
+ * The transfer probe, which the report, the run's cold-miss measurement,
+ * `bouncelab model --profile this` and `topo --latency` read every one-way
+ * transfer from: the ping-pong, whose baseline is store_load (DESIGN.md:
+ * "pingpong's store_load, which the claims compare with"), not its cas
+ * variant and no other family.
+ */
+static void the_transfer_probe_is_the_ping_pongs_store_load(void **unused)
+{
+	const struct kernel_family *probe = catalog_transfer_probe();
+
+	(void)unused;
+	assert_non_null(probe);
+	assert_string_equal(probe->name, "pingpong");
+	assert_true(catalog_is_transfer_probe("pingpong"));
+	assert_false(catalog_is_transfer_probe("counter"));
+	assert_false(catalog_is_transfer_probe(NULL));
+	assert_true(catalog_is_transfer_baseline("pingpong", "store_load"));
+	assert_false(catalog_is_transfer_baseline("pingpong", "cas"));
+	assert_false(catalog_is_transfer_baseline("has_pinned", "store_always"));
+	assert_false(catalog_is_transfer_baseline("pingpong", NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +693,7 @@ int main(void)
 		cmocka_unit_test(every_family_allocates_its_shared_state_through_the_hook),
 		cmocka_unit_test(has_pinned_access_at_any_already_set),
 		cmocka_unit_test(last_nidpid_access_with_readers),
+		cmocka_unit_test(the_transfer_probe_is_the_ping_pongs_store_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "kernel.h"
+#include "profile_read.h"
 #include "topo.h"
 
 /* ---- the solver ---- */
@@ -48,10 +49,10 @@ int mva_solve(double think, const double *demand, const double *copies,
 #define MODEL_PAIR_CACHE 32
 
 struct machine_profile {
-	char name[64];
-	char title[160];
+	char name[PROFILE_NAME_LEN];
+	char title[PROFILE_TITLE_LEN];
 	/* hwloc synthetic string or XML file; "" for the running system */
-	char topology[256];
+	char topology[PROFILE_TOPOLOGY_LEN];
 	unsigned int nr_cpus;
 	double clock_ghz;		/* 0: unknown (private costs are not scaled) */
 	/*

@@ -288,16 +288,18 @@ out:
 }
 
 /*
- * The case a file's tenure share of one kind is measured on: false_sharing's
- * same_line, two threads on one line and nothing else, with update=plain
- * (drained false: plain stores alone) or update=locked (a locked add).
+ * The case a file's tenure share of one kind is measured on: the
+ * catalogue's tenure probe (false_sharing's same_line), two threads on
+ * one line and nothing else, with update=plain (drained false: plain
+ * stores alone) or update=locked (a locked add).
  */
 static bool is_calibration(const struct result_row *r, const struct kernel_family *f,
 			   bool drained, struct kernel_config *cfg)
 {
 	struct access_profile p = { 0 };
+	int v = f ? catalog_variant_index(f, r->variant) : -1;
 
-	if (strcmp(r->family, "false_sharing") || strcmp(r->variant, "same_line") ||
+	if (v < 0 || !f->variants[v].tenure_probe || !f->access ||
 	    prediction_config_of(r, f, cfg))
 		return false;
 	f->access(cfg, &p);
@@ -328,16 +330,17 @@ static double tenure_share_of(const struct report_input *in, unsigned int file,
 			      struct machine_profile *m, bool drained,
 			      const struct result_row **calibration)
 {
-	const struct kernel_family *f = catalog_find("false_sharing");
+	const struct kernel_family *f = NULL;
 	double lo = 1e-4, hi = 1, one, two, s = 0;
 	struct kernel_config cfg;
 
 	*calibration = NULL;
 	for (size_t i = in->set->files[file].first_row;
-	     f && i < in->set->files[file].end_row && !*calibration; i++) {
+	     i < in->set->files[file].end_row && !*calibration; i++) {
 		const struct result_row *r = &in->set->rows[i];
 
-		if (r->family && r->source_file == file && r->threads == 2 &&
+		f = r->family ? catalog_find(r->family) : NULL;
+		if (f && r->source_file == file && r->threads == 2 &&
 		    is_calibration(r, f, drained, &cfg))
 			*calibration = r;
 	}

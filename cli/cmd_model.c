@@ -304,9 +304,10 @@ static json_t *machine_json(const struct machine_profile *m, const struct model_
 		if (m->cold_miss_ns[c] > 0)
 			json_object_set_new(cold, name, json_real(m->cold_miss_ns[c]));
 	}
-	return json_pack("{s:s, s:s, s:i, s:f, s:s, s:b, s:o, s:o, s:s, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:i, s:f, s:i, s:s, s:s, s:b, s:o, s:o, s:s, s:o, s:o}",
 			 "name", m->name, "title", m->title, "nr_cpus", (int)m->nr_cpus,
-			 "clock_ghz", m->clock_ghz,
+			 "clock_ghz", m->clock_ghz, "store_buffer", (int)m->store_buffer,
+			 "store_buffer_source", m->store_buffer_source,
 			 "placement", o->placement ? o->placement : "compact",
 			 "measured_here", !strcmp(m->name, "this"),
 			 "one_way_ns", one_way, "cold_miss_ns", cold,

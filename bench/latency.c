@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "catalog.h"
 #include "interrupt.h"
 #include "latency.h"
 #include "stats.h"
@@ -563,7 +564,7 @@ json_t *latency_json(const struct topo *topo, const char *variant,
 	for (unsigned int i = 0; i < nr_pairs; i++)
 		json_array_append_new(list, pair_json(&pairs[i]));
 	json_object_set_new(obj, "topology", json_string(topo_describe(topo)));
-	json_object_set_new(obj, "family", json_string("pingpong"));
+	json_object_set_new(obj, "family", json_string(catalog_transfer_probe()->name));
 	json_object_set_new(obj, "variant", json_string(variant));
 	json_object_set_new(obj, "round_trips_per_sample", json_integer(round_trips));
 	json_object_set_new(obj, "statistic", json_string("one-way ns = round trip / 2"));

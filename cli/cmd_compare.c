@@ -141,8 +141,8 @@ static int load(struct side *s)
 
 static void describe(const char *tag, const struct side *s)
 {
-	const char *host = results_context_string(&s->set.files[0], "host_name");
-	const char *date = results_context_string(&s->set.files[0], "date");
+	const char *host = s->set.files[0].run.host_name;
+	const char *date = s->set.files[0].run.date;
 
 	const struct result_file *f = &s->set.files[0];
 	char path[4 * 1024 + 1], host_text[1024], date_text[256];

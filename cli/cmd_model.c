@@ -16,19 +16,37 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
+#include "cases.h"
 #include "catalog.h"
 #include "cli.h"
+#include "fleet.h"
 #include "topo.h"
 #include "input_file.h"
 #include "latency.h"
+#include "markdown.h"
 #include "model.h"
+#include "results_read.h"
 #include "stats.h"
 
 #define MODEL_MAX_THREAD_COUNTS 32
 #define MODEL_MAX_PARAMS 16
 
+/*
+ * --results FILE: the machine behind a results file and each variant's
+ * 1-thread cost there, as the report's fleet table takes them.
+ */
+struct model_results {
+	struct results set;
+	struct result_cases cases;
+	struct analysis a;
+	struct report_input in;
+};
+
 struct model_options {
 	const char *profile;
+	const char *results;	/* --results FILE, or NULL */
+	const struct model_results *run;	/* read from it */
 	const struct kernel_family *family;
 	const char *variant;
 	const char *placement;
@@ -56,6 +74,10 @@ static void model_usage(void)
 	       "  --profile FILE|NAME|this  a machine profile: a file, or the name of one\n"
 	       "                          shipped in model/profiles/ (e.g. epyc-milan-2s-256),\n"
 	       "                          or this machine with its latencies measured now (default)\n"
+	       "  --results FILE          the machine behind a results file: its topology,\n"
+	       "                          its ping-pong's one-way floor per class, and each\n"
+	       "                          variant's 1-thread median there, as the report's\n"
+	       "                          fleet table takes them (one file, defaults only)\n"
 	       "  --family F              one family (default: all)\n"
 	       "  --variant V             one variant (default: all)\n"
 	       "  --threads LIST          e.g. 1,2,4,8 (default 1,2,4,... up to the machine's CPUs)\n"
@@ -174,7 +196,7 @@ static int measure_private(const struct kernel_family *f,
 /* --profile this: one ping-pong per distance class present. */
 static int measure_this(struct machine_profile *m)
 {
-	const struct kernel_family *pp = catalog_find("pingpong");
+	const struct kernel_family *pp = catalog_transfer_probe();
 	struct latency_pair *pairs = NULL;
 	unsigned int nr = latency_pick_pairs(m->topo, 1, &pairs);
 	char err[256];
@@ -249,6 +271,9 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 	printf("; placement %s.\n", o->placement ? o->placement : "compact");
 	if (o->private_ns > 0)
 		printf("Private cost per op: %.3f ns, given (--private-ns).\n", o->private_ns);
+	else if (o->results)
+		printf("Private cost per op: each variant's 1-thread median in %s.\n",
+		       printable_into(name, sizeof(name), o->results));
 	else
 		printf("Private cost per op: 1 thread measured here now%s.\n",
 		       strcmp(m->name, "this") ? ", scaled by the clock ratio" : "");
@@ -260,8 +285,9 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 	printf("\n");
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
 		if (m->cold_miss_ns[c] > 0)
-			printf("Cold miss (a load of a line the other CPU modified), %s: %.1f ns, measured here now.\n",
-			       distance_class_name((enum distance_class)c), m->cold_miss_ns[c]);
+			printf("Cold miss (a load of a line the other CPU modified), %s: %.1f ns, %s.\n",
+			       distance_class_name((enum distance_class)c), m->cold_miss_ns[c],
+			       o->results ? "as the run measured it" : "measured here now");
 	print_home(m, o);
 }
 
@@ -278,9 +304,10 @@ static json_t *machine_json(const struct machine_profile *m, const struct model_
 		if (m->cold_miss_ns[c] > 0)
 			json_object_set_new(cold, name, json_real(m->cold_miss_ns[c]));
 	}
-	return json_pack("{s:s, s:s, s:i, s:f, s:s, s:b, s:o, s:o, s:s, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:i, s:f, s:i, s:s, s:s, s:b, s:o, s:o, s:s, s:o, s:o}",
 			 "name", m->name, "title", m->title, "nr_cpus", (int)m->nr_cpus,
-			 "clock_ghz", m->clock_ghz,
+			 "clock_ghz", m->clock_ghz, "store_buffer", (int)m->store_buffer,
+			 "store_buffer_source", m->store_buffer_source,
 			 "placement", o->placement ? o->placement : "compact",
 			 "measured_here", !strcmp(m->name, "this"),
 			 "one_way_ns", one_way, "cold_miss_ns", cold,
@@ -309,6 +336,26 @@ static json_t *prediction_json(const struct model_prediction *p)
 	}
 	json_object_set_new(o, "retries_per_success", json_real(p->retries));
 	return o;
+}
+
+/*
+ * The family's table at the catalogue's defaults in the results, the one
+ * the fleet table models; true with *ns the variant's 1-thread median.
+ */
+static bool recorded_private_ns(const struct model_results *run, const struct kernel_family *f,
+			       const char *variant, double *ns)
+{
+	const struct analysis *a = &run->a;
+
+	for (size_t i = 0; i < a->nr_families; i++) {
+		const struct family_view *fv = &a->families[i];
+
+		if (fv->kf != f || fv->file != 0 || !fv->nr_groups)
+			continue;
+		*ns = analysis_one_thread_ns(a, &a->groups[fv->default_group], variant);
+		return *ns > 0;
+	}
+	return false;
 }
 
 /*
@@ -344,7 +391,10 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 		cfg.variant = v;
 		if (o->private_ns > 0)
 			private_ns[v] = o->private_ns;
-		else if (!f->spins && measure_private(f, &cfg, &private_ns[v]))
+		else if (o->run && !recorded_private_ns(o->run, f, f->variants[v].name,
+						       &private_ns[v]))
+			continue;	/* not run at 1 thread there: nothing to add contention to */
+		else if (!o->run && !f->spins && measure_private(f, &cfg, &private_ns[v]))
 			return EXIT_RUNTIME;
 		if (variants) {
 			preds = json_array();
@@ -366,9 +416,9 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 				ns[v][t] = NAN;
 				continue;
 			}
-			/* a given cost is the profile machine's own: not scaled */
+			/* a given or recorded cost is the profile machine's own: not scaled */
 			if (model_predict(m, f, &cfg, private_ns[v],
-					  o->private_ns > 0 ? 0 : here_ghz, o->placement,
+					  o->private_ns > 0 || o->run ? 0 : here_ghz, o->placement,
 					  &p, err, sizeof(err)))
 				return usage_error("%s", err);
 			ns[v][t] = p.ns_per_op;
@@ -415,6 +465,7 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 {
 	static const struct option longopts[] = {
 		{ "profile", required_argument, NULL, 'P' },
+		{ "results", required_argument, NULL, 'R' },
 		{ "family", required_argument, NULL, 'f' },
 		{ "variant", required_argument, NULL, 'v' },
 		{ "threads", required_argument, NULL, 't' },
@@ -432,6 +483,7 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P': o->profile = optarg; break;
+		case 'R': o->results = optarg; break;
 		case 'f':
 			o->family = catalog_find(optarg);
 			if (!o->family)
@@ -470,6 +522,12 @@ static int parse_options(int argc, char **argv, struct model_options *o)
 	}
 	if (optind < argc)
 		return usage_error("model: unexpected argument '%s'", argv[optind]);
+	if (o->results && o->profile)
+		return usage_error("--results %s: expected no --profile too (the results are the machine)",
+				   o->results);
+	if (o->results && (o->nr_params || o->private_ns > 0))
+		return usage_error("--results %s: expected no --param or --private-ns (the results' defaults are modelled)",
+				   o->results);
 	if (o->variant && !o->family)
 		return usage_error("--variant '%s': expected --family too", o->variant);
 	if (o->private_ns > 0 && !o->variant)
@@ -515,6 +573,44 @@ static int check_plans(const struct machine_profile *m, struct model_options *o)
 	return 0;
 }
 
+static void results_machine_free(struct model_results *run)
+{
+	analysis_free(&run->a);
+	result_cases_free(&run->cases);
+	results_free(&run->set);
+	free(run);
+}
+
+/*
+ * --results FILE: read as the report reads it, and the machine built as
+ * the fleet table builds it (fleet_machine()). Returns 0, or the exit
+ * status with the error printed.
+ */
+static int results_machine(const char *path, struct model_results **out,
+			   struct machine_profile *m)
+{
+	struct model_results *run = calloc(1, sizeof(*run));
+	char err[1024];
+	int rc;
+
+	*out = run;
+	if (!run)
+		return runtime_error("out of memory reading %s", path);
+	rc = results_read(&run->set, path, err, sizeof(err));
+	if (rc)
+		return rc == -2 ? runtime_error("%s", err) : usage_error("--results %s", err);
+	if (fleet_pool(&run->set) || result_cases_build(&run->set, &run->cases) ||
+	    analysis_build(&run->set, &run->cases, &run->a))
+		return runtime_error("out of memory analysing %s", path);
+	run->in = (struct report_input){ .files = &path, .nr_files = 1, .set = &run->set,
+					 .a = &run->a };
+	if (fleet_machine(&run->in, 0, m, err, sizeof(err)))
+		return usage_error("--results %s: %s: expected a bouncelab run with a topology and the ping-pong",
+				   path, err);
+	snprintf(m->title, sizeof(m->title), "%s", path);
+	return 0;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_options o = { 0 };
@@ -524,9 +620,19 @@ int cmd_model(int argc, char **argv)
 	double here_ghz = model_this_clock_ghz();
 	int rc = parse_options(argc, argv, &o);
 
+	struct model_results *run = NULL;
+
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (!o.profile || !strcmp(o.profile, "this")) {
+	if (o.results) {
+		if ((rc = results_machine(o.results, &run, &m)) || (rc = check_plans(&m, &o))) {
+			machine_profile_close(&m);
+			if (run)
+				results_machine_free(run);
+			return rc;
+		}
+		o.run = run;
+	} else if (!o.profile || !strcmp(o.profile, "this")) {
 		if (machine_profile_this(&m, err, sizeof(err)))
 			return topo_from_user(NULL) ? usage_error("%s", err) :
 						      runtime_error("%s", err);
@@ -553,6 +659,8 @@ int cmd_model(int argc, char **argv)
 		if (!o.family || o.family == catalog[i])
 			rc = model_family(&m, &o, catalog[i], here_ghz, families);
 	machine_profile_close(&m);
+	if (run)
+		results_machine_free(run);
 	if (root && !rc && (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) ||
 			    fputc('\n', stdout) == EOF || fflush(stdout)))
 		rc = runtime_error("cannot write the JSON to standard output");

@@ -515,7 +515,8 @@ static int write_results(const struct output_claim *claim, json_t *context,
 	char err[1024], sibling[PATH_MAX];
 	const char *target = out;
 	size_t nr_rows, total, nr_damaged;
-	json_t *doc, *ctx;
+	char why[700] = "";
+	json_t *doc;
 	int ret = 0;
 
 	doc = journal_load(pr->journal.path, false, &nr_rows, &total, &nr_damaged,
@@ -531,12 +532,7 @@ static int write_results(const struct output_claim *claim, json_t *context,
 		return runtime_error("%s: no repetition finished, nothing written",
 				     pr->stop_error);
 	}
-	ctx = json_object_get(doc, "context");
-	/* Again: a thread may have dropped an event during the run. */
-	json_object_set(ctx, "counters", json_object_get(context, "counters"));
 	if (signo) {
-		char why[700];
-
 		if (pr->journal_failed)
 			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: the journal could not be written",
 				 nr_rows, pr->total);
@@ -546,12 +542,13 @@ static int write_results(const struct output_claim *claim, json_t *context,
 		else
 			snprintf(why, sizeof(why), "interrupted by %s after %zu of %u repetitions",
 				 interrupt_signal_name(signo), nr_rows, pr->total);
-		json_object_set_new(ctx, "incomplete", json_string(why));
 		if (claim->exists) {
 			output_incomplete_sibling(out, sibling, sizeof(sibling));
 			target = sibling;
 		}
 	}
+	/* Again: a thread may have dropped an event during the run. */
+	results_finish_context(doc, context, signo ? why : NULL);
 	if (results_write(target, doc, target == out && claim->exists, err, sizeof(err))) {
 		journal_close(&pr->journal, false);
 		json_decref(doc);

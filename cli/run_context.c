@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "catalog.h"
 #include "latency.h"
 #include "results.h"
 #include "run_context.h"
@@ -59,7 +60,7 @@ static void add_cold_miss(json_t *context, const struct suite *suite)
 		char err[256];
 		double ns;
 
-		if (strcmp(c->family->name, "pingpong") || c->cfg.nr_threads != 2 ||
+		if (c->family != catalog_transfer_probe() || c->cfg.nr_threads != 2 ||
 		    c->placement.cpus[0] == c->placement.cpus[1])
 			continue;
 		if (latency_measure_fetch(c->topo, c->placement.cpus[0], c->placement.cpus[1],

@@ -61,3 +61,30 @@ int catalog_variant_index(const struct kernel_family *family, const char *name)
 			return (int)i;
 	return -1;
 }
+
+const struct kernel_family *catalog_transfer_probe(void)
+{
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		if (f->ns_per_op_metric && !strcmp(f->ns_per_op_metric, "one_way_ns") &&
+		    f->ns_per_op_divisor > 0 && f->nr_variants)
+			return f;
+	}
+	return NULL;
+}
+
+bool catalog_is_transfer_probe(const char *family)
+{
+	const struct kernel_family *probe = catalog_transfer_probe();
+
+	return family && probe && !strcmp(family, probe->name);
+}
+
+bool catalog_is_transfer_baseline(const char *family, const char *variant)
+{
+	const struct kernel_family *probe = catalog_transfer_probe();
+
+	return catalog_is_transfer_probe(family) && variant &&
+	       catalog_variant_index(probe, variant) == 0;
+}

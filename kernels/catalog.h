@@ -16,4 +16,18 @@ const struct kernel_family *catalog_find(const char *name);
 /* A variant's index in its family, or -1. */
 int catalog_variant_index(const struct kernel_family *family, const char *name);
 
+/*
+ * The transfer probe: the family whose ns/op is a round trip of one line
+ * between two CPUs (its metric one_way_ns, ns/op over a divisor: the
+ * ping-pong). Its first variant is the physical baseline that every
+ * one-way transfer of a run is read from. NULL without one.
+ */
+const struct kernel_family *catalog_transfer_probe(void);
+
+/* Whether family (a name, or NULL) is the transfer probe. */
+bool catalog_is_transfer_probe(const char *family);
+
+/* Whether family and variant are the physical baseline: the probe's first variant. */
+bool catalog_is_transfer_baseline(const char *family, const char *variant);
+
 #endif

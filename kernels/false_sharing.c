@@ -81,6 +81,7 @@ static const struct kernel_variant false_sharing_variants[] = {
 		.name = "same_line",
 		.models = "struct { long a, b; }: per-thread fields in one line",
 		.run = update_own,
+		.tenure_probe = true,
 	},
 	{
 		.name = "adjacent_lines",

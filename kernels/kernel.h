@@ -71,6 +71,12 @@ struct kernel_variant {
 	bool deliberately_racy;
 	/* A baseline (e.g. an empty loop): not a contender for "best variant". */
 	bool baseline;
+	/*
+	 * Two threads on one line and nothing else: the case the report
+	 * measures the owner's tenure share on (model_doc.md, "The tenure's
+	 * share"), at each kind of update its parameters give.
+	 */
+	bool tenure_probe;
 };
 
 /* Results of a run beyond its operation count, e.g. retries per success. */

@@ -16,7 +16,6 @@
  * about hardware, and the report prints where each claim was read.
  */
 #include <dirent.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,84 +24,14 @@
 
 #include "config.h"
 #include "cpu_id.h"
-#include "input_file.h"
 #include "model.h"
+#include "profile_read.h"
+#include "run_context.h"
 
-static int copy_string(json_t *root, const char *key, bool required, char *dst,
-		       size_t len, const char *path, char *err, size_t errlen)
-{
-	json_t *v = json_object_get(root, key);
-
-	if (!v && !required)
-		return 0;
-	if (!json_is_string(v) || !json_string_length(v) ||
-	    json_string_length(v) >= len) {
-		snprintf(err, errlen, "%s: \"%s\": expected a string of 1 to %zu characters",
-			 path, key, len - 1);
-		return -1;
-	}
-	snprintf(dst, len, "%s", json_string_value(v));
-	return 0;
-}
-
-/* { "value": number in [lo, hi], "source": "non-empty" } */
-static int read_sourced(json_t *v, const char *what, double lo, double hi,
-			double *value, char *source, size_t source_len,
-			const char *path, char *err, size_t errlen)
-{
-	json_t *num = json_object_get(v, "value");
-	json_t *src = json_object_get(v, "source");
-
-	if (!json_is_object(v) || !json_is_number(num) ||
-	    json_number_value(num) < lo || json_number_value(num) > hi ||
-	    !isfinite(json_number_value(num))) {
-		snprintf(err, errlen, "%s: %s: expected {\"value\": a number from %g to %g, \"source\": \"...\"}",
-			 path, what, lo, hi);
-		return -1;
-	}
-	if (!json_is_string(src) || !json_string_length(src)) {
-		snprintf(err, errlen, "%s: %s: expected a \"source\" naming where the number comes from",
-			 path, what);
-		return -1;
-	}
-	*value = json_number_value(num);
-	snprintf(source, source_len, "%s", json_string_value(src));
-	return 0;
-}
-
-static int read_latencies(json_t *root, struct machine_profile *m,
-			  const char *path, char *err, size_t errlen)
-{
-	json_t *lat = json_object_get(root, "one_way_ns");
-	const char *key;
-	json_t *v;
-	char what[64];
-
-	if (!json_is_object(lat) || !json_object_size(lat)) {
-		snprintf(err, errlen, "%s: \"one_way_ns\": expected an object of distance classes, e.g. {\"l3\": {\"value\": 40, \"source\": \"...\"}}",
-			 path);
-		return -1;
-	}
-	json_object_foreach(lat, key, v) {
-		int cls = distance_class_parse(key);
-
-		if (cls < 0 || cls == DISTANCE_SAME_PU || cls == DISTANCE_UNKNOWN) {
-			snprintf(err, errlen, "%s: one_way_ns: unknown class '%s': expected smt, l2, l3, package, numa or cross_package",
-				 path, key);
-			return -1;
-		}
-		snprintf(what, sizeof(what), "one_way_ns.%s", key);
-		if (read_sourced(v, what, 0.1, 10000, &m->one_way_ns[cls],
-				 m->source[cls], sizeof(m->source[cls]), path, err, errlen))
-			return -1;
-	}
-	return 0;
-}
-
-static int open_topology(json_t *root, struct machine_profile *m,
+/* The profile's topology, opened with its NUMA distances. */
+static int open_topology(const struct profile_file *p, struct machine_profile *m,
 			 const char *path, char *err, size_t errlen)
 {
-	json_t *dist = json_object_get(root, "numa_distances");
 	char terr[256];
 
 	m->topo = topo_open(m->topology, terr, sizeof(terr));
@@ -110,75 +39,53 @@ static int open_topology(json_t *root, struct machine_profile *m,
 		snprintf(err, errlen, "%s: topology '%s': %s", path, m->topology, terr);
 		return -1;
 	}
-	if (dist && !json_is_string(dist)) {
-		snprintf(err, errlen, "%s: \"numa_distances\": expected a string such as \"10,32\"", path);
-		return -1;
-	}
-	if (dist && topo_parse_numa_distances(m->topo, json_string_value(dist), terr,
-					      sizeof(terr))) {
-		snprintf(err, errlen, "%s: numa_distances '%s': %s", path,
-			 json_string_value(dist), terr);
+	if (p->numa_distances && topo_parse_numa_distances(m->topo, p->numa_distances, terr,
+							   sizeof(terr))) {
+		snprintf(err, errlen, "%s: numa_distances '%s': %s", path, p->numa_distances, terr);
 		return -1;
 	}
 	m->nr_cpus = topo_nr_allowed_cpus(m->topo);
 	return 0;
 }
 
-static int load_json(json_t *root, struct machine_profile *m, const char *path,
-		     char *err, size_t errlen)
+/* The machine a profile read (resultfile/profile_read.h) describes. */
+static int machine_of_profile(const struct profile_file *p, struct machine_profile *m,
+			      const char *path, char *err, size_t errlen)
 {
-	double sb = 0;
-
-	if (!json_is_object(root)) {
-		snprintf(err, errlen, "%s: expected a JSON object (a machine profile)", path);
-		return -1;
+	snprintf(m->name, sizeof(m->name), "%s", p->name);
+	snprintf(m->title, sizeof(m->title), "%s", p->title);
+	snprintf(m->topology, sizeof(m->topology), "%s", p->topology);
+	m->clock_ghz = p->clock_ghz.value;
+	snprintf(m->clock_source, sizeof(m->clock_source), "%s", p->clock_ghz.source);
+	m->store_buffer = (unsigned int)p->store_buffer.value;
+	snprintf(m->store_buffer_source, sizeof(m->store_buffer_source), "%s",
+		 p->store_buffer.source);
+	if (p->has_remote_home) {
+		m->remote_home_ns = p->remote_home_ns.value;
+		snprintf(m->remote_home_source, sizeof(m->remote_home_source), "%s",
+			 p->remote_home_ns.source);
 	}
-	if (copy_string(root, "name", true, m->name, sizeof(m->name), path, err, errlen) ||
-	    copy_string(root, "title", false, m->title, sizeof(m->title), path, err, errlen) ||
-	    copy_string(root, "topology", true, m->topology, sizeof(m->topology), path, err, errlen))
-		return -1;
-	if (read_sourced(json_object_get(root, "clock_ghz"), "clock_ghz", 0.1, 10,
-			 &m->clock_ghz, m->clock_source, sizeof(m->clock_source),
-			 path, err, errlen))
-		return -1;
-	if (read_sourced(json_object_get(root, "store_buffer"), "store_buffer", 0, 1024,
-			 &sb, m->store_buffer_source, sizeof(m->store_buffer_source),
-			 path, err, errlen))
-		return -1;
-	/* A count of entries: 4.5 would be truncated to 4 without a word. */
-	if (sb != floor(sb)) {
-		snprintf(err, errlen, "%s: store_buffer: %g: expected a whole number of entries from 0 to 1024",
-			 path, sb);
-		return -1;
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		if (!p->has_one_way[c])
+			continue;
+		m->one_way_ns[c] = p->one_way_ns[c].value;
+		snprintf(m->source[c], sizeof(m->source[c]), "%s", p->one_way_ns[c].source);
 	}
-	m->store_buffer = (unsigned int)sb;
-	/* Optional: a profile without it predicts a remote home as local. */
-	if (json_object_get(root, "remote_home_ns") &&
-	    read_sourced(json_object_get(root, "remote_home_ns"), "remote_home_ns", 0, 10000,
-			 &m->remote_home_ns, m->remote_home_source,
-			 sizeof(m->remote_home_source), path, err, errlen))
-		return -1;
-	if (read_latencies(root, m, path, err, errlen))
-		return -1;
-	return open_topology(root, m, path, err, errlen);
+	return open_topology(p, m, path, err, errlen);
 }
 
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen)
 {
-	char why[768];
-	json_t *root;
-	int rc, status;
+	struct profile_file p;
+	int rc;
 
 	*m = (struct machine_profile){ 0 };
-	/* Read by the rule for every input: a FIFO never blocks the open. */
-	root = input_file_json(path, PROFILE_MAX_BYTES, &status, why, sizeof(why));
-	if (!root) {
-		snprintf(err, errlen, "%s", why);
-		return status == 1 ? -2 : -1;
-	}
-	rc = load_json(root, m, path, err, errlen);
-	json_decref(root);
+	rc = profile_read(path, PROFILE_MAX_BYTES, &p, err, errlen);
+	if (rc)
+		return rc;
+	rc = machine_of_profile(&p, m, path, err, errlen);
+	profile_free(&p);
 	if (rc)
 		machine_profile_close(m);
 	return rc;
@@ -301,6 +208,60 @@ int machine_profile_this(struct machine_profile *m, char *err, size_t errlen)
 	snprintf(m->clock_source, sizeof(m->clock_source), "/proc/cpuinfo cpu MHz");
 	m->store_buffer = this_store_buffer(m->store_buffer_source,
 					    sizeof(m->store_buffer_source));
+	return 0;
+}
+
+/*
+ * "pack:2 l3:1 core:64 pu:2": the machine a results file's context
+ * describes, in hwloc's synthetic form, or -1 with why where the context
+ * does not say enough to build it.
+ */
+static int run_topology_spec(const struct run_context *run, char *spec, size_t spec_len,
+			     char *why, size_t len)
+{
+	long nr_cpus = run->topology.nr_allowed_cpus;
+	long packages = 1, threads = run_context_class(run, "smt") ? 2 : 1;
+	bool l3 = run_context_class(run, "l3") != NULL;
+
+	if (!run->topology.has_classes || nr_cpus < 1) {
+		snprintf(why, len, "no topology recorded");
+		return -1;
+	}
+	if (run_context_class(run, "numa")) {
+		snprintf(why, len, "NUMA nodes within a package: not recorded how many");
+		return -1;
+	}
+	if (l3 && run_context_class(run, "package")) {
+		snprintf(why, len, "several L3s per package: not recorded how many");
+		return -1;
+	}
+	if (run_context_class(run, "cross_package"))
+		packages = run->topology.numa_nodes > 1 ? run->topology.numa_nodes : 2;
+	if (nr_cpus % (packages * threads)) {
+		snprintf(why, len, "%ld CPUs do not split into %ld packages", nr_cpus, packages);
+		return -1;
+	}
+	snprintf(spec, spec_len, "pack:%ld %score:%ld pu:%ld", packages, l3 ? "l3:1 " : "",
+		 nr_cpus / packages / threads, threads);
+	return 0;
+}
+
+int machine_profile_of_run(const struct run_context *run, const char *name, bool whole,
+			   struct machine_profile *m, char *why, size_t len)
+{
+	char spec[128] = "pack:1 core:2 pu:1";
+
+	*m = (struct machine_profile){ 0 };
+	if (whole && run_topology_spec(run, spec, sizeof(spec), why, len))
+		return -1;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->store_buffer = machine_store_buffer(run->cpu.vendor, run->cpu.family, run->cpu_model,
+					       m->store_buffer_source,
+					       sizeof(m->store_buffer_source));
+	m->topo = topo_open(spec, why, len);
+	if (!m->topo)
+		return -1;
+	m->nr_cpus = whole ? (unsigned int)run->topology.nr_allowed_cpus : 2;
 	return 0;
 }
 

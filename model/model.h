@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "kernel.h"
+#include "profile_read.h"
 #include "topo.h"
 
 /* ---- the solver ---- */
@@ -48,10 +49,10 @@ int mva_solve(double think, const double *demand, const double *copies,
 #define MODEL_PAIR_CACHE 32
 
 struct machine_profile {
-	char name[64];
-	char title[160];
+	char name[PROFILE_NAME_LEN];
+	char title[PROFILE_TITLE_LEN];
 	/* hwloc synthetic string or XML file; "" for the running system */
-	char topology[256];
+	char topology[PROFILE_TOPOLOGY_LEN];
 	unsigned int nr_cpus;
 	double clock_ghz;		/* 0: unknown (private costs are not scaled) */
 	/*
@@ -115,6 +116,24 @@ struct machine_profile {
  */
 unsigned int machine_store_buffer(const char *vendor, long family, const char *brand,
 				  char *source, size_t len);
+
+struct run_context;
+
+/*
+ * The machine behind a results file: the one constructor the report's
+ * prediction, its fleet table and `bouncelab model --results` take. Its
+ * store buffer is the CPU's that the context names (machine_store_buffer());
+ * its topology either the two CPUs of one 2-thread case (whole false: the
+ * prediction checks each case at its own transfer), or the whole machine
+ * as the context records it (CPUs, NUMA nodes, the distance classes
+ * present), which every thread count's placements are planned on. The
+ * latencies and shares are the caller's to fill, from the run's rows
+ * (report/analysis.h). Returns 0, or -1 with why: a shape the context
+ * does not pin down (several L3s per package: how many?), or no topology
+ * recorded; nothing is left open then.
+ */
+int machine_profile_of_run(const struct run_context *run, const char *name, bool whole,
+			   struct machine_profile *m, char *why, size_t len);
 
 /* A machine profile is far smaller than this. */
 #define PROFILE_MAX_BYTES (16UL << 20)

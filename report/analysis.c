@@ -288,10 +288,10 @@ static const char *mix_param_of(const struct kernel_family *kf, json_t *params)
 {
 	for (unsigned int p = 0; kf && p < kf->nr_params; p++) {
 		const struct kernel_param *param = &kf->params[p];
-		json_t *v = json_object_get(params, param->name);
+		long v;
 
-		if (param->splits_roles && json_is_integer(v) &&
-		    json_integer_value(v) != param->def)
+		if (param->splits_roles && !results_param_value(params, param, &v) &&
+		    v != param->def)
 			return param->name;
 	}
 	return NULL;
@@ -460,16 +460,7 @@ const struct case_view *group_view_find(const struct analysis *a,
 /* A group's value of param (choices by index): missing means the default. */
 static bool group_value(const struct kernel_param *param, json_t *params, long *v)
 {
-	json_t *value = json_object_get(params, param->name);
-	char err[128];
-
-	*v = param->def;
-	if (json_is_integer(value))
-		*v = (long)json_integer_value(value);
-	else if (value)
-		return json_is_string(value) &&
-		       !kernel_param_parse(param, json_string_value(value), v, err, sizeof(err));
-	return true;
+	return !results_param_value(params, param, v);
 }
 
 const struct group_view *analysis_find_setting(const struct analysis *a,
@@ -553,10 +544,7 @@ size_t analysis_one_way_cases(const struct analysis *a,
 /* Whether r is a repetition of the catalogue's physical baseline. */
 static bool is_transfer_row(const struct result_row *r)
 {
-	const struct kernel_family *kf = r->family ? catalog_find(r->family) : NULL;
-
-	return kf && kf->ns_per_op_metric && !strcmp(kf->ns_per_op_metric, "one_way_ns") &&
-	       kf->ns_per_op_divisor > 0 && catalog_variant_index(kf, r->variant) == 0 &&
+	return catalog_is_transfer_baseline(r->family, r->variant) &&
 	       r->threads == 2 && r->ns_per_op > 0;
 }
 
@@ -706,10 +694,18 @@ double analysis_one_way_in_round(const struct analysis *a, unsigned int source_f
 	return NAN;
 }
 
+double analysis_one_thread_ns(const struct analysis *a, const struct group_view *g,
+			      const char *variant)
+{
+	const struct result_case *one = result_group_find(a->cases, g->group, variant, 1);
+
+	return one ? one->ns_stats.median : NAN;
+}
+
 double analysis_cold_miss_ns(const struct analysis *a, unsigned int source_file,
 			     double one_way)
 {
-	double cold = a->set->files[source_file].cold_miss_ns;
+	double cold = a->set->files[source_file].run.cold_miss_ns;
 
 	return cold > 0 && cold <= 2 * one_way && cold >= one_way / 2 ? cold : one_way;
 }

@@ -172,6 +172,15 @@ double analysis_one_way_in_round(const struct analysis *a, unsigned int source_f
 				 const char *cls, long round);
 
 /*
+ * A variant's 1-thread cost in a group (a family's setting on one
+ * machine): the median ns/op of its 1-thread repetitions, the private
+ * work the model adds contention to. The fleet table and `bouncelab
+ * model --results` take it; NAN when the group has no such case.
+ */
+double analysis_one_thread_ns(const struct analysis *a, const struct group_view *g,
+			      const char *variant);
+
+/*
  * The cold miss the model charges in a results file's rounds whose one-way
  * transfer was one_way: the miss the run measured (context.cold_miss_ns)
  * where it is within a factor 2 of the transfer, else the transfer. The

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "format.h"
 #include "lesson_text.h"
 #include "markdown.h"
@@ -129,7 +130,7 @@ static void write_floor_vs_matrix(FILE *out, const struct report_input *in,
 		struct stats_summary s;
 		double matrix, ratio;
 
-		if (strcmp(c->variant, "store_load") || !c->widest_class ||
+		if (!catalog_is_transfer_baseline(c->family, c->variant) || !c->widest_class ||
 		    stats_summarize(cc->values, cc->n, &s))
 			continue;
 		matrix = matrix_class_median(in->latency, c->widest_class);

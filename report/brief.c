@@ -151,9 +151,9 @@ char *markdown_brief(const struct report_input *in, bool png, const char *note,
 	fputs("From ", out);
 	for (unsigned int i = 0; i < in->nr_files; i++) {
 		const struct result_file *file = &in->set->files[i];
-		const char *host = results_context_string(file, "host_name");
-		const char *cpu = results_context_string(file, "cpu_model");
-		const char *date = results_context_string(file, "date");
+		const char *host = file->run.host_name;
+		const char *cpu = file->run.cpu_model;
+		const char *date = file->run.date;
 
 		fputs(i ? "; " : "", out);
 		md_code(out, in->files[i]);

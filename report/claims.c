@@ -327,9 +327,9 @@ static bool distinct_cores(const char *cls)
 static const char *counter_na_reason(const struct results *set, unsigned int file,
 				     const char *metric)
 {
-	json_t *why = json_object_get(results_counters_na(&set->files[file]), metric);
+	const char *why = run_context_counter_na(&set->files[file].run, metric);
 
-	return json_is_string(why) ? json_string_value(why) : "not recorded in these results";
+	return why ? why : "not recorded in these results";
 }
 
 /*
@@ -506,7 +506,7 @@ void claim_check(const struct results *set, const struct analysis *a,
 		 const struct family_view *f, const struct kernel_claim *c,
 		 struct claim_result *r)
 {
-	const char *arch = results_context_string(&set->files[f->file], "arch");
+	const char *arch = set->files[f->file].run.arch;
 	const struct group_view *g;
 	const struct case_view *va;
 	const struct result_case *cb = NULL;
@@ -571,8 +571,8 @@ void claim_check(const struct results *set, const struct analysis *a,
 	compare_cases(a, f, va->c, cb, r);
 	if (r->mark == CLAIM_NOT_TESTABLE)
 		return;
-	share = set->files[f->file].cpu_share;
-	load = results_other_load_per_cpu(&set->files[f->file]);
+	share = set->files[f->file].run.cpu_share;
+	load = run_context_other_load_per_cpu(&set->files[f->file].run);
 	if (t >= 2 && share < RUN_MIN_CPU_SHARE)
 		snprintf(other, sizeof(other), "a thread spinning on each CPU got %.0f%% of its "
 			 "time as the run started, %.0f%% needed", 100 * share,

@@ -5,6 +5,8 @@
  */
 #include <ctype.h>
 #include <jansson.h>
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -87,50 +89,39 @@ void markdown_json_brief(FILE *out, json_t *value, size_t budget)
 	brief(out, value, budget);
 }
 
-static json_t *ctx(const struct report_input *in, unsigned int f, const char *key)
+/* The file's context, as the reader read it (resultfile/run_context.h). */
+static const struct run_context *ctx(const struct report_input *in, unsigned int f)
 {
-	return json_object_get(in->set->files[f].context, key);
+	return &in->set->files[f].run;
 }
 
-static void cell_string(FILE *out, json_t *v)
+static void cell_string(FILE *out, const char *v)
 {
-	if (json_is_string(v))
-		md_escape(out, json_string_value(v));
-	else if (v)
-		brief(out, v, 300);
-	else
-		fputs("not recorded", out);
+	md_escape(out, v ? v : "not recorded");
 }
 
-static void size_text(FILE *out, json_int_t bytes)
+static void size_text(FILE *out, long bytes)
 {
 	if (bytes >= 1 << 20 && bytes % (1 << 20) == 0)
-		fprintf(out, "%" JSON_INTEGER_FORMAT " MiB", bytes >> 20);
+		fprintf(out, "%ld MiB", bytes >> 20);
 	else
-		fprintf(out, "%" JSON_INTEGER_FORMAT " KiB", bytes >> 10);
+		fprintf(out, "%ld KiB", bytes >> 10);
 }
 
 /* "L1d 32 KiB, L1i 32 KiB, L2 512 KiB, L3 32 MiB shared by 2 CPUs" */
-static void caches_text(FILE *out, json_t *caches)
+static void caches_text(FILE *out, const struct run_context *run)
 {
-	json_t *c;
-	size_t i;
+	for (size_t i = 0; i < run->nr_caches; i++) {
+		const struct run_cache *c = &run->caches[i];
+		const char *t = c->type;
 
-	json_array_foreach(caches, i, c) {
-		json_t *type = json_object_get(c, "type");
-		json_t *size = json_object_get(c, "size");
-		json_t *sharing = json_object_get(c, "num_sharing");
-		const char *t = json_string_value(type);
-
-		if (!json_is_integer(size))
+		if (c->size < 0)
 			continue;
-		fprintf(out, "%sL%" JSON_INTEGER_FORMAT "%s ", i ? ", " : "",
-			json_integer_value(json_object_get(c, "level")),
+		fprintf(out, "%sL%ld%s ", i ? ", " : "", c->level > 0 ? c->level : 0,
 			!t ? "" : !strcmp(t, "Data") ? "d" : !strcmp(t, "Instruction") ? "i" : "");
-		size_text(out, json_integer_value(size));
-		if (json_is_integer(sharing) && json_integer_value(sharing) > 1)
-			fprintf(out, " shared by %" JSON_INTEGER_FORMAT " CPUs",
-				json_integer_value(sharing));
+		size_text(out, c->size);
+		if (c->num_sharing > 1)
+			fprintf(out, " shared by %ld CPUs", c->num_sharing);
 	}
 }
 
@@ -157,88 +148,82 @@ static void cpu_identity(FILE *out, const struct result_cpu *cpu)
 
 static void row_cpu(FILE *out, const struct report_input *in, unsigned int f)
 {
-	json_t *cpus = ctx(in, f, "num_cpus"), *mhz = ctx(in, f, "mhz_per_cpu");
+	const struct run_context *run = ctx(in, f);
 
-	cell_string(out, ctx(in, f, "cpu_model"));
+	cell_string(out, run->cpu_model);
 	fputs(": ", out);
-	cpu_identity(out, &in->set->files[f].cpu);
-	if (json_is_integer(cpus))
-		fprintf(out, ", %" JSON_INTEGER_FORMAT " CPUs", json_integer_value(cpus));
-	if (json_is_number(mhz))
-		fprintf(out, " at %.0f MHz", json_number_value(mhz));
+	cpu_identity(out, &run->cpu);
+	if (run->num_cpus > 0)
+		fprintf(out, ", %ld CPUs", run->num_cpus);
+	if (!isnan(run->mhz_per_cpu))
+		fprintf(out, " at %.0f MHz", run->mhz_per_cpu);
 }
 
 /* "same_pu (CPUs 0 and 0), l3 (CPUs 0 and 1)": an example pair per class. */
-static void topology_classes(FILE *out, json_t *classes)
+static void topology_classes(FILE *out, const struct run_topology *topo)
 {
-	const char *name, *sep = "";
-	json_t *pair;
+	const char *sep = "";
 
-	json_object_foreach(classes, name, pair) {
+	for (size_t i = 0; i < topo->nr_classes; i++) {
+		const struct run_class *c = &topo->classes[i];
+
 		fputs(sep, out);
-		md_name(out, name);
-		if (json_array_size(pair) == 2)
-			fprintf(out, " (CPUs %" JSON_INTEGER_FORMAT " and %" JSON_INTEGER_FORMAT ")",
-				json_integer_value(json_array_get(pair, 0)),
-				json_integer_value(json_array_get(pair, 1)));
+		md_name(out, c->name);
+		if (c->cpu_a >= 0)
+			fprintf(out, " (CPUs %ld and %ld)", c->cpu_a, c->cpu_b);
 		sep = ", ";
 	}
 }
 
 /* What resultfile/results.c records in context.topology, in one sentence. */
-static void topology_text(FILE *out, json_t *topo)
+static void topology_text(FILE *out, const struct run_topology *topo)
 {
-	json_t *source = json_object_get(topo, "source");
-	json_t *nr = json_object_get(topo, "nr_allowed_cpus");
-	json_t *cpus = json_object_get(topo, "allowed_cpus");
-	json_t *nodes = json_object_get(topo, "numa_nodes");
-	json_t *classes = json_object_get(topo, "classes");
-
-	if (json_is_string(source)) {
-		md_escape(out, json_string_value(source));
+	if (topo->source) {
+		md_escape(out, topo->source);
 		fputs(": ", out);
 	}
-	if (json_is_integer(nr))
-		fprintf(out, "%" JSON_INTEGER_FORMAT " allowed CPUs", json_integer_value(nr));
-	if (json_is_string(cpus)) {
+	if (topo->nr_allowed_cpus >= 0)
+		fprintf(out, "%ld allowed CPUs", topo->nr_allowed_cpus);
+	if (topo->allowed_cpus) {
 		fputs(" (", out);
-		md_escape(out, json_string_value(cpus));
+		md_escape(out, topo->allowed_cpus);
 		fputc(')', out);
 	}
-	if (json_is_integer(nodes))
-		fprintf(out, ", %" JSON_INTEGER_FORMAT " NUMA node%s", json_integer_value(nodes),
-			json_integer_value(nodes) == 1 ? "" : "s");
-	if (json_object_size(classes)) {
+	if (topo->numa_nodes >= 0)
+		fprintf(out, ", %ld NUMA node%s", topo->numa_nodes,
+			topo->numa_nodes == 1 ? "" : "s");
+	if (topo->nr_classes) {
 		fputs("; distance classes: ", out);
-		topology_classes(out, classes);
+		topology_classes(out, topo);
 	}
 }
 
 static void row_topology(FILE *out, const struct report_input *in, unsigned int f)
 {
-	json_t *topo = ctx(in, f, "topology"), *caches = ctx(in, f, "caches");
+	const struct run_context *run = ctx(in, f);
+	const struct run_topology *topo = &run->topology;
 
-	if (json_is_string(json_object_get(topo, "summary")))
-		md_escape(out, json_string_value(json_object_get(topo, "summary")));
-	else if (json_object_get(topo, "nr_allowed_cpus") || json_object_get(topo, "classes"))
+	if (topo->summary)
+		md_escape(out, topo->summary);
+	else if (topo->nr_allowed_cpus >= 0 || topo->has_classes)
 		topology_text(out, topo);
-	else if (topo)
-		brief(out, topo, 400);
-	if (topo && json_array_size(caches))
+	else if (topo->recorded)
+		brief(out, (json_t *)topo->as_recorded, 400);
+	if (topo->recorded && run->nr_caches)
 		fputs("; caches: ", out);
-	if (json_array_size(caches))
-		caches_text(out, caches);
-	else if (!topo)
+	if (run->nr_caches)
+		caches_text(out, run);
+	else if (!topo->recorded)
 		fputs("not recorded", out);
 }
 
 static void row_hypervisor(FILE *out, const struct report_input *in, unsigned int f)
 {
-	json_t *v = ctx(in, f, "hypervisor");
+	int hypervisor = ctx(in, f)->hypervisor;
 
-	if (json_is_true(v))
+	if (hypervisor == 1)
 		fputs("yes: a VM, whose vCPUs the host can move or share mid-run; absolute figures are indicative", out);
-	else if (json_is_false(v))
+	else if (hypervisor == 0)
 		fputs("no", out);
 	else
 		fputs("not recorded", out);
@@ -246,79 +231,71 @@ static void row_hypervisor(FILE *out, const struct report_input *in, unsigned in
 
 static void row_gbench(FILE *out, const struct report_input *in, unsigned int f)
 {
-	json_t *type = ctx(in, f, "library_build_type");
+	const char *type = ctx(in, f)->library_build_type;
 
-	cell_string(out, ctx(in, f, "gbench_version"));
-	if (json_is_string(type)) {
+	cell_string(out, ctx(in, f)->gbench_version);
+	if (type) {
 		fputs(", library built as ", out);
-		md_escape(out, json_string_value(type));
-		if (!strcmp(json_string_value(type), "debug"))
+		md_escape(out, type);
+		if (!strcmp(type, "debug"))
 			fputs(" (Debian's package; the timed loop is bouncelab's own, so this costs little)", out);
 	}
 }
 
 static void row_compiler(FILE *out, const struct report_input *in, unsigned int f)
 {
-	cell_string(out, ctx(in, f, "compiler"));
-	if (ctx(in, f, "build_type")) {
+	cell_string(out, ctx(in, f)->compiler);
+	if (ctx(in, f)->build_type) {
 		fputs(", build type ", out);
-		cell_string(out, ctx(in, f, "build_type"));
+		cell_string(out, ctx(in, f)->build_type);
 	}
 }
 
 /* "coherence (cache-to-cache fills): n/a (no hardware PMU); sw: ok; PMU ..." */
-static void counter_sets(FILE *out, json_t *counters, json_t *sets)
+static void counter_sets(FILE *out, const struct run_counters *counters)
 {
-	json_t *pmu = json_object_get(counters, "core_pmu");
-	json_t *paranoid = json_object_get(counters, "perf_event_paranoid");
-	const char *name, *sep = "";
-	json_t *set;
+	const char *sep = "";
 
-	json_object_foreach(sets, name, set) {
-		json_t *label = json_object_get(set, "label");
-		json_t *summary = json_object_get(set, "summary");
+	for (size_t i = 0; i < counters->nr_sets; i++) {
+		const struct run_counter_set *set = &counters->sets[i];
 
-		if (!json_is_string(label))
-			label = json_object_get(set, "title");
 		fprintf(out, "%s", sep);
-		md_name(out, name);
-		if (json_is_string(label)) {
+		md_name(out, set->name);
+		if (set->label) {
 			fputs(" (", out);
-			md_escape(out, json_string_value(label));
+			md_escape(out, set->label);
 			fputc(')', out);
 		}
 		fputs(": ", out);
-		md_escape(out, json_is_string(summary) ? json_string_value(summary) : "?");
+		md_escape(out, set->summary ? set->summary : "?");
 		sep = "; ";
 	}
 	if (!*sep)
 		fputs("none asked for (`bouncelab run --counters coherence,sw`)", out);
-	if (json_is_string(pmu)) {
+	if (counters->core_pmu) {
 		fputs("; core PMU ", out);
-		md_escape(out, json_string_value(pmu));
+		md_escape(out, counters->core_pmu);
 	}
-	if (json_is_integer(paranoid))
-		fprintf(out, ", perf_event_paranoid %" JSON_INTEGER_FORMAT,
-			json_integer_value(paranoid));
+	if (counters->perf_event_paranoid != LONG_MIN)
+		fprintf(out, ", perf_event_paranoid %ld", counters->perf_event_paranoid);
 }
 
 static void row_counters(FILE *out, const struct report_input *in, unsigned int f)
 {
-	json_t *c = ctx(in, f, "counters");
-	json_t *sets = json_object_get(c, "sets");
+	const struct run_counters *c = &ctx(in, f)->counters;
 
-	if (json_is_object(sets))
-		counter_sets(out, c, sets);
-	else if (c)
-		brief(out, c, 600);
+	if (c->has_sets)
+		counter_sets(out, c);
+	else if (c->recorded)
+		brief(out, (json_t *)c->as_recorded, 600);
 	else
 		fputs("not recorded in the results", out);
 }
 
 static void row_governor(FILE *out, const struct report_input *in, unsigned int f)
 {
-	cell_string(out, ctx(in, f, "governor"));
-	if (json_is_true(ctx(in, f, "cpu_scaling_enabled")))
+	cell_string(out, ctx(in, f)->governor);
+	if (ctx(in, f)->cpu_scaling_enabled)
 		fputs("; frequency scaling is on", out);
 }
 
@@ -337,9 +314,9 @@ static void row_rows(FILE *out, const struct report_input *in, unsigned int f)
 /* "0.1.0 (revision 772d4aa)": the version, and the source's git revision. */
 static void row_bouncelab(FILE *out, const struct report_input *in, unsigned int f)
 {
-	const char *revision = results_context_string(&in->set->files[f], "bouncelab_revision");
+	const char *revision = ctx(in, f)->bouncelab_revision;
 
-	cell_string(out, ctx(in, f, "bouncelab_version"));
+	cell_string(out, ctx(in, f)->bouncelab_version);
 	if (revision) {
 		fputs(" (revision ", out);
 		md_escape(out, revision);
@@ -347,10 +324,33 @@ static void row_bouncelab(FILE *out, const struct report_input *in, unsigned int
 	}
 }
 
-static void row_key(FILE *out, const struct report_input *in, unsigned int f,
-		    const char *key)
+static void row_host(FILE *out, const struct report_input *in, unsigned int f)
 {
-	cell_string(out, ctx(in, f, key));
+	cell_string(out, ctx(in, f)->host_name);
+}
+
+static void row_date(FILE *out, const struct report_input *in, unsigned int f)
+{
+	cell_string(out, ctx(in, f)->date);
+}
+
+static void row_kernel(FILE *out, const struct report_input *in, unsigned int f)
+{
+	cell_string(out, ctx(in, f)->kernel_release);
+}
+
+/* "0.500, 0.250, 0.125": the 1, 5 and 15 minute load averages */
+static void row_load_avg(FILE *out, const struct report_input *in, unsigned int f)
+{
+	const struct run_context *run = ctx(in, f);
+	char buf[FORMAT_LEN];
+
+	if (run->load_avg_recorded && !run->nr_load_avg)
+		fputs("none", out);
+	else if (!run->load_avg_recorded)
+		fputs("not recorded", out);
+	for (size_t i = 0; i < run->nr_load_avg; i++)
+		fprintf(out, "%s%s", i ? ", " : "", format_sig(buf, run->load_avg[i]));
 }
 
 /*
@@ -360,23 +360,23 @@ static void row_key(FILE *out, const struct report_input *in, unsigned int f,
 void markdown_environment(FILE *out, const struct report_input *in, bool all_rows)
 {
 	static const struct {
-		const char *label, *key;
+		const char *label;
 		void (*fn)(FILE *, const struct report_input *, unsigned int);
 		bool essential;
 	} rows[] = {
-		{ "Host", "host_name", NULL, false },
-		{ "Date", "date", NULL, false },
-		{ "CPU", NULL, row_cpu, true },
-		{ "Topology", NULL, row_topology, true },
-		{ "Kernel", "kernel_release", NULL, false },
-		{ "Hypervisor", NULL, row_hypervisor, true },
-		{ "Governor", NULL, row_governor, false },
-		{ "Compiler", NULL, row_compiler, false },
-		{ "Google Benchmark", NULL, row_gbench, false },
-		{ "Counters", NULL, row_counters, true },
-		{ "Load average", "load_avg", NULL, true },
-		{ "bouncelab", NULL, row_bouncelab, false },
-		{ "Repetitions", NULL, row_rows, true },
+		{ "Host", row_host, false },
+		{ "Date", row_date, false },
+		{ "CPU", row_cpu, true },
+		{ "Topology", row_topology, true },
+		{ "Kernel", row_kernel, false },
+		{ "Hypervisor", row_hypervisor, true },
+		{ "Governor", row_governor, false },
+		{ "Compiler", row_compiler, false },
+		{ "Google Benchmark", row_gbench, false },
+		{ "Counters", row_counters, true },
+		{ "Load average", row_load_avg, true },
+		{ "bouncelab", row_bouncelab, false },
+		{ "Repetitions", row_rows, true },
 	};
 
 	fputs("## Environment\n\n| |", out);
@@ -395,10 +395,7 @@ void markdown_environment(FILE *out, const struct report_input *in, bool all_row
 		fprintf(out, "| %s |", rows[r].label);
 		for (unsigned int f = 0; f < in->nr_files; f++) {
 			fputc(' ', out);
-			if (rows[r].fn)
-				rows[r].fn(out, in, f);
-			else
-				row_key(out, in, f, rows[r].key);
+			rows[r].fn(out, in, f);
 			fputs(" |", out);
 		}
 		fputc('\n', out);
@@ -464,18 +461,11 @@ static void reconstruct_options(FILE *out, const struct report_input *in,
 				unsigned int f)
 {
 	static struct swept_param params[64];
-	json_t *rows = json_object_get(in->set->files[f].doc, "benchmarks"), *row;
 	const struct results *set = in->set;
-	json_int_t repetitions = 0;
+	long repetitions = ctx(in, f)->repetitions;
 	unsigned int nr = 0;
 	size_t i;
 
-	json_array_foreach(rows, i, row) {
-		json_t *r = json_object_get(row, "repetitions");
-
-		if (json_is_integer(r) && json_integer_value(r) > repetitions)
-			repetitions = json_integer_value(r);
-	}
 	for (i = 0; i < set->nr_rows; i++) {
 		const struct result_row *rr = &set->rows[i];
 		const char *key;
@@ -513,7 +503,7 @@ static void reconstruct_options(FILE *out, const struct report_input *in,
 		}
 	}
 	if (repetitions > 0)
-		fprintf(out, " --repetitions %" JSON_INTEGER_FORMAT, repetitions);
+		fprintf(out, " --repetitions %ld", repetitions);
 	for (unsigned int k = 0; k < nr; k++) {
 		if (params[k].nr == 1 &&
 		    is_default(params[k].family, params[k].name, params[k].values[0]))
@@ -564,13 +554,13 @@ static void reconstruct_run(FILE *out, const struct report_input *in, unsigned i
 
 void markdown_reproduce(FILE *out, const struct report_input *in)
 {
-	json_t *version = ctx(in, 0, "bouncelab_version");
-	const char *revision = results_context_string(&in->set->files[0], "bouncelab_revision");
+	const char *version = ctx(in, 0)->bouncelab_version;
+	const char *revision = ctx(in, 0)->bouncelab_revision;
 
 	fputs("## How to reproduce\n\nBuild bouncelab", out);
-	if (json_is_string(version)) {
+	if (version) {
 		fputc(' ', out);
-		md_escape(out, json_string_value(version));
+		md_escape(out, version);
 	}
 	if (revision) {
 		fputs(" at revision ", out);
@@ -585,7 +575,7 @@ void markdown_reproduce(FILE *out, const struct report_input *in)
 	 */
 	for (unsigned int f = 0; f < in->nr_files; f++) {
 		if (in->nr_files > 1) {
-			const char *host = json_string_value(ctx(in, f, "host_name"));
+			const char *host = ctx(in, f)->host_name;
 
 			fputs("# on ", out);
 			for (; host && *host; host++)

@@ -22,11 +22,6 @@
 /* Thread counts shown beside the most threads, at most. */
 #define FLEET_MAX_SHARED 8
 
-static const char *const machine_keys[] = {
-	"host_name", "cpu_model", "num_cpus", "bouncelab_version", "compiler",
-	"build_type", "gbench_version",
-};
-
 static bool same_string(const char *x, const char *y)
 {
 	return x == y || (x && y && !strcmp(x, y));
@@ -45,15 +40,22 @@ static bool same_cpu(const struct result_cpu *a, const struct result_cpu *b)
 	       a->variant == b->variant && a->revision == b->revision;
 }
 
+/* Both files record it, and the same: an unrecorded fact proves nothing. */
+static bool both_same(const char *x, const char *y)
+{
+	return x && y && !strcmp(x, y);
+}
+
 static bool same_machine(const struct result_file *a, const struct result_file *b)
 {
-	if (!json_is_string(json_object_get(a->context, "host_name")) || !same_cpu(&a->cpu, &b->cpu))
-		return false;
-	for (size_t k = 0; k < sizeof(machine_keys) / sizeof(machine_keys[0]); k++)
-		if (!json_equal(json_object_get(a->context, machine_keys[k]),
-				json_object_get(b->context, machine_keys[k])))
-			return false;
-	return true;
+	const struct run_context *x = &a->run, *y = &b->run;
+
+	return same_cpu(&x->cpu, &y->cpu) && both_same(x->host_name, y->host_name) &&
+	       both_same(x->cpu_model, y->cpu_model) &&
+	       x->num_cpus > 0 && x->num_cpus == y->num_cpus &&
+	       both_same(x->bouncelab_version, y->bouncelab_version) &&
+	       both_same(x->compiler, y->compiler) && both_same(x->build_type, y->build_type) &&
+	       both_same(x->gbench_version, y->gbench_version);
 }
 
 void fleet_machines(const struct results *set, unsigned int *out)
@@ -84,9 +86,10 @@ int fleet_pool(struct results *set)
 	return 0;
 }
 
-static json_t *ctx(const struct results *set, unsigned int file, const char *key)
+/* The file's context, as the reader read it (resultfile/run_context.h). */
+static const struct run_context *ctx(const struct results *set, unsigned int file)
 {
-	return json_object_get(set->files[file].context, key);
+	return &set->files[file].run;
 }
 
 /*
@@ -112,10 +115,10 @@ static int machine_names_init(struct machine_names *names, const struct results 
 	}
 	fleet_machines(set, machine);
 	for (unsigned int f = 0; f < set->nr_files; f++) {
-		const char *host = json_string_value(ctx(set, f, "host_name"));
+		const char *host = ctx(set, f)->host_name;
 
 		for (unsigned int g = 0; host && g < f; g++) {
-			const char *other = json_string_value(ctx(set, g, "host_name"));
+			const char *other = ctx(set, g)->host_name;
 
 			if (machine[g] == g && machine[f] == f && other && !strcmp(host, other))
 				names->ambiguous[f] = names->ambiguous[g] = true;
@@ -128,7 +131,7 @@ static int machine_names_init(struct machine_names *names, const struct results 
 static void machine_label(char *buf, size_t len, const struct machine_names *names,
 			  unsigned int file)
 {
-	const char *host = json_string_value(ctx(names->set, file, "host_name"));
+	const char *host = ctx(names->set, file)->host_name;
 
 	if (!host)
 		snprintf(buf, len, "machine %u", file + 1);
@@ -152,31 +155,23 @@ static void machine_name(FILE *out, const struct machine_names *names, unsigned 
  */
 static void machine_line(FILE *out, const struct results *set, unsigned int file)
 {
-	json_t *topo = ctx(set, file, "topology");
-	json_t *cpus = json_object_get(topo, "nr_allowed_cpus");
-	json_t *nodes = json_object_get(topo, "numa_nodes");
-	json_t *classes = json_object_get(topo, "classes");
-	const char *model = json_string_value(ctx(set, file, "cpu_model"));
-	const char *farthest = NULL, *key;
-	json_t *value;
+	const struct run_context *run = ctx(set, file);
+	const struct run_topology *topo = &run->topology;
+	const char *farthest = NULL;
 
-	md_escape(out, model ? model : "CPU not recorded");
-	if (!json_is_integer(cpus))
-		cpus = ctx(set, file, "num_cpus");
-	if (json_is_integer(cpus))
-		fprintf(out, "; %" JSON_INTEGER_FORMAT " CPU%s", json_integer_value(cpus),
-			format_plural((long)json_integer_value(cpus)));
-	if (json_is_string(json_object_get(topo, "summary"))) {
+	md_escape(out, run->cpu_model ? run->cpu_model : "CPU not recorded");
+	if (run->allowed_cpus > 0)
+		fprintf(out, "; %ld CPU%s", run->allowed_cpus, format_plural(run->allowed_cpus));
+	if (topo->summary) {
 		fputs("; ", out);
-		md_escape(out, json_string_value(json_object_get(topo, "summary")));
+		md_escape(out, topo->summary);
 		return;
 	}
-	if (json_is_integer(nodes))
-		fprintf(out, ", %" JSON_INTEGER_FORMAT " NUMA node%s", json_integer_value(nodes),
-			format_plural((long)json_integer_value(nodes)));
-	json_object_foreach(classes, key, value)
-		if (!farthest || distance_rank(key) > distance_rank(farthest))
-			farthest = key;
+	if (topo->numa_nodes >= 0)
+		fprintf(out, ", %ld NUMA node%s", topo->numa_nodes, format_plural(topo->numa_nodes));
+	for (size_t i = 0; i < topo->nr_classes; i++)
+		if (!farthest || distance_rank(topo->classes[i].name) > distance_rank(farthest))
+			farthest = topo->classes[i].name;
 	if (farthest) {
 		fputs("; farthest pair: ", out);
 		md_escape(out, farthest);
@@ -301,57 +296,17 @@ static void one_way_floor(FILE *out, const struct analysis *a, unsigned int file
 	}
 }
 
-/*
- * The machine of a results file, for the contention model: a synthetic
- * topology from what the context records (CPUs, NUMA nodes, the distance
- * classes present), and the one-way latency of each class from that
- * machine's own ping-pong floor. Returns 0, or -1 with why: a shape the
- * context does not pin down (several L3s per package: how many?) or no
- * ping-pong in the results.
- */
-static int fleet_machine(const struct report_input *in, unsigned int file,
-			 struct machine_profile *m,
-			 char *why, size_t len)
+int fleet_machine(const struct report_input *in, unsigned int file,
+		  struct machine_profile *m, char *why, size_t len)
 {
 	const struct analysis *a = in->a;
-	json_t *topo = ctx(a->set, file, "topology");
-	json_t *classes = json_object_get(topo, "classes");
-	json_t *cpus = json_object_get(topo, "nr_allowed_cpus");
-	json_t *nodes = json_object_get(topo, "numa_nodes");
-	const char *cpu = json_string_value(ctx(a->set, file, "cpu_model"));
-	long nr_cpus = json_is_integer(cpus) ? (long)json_integer_value(cpus) : 0;
-	long packages = 1, threads = json_object_get(classes, "smt") ? 2 : 1;
-	bool l3 = json_object_get(classes, "l3") != NULL;
-	char spec[128];
+	char name[16];
 
-	*m = (struct machine_profile){ 0 };
-	if (!json_is_object(classes) || nr_cpus < 1) {
-		snprintf(why, len, "no topology recorded");
+	snprintf(name, sizeof(name), "m%u", file + 1);
+	if (machine_profile_of_run(&a->set->files[file].run, name, true, m, why, len))
 		return -1;
-	}
-	if (json_object_get(classes, "numa")) {
-		snprintf(why, len, "NUMA nodes within a package: not recorded how many");
-		return -1;
-	}
-	if (l3 && json_object_get(classes, "package")) {
-		snprintf(why, len, "several L3s per package: not recorded how many");
-		return -1;
-	}
-	if (json_object_get(classes, "cross_package"))
-		packages = json_is_integer(nodes) && json_integer_value(nodes) > 1 ?
-			   (long)json_integer_value(nodes) : 2;
-	if (nr_cpus % (packages * threads)) {
-		snprintf(why, len, "%ld CPUs do not split into %ld packages", nr_cpus, packages);
-		return -1;
-	}
-	snprintf(spec, sizeof(spec), "pack:%ld %score:%ld pu:%ld", packages, l3 ? "l3:1 " : "",
-		 nr_cpus / packages / threads, threads);
-	snprintf(m->name, sizeof(m->name), "m%u", file + 1);
-	m->nr_cpus = (unsigned int)nr_cpus;
-	m->store_buffer = machine_store_buffer(a->set->files[file].cpu.vendor,
-					       a->set->files[file].cpu.family, cpu,
-					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	if (!pingpong_floor(a, file, m->one_way_ns)) {
+		machine_profile_close(m);
 		snprintf(why, len, "no ping-pong in the results");
 		return -1;
 	}
@@ -360,8 +315,7 @@ static int fleet_machine(const struct report_input *in, unsigned int file,
 		if (m->one_way_ns[c] > 0)
 			m->cold_miss_ns[c] = analysis_cold_miss_ns(a, file, m->one_way_ns[c]);
 	prediction_run_shares(in, file, m->tenure_share, &m->cold_share);
-	m->topo = topo_open(spec, why, len);
-	return m->topo ? 0 : -1;
+	return 0;
 }
 
 /* The model's ns/op of a variant at the pair's threads, from its 1-thread median. */
@@ -370,7 +324,7 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 			   double *ns, char *why, size_t len)
 {
 	const struct kernel_family *kf = r->f->kf;
-	const struct result_case *one = result_group_find(a->cases, r->g->group, variant, 1);
+	double one = analysis_one_thread_ns(a, r->g, variant);
 	struct model_prediction pred;
 	struct kernel_config cfg;
 	int v = kf ? catalog_variant_index(kf, variant) : -1;
@@ -379,7 +333,7 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 		snprintf(why, len, "no access profile");
 		return -1;
 	}
-	if (!one) {
+	if (isnan(one)) {
 		snprintf(why, len, "no 1-thread measurement");
 		return -1;
 	}
@@ -387,7 +341,7 @@ static int predict_variant(struct machine_profile *m, const struct analysis *a,
 	kernel_config_defaults(kf, &cfg);
 	cfg.variant = (unsigned int)v;
 	cfg.nr_threads = (unsigned int)threads;
-	if (model_predict(m, kf, &cfg, one->ns_stats.median, 0, r->g->group->policy,
+	if (model_predict(m, kf, &cfg, one, 0, r->g->group->policy,
 			  &pred, why, len))
 		return -1;
 	*ns = pred.ns_per_op;

@@ -34,6 +34,20 @@ void fleet_machines(const struct results *set, unsigned int *out);
  */
 int fleet_pool(struct results *set);
 
+struct machine_profile;
+
+/*
+ * The machine behind results file `file` (its first file, after
+ * fleet_pool()), as the fleet table and `bouncelab model --results` model
+ * it: machine_profile_of_run() of the whole machine, with each class's
+ * one-way transfer from the machine's ping-pong floor, the cold miss
+ * at each, and the run's tenure and cold shares. Returns 0, or -1 with
+ * why (a shape the context does not pin down, or no ping-pong); close
+ * it with machine_profile_close().
+ */
+int fleet_machine(const struct report_input *in, unsigned int file,
+		  struct machine_profile *m, char *why, size_t len);
+
 /*
  * "## Fleet" when the report has several results files: which files were
  * pooled, then per family a table of machines (CPU and topology, the fix

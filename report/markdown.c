@@ -30,7 +30,7 @@ static const struct result_file *file_of(const struct report_input *in,
 void markdown_banner(FILE *out, const struct report_input *in)
 {
 	for (unsigned int f = 0; f < in->nr_files; f++) {
-		const char *why = results_incomplete(&in->set->files[f]);
+		const char *why = in->set->files[f].run.incomplete;
 
 		if (!why)
 			continue;
@@ -414,12 +414,6 @@ static void write_pair_table(FILE *out, const struct group_view *g)
 	fputc('\n', out);
 }
 
-/* Counters the run asked for but could not count: context.counters.na. */
-static json_t *counters_na(const struct report_input *in, const struct group_view *g)
-{
-	return results_counters_na(file_of(in, g));
-}
-
 static bool has_counter_name(const struct group_view *g, const char *name)
 {
 	for (size_t k = 0; k < g->nr_counter_names; k++)
@@ -428,42 +422,47 @@ static bool has_counter_name(const struct group_view *g, const char *name)
 	return false;
 }
 
+static bool same_reason(const struct run_counter_na *a, const struct run_counter_na *b)
+{
+	return a->reason == b->reason || (a->reason && b->reason && !strcmp(a->reason, b->reason));
+}
+
 /*
  * "Not counted: c2c_fills_per_op, ... n/a (no hardware PMU)." The names
  * that share a reason are listed together; there is usually one reason.
+ * counters: the run's, what it asked for and could not count.
  */
-static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
+static void write_na_note(FILE *out, const struct group_view *g,
+			  const struct run_counters *counters)
 {
-	const char *name, *other, *sep = "Not counted: ";
-	json_t *why, *why_other;
+	const char *sep = "Not counted: ";
 	size_t i = 0;
 
-	json_object_foreach(na, name, why) {
-		size_t k = 0;
+	for (size_t n = 0; n < counters->nr_na; n++) {
+		const struct run_counter_na *na = &counters->na[n];
 		bool first = true, seen = false;
 
-		if (has_counter_name(g, name))
+		if (has_counter_name(g, na->counter))
 			continue;
 		/* Listed already, with an earlier name of the same reason? */
-		json_object_foreach(na, other, why_other) {
-			if (k++ >= i)
-				break;
-			if (!has_counter_name(g, other) && json_equal(why, why_other))
+		for (size_t k = 0; k < i && k < counters->nr_na; k++)
+			if (!has_counter_name(g, counters->na[k].counter) &&
+			    same_reason(na, &counters->na[k]))
 				seen = true;
-		}
 		i++;
 		if (seen)
 			continue;
 		fputs(sep, out);
-		json_object_foreach(na, other, why_other) {
-			if (has_counter_name(g, other) || !json_equal(why, why_other))
+		for (size_t k = 0; k < counters->nr_na; k++) {
+			if (has_counter_name(g, counters->na[k].counter) ||
+			    !same_reason(na, &counters->na[k]))
 				continue;
 			fputs(first ? "" : ", ", out);
-			md_name(out, other);
+			md_name(out, counters->na[k].counter);
 			first = false;
 		}
 		fputc(' ', out);
-		md_escape(out, json_is_string(why) ? json_string_value(why) : "n/a");
+		md_escape(out, na->reason ? na->reason : "n/a");
 		sep = "; ";
 	}
 	if (strcmp(sep, "Not counted: "))
@@ -475,7 +474,7 @@ static void write_na_note(FILE *out, const struct group_view *g, json_t *na)
 static void write_counters_note(FILE *out, const struct report_input *in,
 				const struct group_view *g)
 {
-	write_na_note(out, g, counters_na(in, g));
+	write_na_note(out, g, &file_of(in, g)->run.counters);
 }
 
 static void write_scaling_table(FILE *out, const struct analysis *a,

@@ -366,7 +366,7 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 static char *wis_csv(const struct analysis *a, const struct group_view *g,
 		     const struct variant_view *var)
 {
-	long cpus = results_num_cpus(&a->set->files[g->group->file]);
+	long cpus = a->set->files[g->group->file].run.num_cpus;
 	const struct result_case *one = result_group_find(a->cases, g->group, var->name, 1);
 	char *buf = NULL;
 	size_t len = 0;

@@ -89,24 +89,15 @@ int prediction_config_of(const struct result_row *r, const struct kernel_family 
 
 /*
  * This run's machine for the model, from the results alone so that the
- * section reads the same wherever the report is made: two CPUs at the
- * one-way latency the run measured, and the store buffer of the CPU the
- * context names (machine_store_buffer(), the table bouncelab model takes).
+ * section reads the same wherever the report is made: the two CPUs of a
+ * 2-thread case (machine_profile_of_run()) at the one-way latency the
+ * run measured.
  */
 static int run_machine(const struct report_input *in, unsigned int file,
 		       struct machine_profile *m, double one_way, char *err, size_t errlen)
 {
-	const struct result_file *rf = &in->set->files[file];
-
-	*m = (struct machine_profile){ 0 };
-	snprintf(m->name, sizeof(m->name), "this run");
-	m->topo = topo_open("pack:1 core:2 pu:1", err, errlen);
-	if (!m->topo)
+	if (machine_profile_of_run(&in->set->files[file].run, "this run", false, m, err, errlen))
 		return -1;
-	m->nr_cpus = 2;
-	m->store_buffer = machine_store_buffer(rf->cpu.vendor, rf->cpu.family,
-					       results_context_string(rf, "cpu_model"),
-					       m->store_buffer_source, sizeof(m->store_buffer_source));
 	for (int c = DISTANCE_SMT; c < DISTANCE_UNKNOWN; c++) {
 		m->one_way_ns[c] = one_way;
 		m->cold_miss_ns[c] = analysis_cold_miss_ns(in->a, file, one_way);
@@ -200,7 +191,7 @@ static void append_machine(struct validation *v, const struct analysis *a,
 {
 	const struct results *set = a->set;
 	size_t used = strlen(v->machines);
-	double cold = set->files[file].cold_miss_ns;
+	double cold = set->files[file].run.cold_miss_ns;
 	char share[96] = "", miss[320];
 
 	if (used >= sizeof(v->machines) - 1)
@@ -297,16 +288,18 @@ out:
 }
 
 /*
- * The case a file's tenure share of one kind is measured on: false_sharing's
- * same_line, two threads on one line and nothing else, with update=plain
- * (drained false: plain stores alone) or update=locked (a locked add).
+ * The case a file's tenure share of one kind is measured on: the
+ * catalogue's tenure probe (false_sharing's same_line), two threads on
+ * one line and nothing else, with update=plain (drained false: plain
+ * stores alone) or update=locked (a locked add).
  */
 static bool is_calibration(const struct result_row *r, const struct kernel_family *f,
 			   bool drained, struct kernel_config *cfg)
 {
 	struct access_profile p = { 0 };
+	int v = f ? catalog_variant_index(f, r->variant) : -1;
 
-	if (strcmp(r->family, "false_sharing") || strcmp(r->variant, "same_line") ||
+	if (v < 0 || !f->variants[v].tenure_probe || !f->access ||
 	    prediction_config_of(r, f, cfg))
 		return false;
 	f->access(cfg, &p);
@@ -337,16 +330,17 @@ static double tenure_share_of(const struct report_input *in, unsigned int file,
 			      struct machine_profile *m, bool drained,
 			      const struct result_row **calibration)
 {
-	const struct kernel_family *f = catalog_find("false_sharing");
+	const struct kernel_family *f = NULL;
 	double lo = 1e-4, hi = 1, one, two, s = 0;
 	struct kernel_config cfg;
 
 	*calibration = NULL;
 	for (size_t i = in->set->files[file].first_row;
-	     f && i < in->set->files[file].end_row && !*calibration; i++) {
+	     i < in->set->files[file].end_row && !*calibration; i++) {
 		const struct result_row *r = &in->set->rows[i];
 
-		if (r->family && r->source_file == file && r->threads == 2 &&
+		f = r->family ? catalog_find(r->family) : NULL;
+		if (f && r->source_file == file && r->threads == 2 &&
 		    is_calibration(r, f, drained, &cfg))
 			*calibration = r;
 	}
@@ -566,7 +560,7 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			double one_way;
 
 			if (!r->family || r->source_file != file || r->threads != 2 ||
-			    !strcmp(r->family, "pingpong") || seen_case(v, r))
+			    catalog_is_transfer_probe(r->family) || seen_case(v, r))
 				continue;
 			f = catalog_find(r->family);
 			if (!f || !f->access || prediction_config_of(r, f, &pt->cfg))
@@ -601,7 +595,7 @@ static int build_validation(const struct report_input *in, struct validation *v)
 			if (!isfinite(v->one_way)) {
 				v->one_way = one_way;
 				v->one_way_class = r->widest_class;
-				v->cold_miss = in->set->files[file].cold_miss_ns;
+				v->cold_miss = in->set->files[file].run.cold_miss_ns;
 				v->cold_share = cold_share;
 			}
 			append_machine(v, in->a, file, one_way, share, cold_share, cold_case);

@@ -8,7 +8,7 @@
 
 bool case_shares_cpus(const struct results *set, const struct result_case *c)
 {
-	long cpus = c->family ? results_allowed_cpus(&set->files[c->file]) : 0;
+	long cpus = c->family ? set->files[c->file].run.allowed_cpus : 0;
 
 	return cpus > 0 && c->threads > cpus;
 }
@@ -40,17 +40,18 @@ static void tally(const struct report_input *in, struct run_tally *t)
 		t->shared += case_shares_cpus(in->set, c);
 	}
 	for (unsigned int f = 0; f < in->set->nr_files; f++) {
-		double load = results_load_avg(&in->set->files[f]);
-		long cpus = results_allowed_cpus(&in->set->files[f]);
+		const struct run_context *run = &in->set->files[f].run;
+		double load = run->nr_load_avg ? run->load_avg[0] : NAN;
+		long cpus = in->set->files[f].run.allowed_cpus;
 
 		/* fmin() passes over a file that did not measure it (NAN) */
-		t->cpu_share = fmin(t->cpu_share, in->set->files[f].cpu_share);
+		t->cpu_share = fmin(t->cpu_share, in->set->files[f].run.cpu_share);
 
 		if (!isnan(load) && cpus > 0 && load / (double)cpus > t->load) {
 			t->load = load / (double)cpus;
 			t->load_avg = load;
 			t->cpus = cpus;
-			t->build_s = results_build_ended_s_before(&in->set->files[f]);
+			t->build_s = in->set->files[f].run.build_ended_s_before;
 		}
 	}
 }

@@ -21,12 +21,13 @@
 
 /*
  * The seed figures the model predicts (seeds.c): those with a machine
- * profile, the gup family's two; the seed's own ns per page per thread is
+ * profile (today the gup family's two), each modelled by its own family's
+ * before and after variants; the seed's own ns per page per thread is
  * seed_ns_per_page()'s arithmetic on the published numbers.
  */
 #define for_each_predicted_seed(s)						\
 	for (const struct seed_figure *s = seed_figures; s < seed_figures + nr_seed_figures; s++) \
-		if (s->profile && !strcmp(s->family, "gup"))
+		if (s->profile && catalog_find(s->family))
 
 /* The headline figure (46.6x at 256 CPUs), or NULL. */
 static const struct seed_figure *headline_seed(void)
@@ -37,14 +38,14 @@ static const struct seed_figure *headline_seed(void)
 	return NULL;
 }
 
-/* A 1-thread gup row of the variant in the seed's setting (all its values). */
-static const struct result_row *gup_row(const struct results *set, const char *variant,
-					const struct seed_figure *seed)
+/* A 1-thread row of the seed's family and variant in its setting (all its values). */
+static const struct result_row *seed_row(const struct results *set, const char *variant,
+					 const struct seed_figure *seed)
 {
 	for (size_t i = 0; seed && i < set->nr_rows; i++) {
 		const struct result_row *r = &set->rows[i];
 
-		if (!r->family || strcmp(r->family, "gup") || strcmp(r->variant, variant) ||
+		if (!r->family || strcmp(r->family, seed->family) || strcmp(r->variant, variant) ||
 		    r->threads != 1 || !r->setting)
 			continue;
 		if (seed_setting_in(seed, r->setting))
@@ -65,15 +66,15 @@ struct seed_model {
 static int seed_model_open(const struct report_input *in, const struct seed_figure *seed,
 			   struct seed_model *sm, char *err, size_t errlen)
 {
-	const char *variants[2] = { "store_always", "read_then_set" };
+	const char *variants[2] = { seed->before_variant, seed->after_variant };
 
-	sm->f = catalog_find("gup");
+	sm->f = catalog_find(seed->family);
 	for (int k = 0; k < 2; k++) {
-		const struct result_row *r = gup_row(in->set, variants[k], seed);
+		const struct result_row *r = seed_row(in->set, variants[k], seed);
 
 		if (!r || prediction_config_of(r, sm->f, &sm->cfg[k])) {
-			size_t used = (size_t)snprintf(err, errlen, "no 1-thread gup/%s row in the seed's setting:",
-						       variants[k]);
+			size_t used = (size_t)snprintf(err, errlen, "no 1-thread %s/%s row in the seed's setting:",
+						       seed->family, variants[k]);
 
 			for (const char *const *w = seed ? seed->setting : NULL; w && *w && used < errlen; w++)
 				used += (size_t)snprintf(err + used, errlen - used, " %s", *w);
@@ -81,7 +82,7 @@ static int seed_model_open(const struct report_input *in, const struct seed_figu
 		}
 		sm->private_ns[k] = prediction_case_median(in->set, r, 1);
 		if (!k) {
-			sm->ghz = results_clock_ghz(&in->set->files[r->source_file]);
+			sm->ghz = run_context_clock_ghz(&in->set->files[r->source_file].run);
 		}
 	}
 	return machine_profile_load_shipped(seed->profile, &sm->m, err, errlen);

@@ -348,6 +348,15 @@ int results_write(const char *path, json_t *doc, bool replace, char *err, size_t
 	return ret;
 }
 
+void results_finish_context(json_t *doc, json_t *context, const char *incomplete)
+{
+	json_t *ctx = json_object_get(doc, "context");
+
+	json_object_set(ctx, "counters", json_object_get(context, "counters"));
+	if (incomplete)
+		json_object_set_new(ctx, "incomplete", json_string(incomplete));
+}
+
 const char *results_run_id(json_t *doc)
 {
 	return json_string_value(json_object_get(json_object_get(doc, "context"), "run_id"));

@@ -75,6 +75,14 @@ json_t *results_row(const struct gbench_run *run, const struct bench_case *c);
  */
 int results_write(const char *path, json_t *doc, bool replace, char *err, size_t errlen);
 
+/*
+ * A run's document as its journal kept it, finished: the counters as the
+ * run's context has them at the end (a thread may have dropped an event
+ * during the run) and, for a run that stopped early, context.incomplete
+ * (why; NULL: it did not stop early).
+ */
+void results_finish_context(json_t *doc, json_t *context, const char *incomplete);
+
 /* A results document's context.run_id (one per run), or NULL. */
 const char *results_run_id(json_t *doc);
 

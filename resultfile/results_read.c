@@ -18,6 +18,7 @@
 
 #include "input_file.h"
 #include "journal.h"
+#include "kernel.h"
 #include "json_region.h"
 #include "results_read.h"
 
@@ -288,89 +289,248 @@ static int read_cpu(struct reader *r, json_t *ctx, struct result_cpu *cpu)
 	return 0;
 }
 
-/*
- * The topology's counts, which the report prints: checked where read. A
- * build without hwloc knows no NUMA nodes and writes 0.
- */
-static int check_topology(struct reader *r, json_t *topo)
+static char *keep_string(struct results *set, char *s);
+
+/* Memory the set frees with its strings (results_free()), or NULL. */
+static void *keep_array(struct reader *r, size_t nr, size_t size)
 {
+	void *p = nr ? calloc(nr, size) : NULL;
+
+	if (nr && (!p || !keep_string(r->set, p))) {
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		r->out_of_memory = true;
+		return NULL;
+	}
+	return p;
+}
+
+/* A string the report prints if it is one; anything else reads as absent. */
+static const char *string_or_null(json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/* "l3": [0, 1], the example pair of a class; -1 where it is not a CPU number. */
+static void read_class(struct run_class *c, const char *name, json_t *pair)
+{
+	json_t *a = json_array_get(pair, 0), *b = json_array_get(pair, 1);
+
+	c->name = name;
+	c->cpu_a = c->cpu_b = -1;
+	if (json_array_size(pair) == 2) {
+		c->cpu_a = json_is_integer(a) ? (long)json_integer_value(a) : 0;
+		c->cpu_b = json_is_integer(b) ? (long)json_integer_value(b) : 0;
+	}
+}
+
+/*
+ * context.topology: its counts checked where read (the report prints
+ * them); a build without hwloc knows no NUMA nodes and writes 0.
+ */
+static int read_topology(struct reader *r, json_t *obj, struct run_topology *topo)
+{
+	json_t *classes = json_object_get(obj, "classes"), *pair;
+	const char *name;
+	size_t i = 0;
 	int ret;
 
+	topo->recorded = true;
+	topo->as_recorded = obj;
+	topo->summary = string_or_null(obj, "summary");
+	topo->source = string_or_null(obj, "source");
+	topo->allowed_cpus = string_or_null(obj, "allowed_cpus");
 	r->prefix = "context.topology.";
-	ret = check_integer(r, topo, "nr_allowed_cpus", 1, MAX_THREADS, false, NULL) ||
-	      check_integer(r, topo, "numa_nodes", 0, MAX_THREADS, false, NULL);
+	ret = check_integer(r, obj, "nr_allowed_cpus", 1, MAX_THREADS, false,
+			    &topo->nr_allowed_cpus) ||
+	      check_integer(r, obj, "numa_nodes", 0, MAX_THREADS, false, &topo->numa_nodes);
 	r->prefix = "context.";
-	return ret ? -1 : 0;
+	if (ret)
+		return -1;
+	if (!json_is_object(classes))
+		return 0;
+	topo->has_classes = true;
+	topo->classes = keep_array(r, json_object_size(classes), sizeof(*topo->classes));
+	if (json_object_size(classes) && !topo->classes)
+		return -1;
+	json_object_foreach(classes, name, pair)
+		read_class(&topo->classes[i++], name, pair);
+	topo->nr_classes = i;
+	return 0;
 }
 
 /* Google Benchmark's caches: a level, a size and a count of CPUs each. */
-static int check_caches(struct reader *r, json_t *caches)
+static int read_caches(struct reader *r, json_t *caches, struct run_context *run)
 {
 	char prefix[48];
 	json_t *c;
 	size_t i;
 	int ret = 0;
 
+	run->caches = keep_array(r, json_array_size(caches), sizeof(*run->caches));
+	if (json_array_size(caches) && !run->caches)
+		return -1;
 	json_array_foreach(caches, i, c) {
+		struct run_cache *cache = &run->caches[i];
+
+		*cache = (struct run_cache){ .level = -1, .size = -1, .num_sharing = -1 };
 		snprintf(prefix, sizeof(prefix), "context.caches[%zu].", i);
 		r->prefix = prefix;
 		if (!json_is_object(c))
 			ret = bad(r, "", c, "expected an object");
 		else
-			ret = check_integer(r, c, "level", 1, MAX_CACHE_LEVEL, false, NULL) ||
-			      check_integer(r, c, "size", 0, MAX_CACHE_BYTES, false, NULL) ||
-			      check_integer(r, c, "num_sharing", 0, MAX_THREADS, false, NULL);
+			ret = check_integer(r, c, "level", 1, MAX_CACHE_LEVEL, false, &cache->level) ||
+			      check_integer(r, c, "size", 0, MAX_CACHE_BYTES, false, &cache->size) ||
+			      check_integer(r, c, "num_sharing", 0, MAX_THREADS, false,
+					    &cache->num_sharing);
 		if (ret)
 			break;
+		cache->type = string_or_null(c, "type");
 	}
+	run->nr_caches = i;
 	r->prefix = "context.";
 	return ret ? -1 : 0;
 }
 
-/* The context: bouncelab's and Google Benchmark's known keys, typed. */
-static int check_context(struct reader *r, json_t *ctx)
+/*
+ * context.counters: the sets asked for with what became of each, and
+ * the counters the rows lack with why (results.h).
+ */
+static int read_context_counters(struct reader *r, json_t *obj, struct run_counters *counters)
 {
-	static const char *const strings[] = {
-		"date", "host_name", "executable", "library_build_type",
-		"bouncelab_version", "bouncelab_revision", "cpu_model", "kernel_release", "compiler",
-		"build_type", "gbench_version", "governor", "command", "run_id",
-	};
+	json_t *sets = json_object_get(obj, "sets"), *na = json_object_get(obj, "na");
+	json_t *paranoid = json_object_get(obj, "perf_event_paranoid"), *v;
+	const char *name;
+	size_t i = 0;
+
+	counters->recorded = true;
+	counters->as_recorded = obj;
+	counters->core_pmu = string_or_null(obj, "core_pmu");
+	counters->perf_event_paranoid = json_is_integer(paranoid) ?
+					(long)json_integer_value(paranoid) : LONG_MIN;
+	if (json_is_object(sets)) {
+		counters->has_sets = true;
+		counters->sets = keep_array(r, json_object_size(sets), sizeof(*counters->sets));
+		if (json_object_size(sets) && !counters->sets)
+			return -1;
+		json_object_foreach(sets, name, v) {
+			struct run_counter_set *set = &counters->sets[i++];
+
+			set->name = name;
+			set->label = string_or_null(v, "label");
+			if (!set->label)
+				set->label = string_or_null(v, "title");
+			set->summary = string_or_null(v, "summary");
+		}
+		counters->nr_sets = i;
+	}
+	if (!json_is_object(na))
+		return 0;
+	counters->na = keep_array(r, json_object_size(na), sizeof(*counters->na));
+	if (json_object_size(na) && !counters->na)
+		return -1;
+	i = 0;
+	json_object_foreach(na, name, v)
+		counters->na[i++] = (struct run_counter_na){ name, json_string_value(v) };
+	counters->nr_na = i;
+	return 0;
+}
+
+/* context.load_avg: Linux's 1, 5 and 15 minute load averages. */
+static int read_load_avg(struct reader *r, json_t *load, struct run_context *run)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_is_array(load))
+		return bad(r, "load_avg", load, "expected an array");
+	run->load_avg_recorded = true;
+	json_array_foreach(load, i, v) {
+		double d = json_number_value(v);
+
+		if (!json_is_number(v) || !isfinite(d) || d < 0 || d > 1e6) {
+			r->index = (size_t)-1;
+			return bad(r, "load_avg", v, "expected load averages from 0 to 1e+06");
+		}
+		if (i < RUN_LOAD_AVG_MAX)
+			run->load_avg[run->nr_load_avg++] = d;
+	}
+	return 0;
+}
+
+/* The context's strings, each where struct run_context keeps it. */
+static const struct {
+	const char *key;
+	size_t offset;
+} context_strings[] = {
+#define CONTEXT_STRING(field) { #field, offsetof(struct run_context, field) }
+	CONTEXT_STRING(date), CONTEXT_STRING(host_name), CONTEXT_STRING(executable),
+	CONTEXT_STRING(library_build_type), CONTEXT_STRING(bouncelab_version),
+	CONTEXT_STRING(bouncelab_revision), CONTEXT_STRING(cpu_model),
+	CONTEXT_STRING(kernel_release), CONTEXT_STRING(compiler), CONTEXT_STRING(build_type),
+	CONTEXT_STRING(gbench_version), CONTEXT_STRING(governor), CONTEXT_STRING(command),
+	CONTEXT_STRING(run_id), CONTEXT_STRING(arch),
+#undef CONTEXT_STRING
+};
+
+/*
+ * The context into the file's struct run_context: bouncelab's and Google
+ * Benchmark's known keys, typed and checked where read, once.
+ */
+static int read_context(struct reader *r, json_t *ctx)
+{
+	struct run_context *run = &r->set->files[r->file].run;
 	json_t *v;
 
+	*run = (struct run_context){ .hypervisor = -1, .build_ended_s_before = -1,
+		.mhz_per_cpu = NAN, .cold_miss_ns = NAN, .cpu_share = NAN,
+		.topology = { .nr_allowed_cpus = -1, .numa_nodes = -1 },
+		.counters = { .perf_event_paranoid = LONG_MIN } };
 	r->prefix = "context.";
-	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
-		if (check_string(r, ctx, strings[i], false, NULL))
+	for (size_t i = 0; i < sizeof(context_strings) / sizeof(context_strings[0]); i++)
+		if (check_string(r, ctx, context_strings[i].key, false,
+				 (const char **)((char *)run + context_strings[i].offset)))
 			return -1;
-	r->set->files[r->file].cold_miss_ns = NAN;
-	r->set->files[r->file].cpu_share = NAN;
-	if (check_integer(r, ctx, "num_cpus", 1, MAX_THREADS, false, NULL) ||
-	    check_number(r, ctx, "mhz_per_cpu", 0, 1e6, false, NULL) ||
-	    check_number(r, ctx, "cold_miss_ns", 0, 1e6, false,
-			 &r->set->files[r->file].cold_miss_ns) ||
-	    check_number(r, ctx, "cpu_share", 0, 1, false, &r->set->files[r->file].cpu_share) ||
+	if (check_integer(r, ctx, "num_cpus", 1, MAX_THREADS, false, &run->num_cpus) ||
+	    check_number(r, ctx, "mhz_per_cpu", 0, 1e6, false, &run->mhz_per_cpu) ||
+	    check_number(r, ctx, "cold_miss_ns", 0, 1e6, false, &run->cold_miss_ns) ||
+	    check_number(r, ctx, "cpu_share", 0, 1, false, &run->cpu_share) ||
 	    check_bool(r, ctx, "hypervisor") ||
 	    check_bool(r, ctx, "cpu_scaling_enabled"))
 		return -1;
+	v = json_object_get(ctx, "hypervisor");
+	run->hypervisor = v ? json_is_true(v) : -1;
+	run->cpu_scaling_enabled = json_is_true(json_object_get(ctx, "cpu_scaling_enabled"));
+	v = json_object_get(ctx, "build_ended_s_before");
+	if (json_is_integer(v) && json_integer_value(v) >= 0)
+		run->build_ended_s_before = (long)json_integer_value(v);
 	v = json_object_get(ctx, "incomplete");
 	if (v && !json_is_string(v) && !json_is_boolean(v))
 		return bad(r, "incomplete", v, "expected a string saying why, or a boolean");
+	if (json_is_string(v))
+		run->incomplete = json_string_value(v);
+	else if (json_is_true(v))
+		run->incomplete = "";
 	v = json_object_get(ctx, "topology");
 	if (v && !json_is_object(v))
 		return bad(r, "topology", v, "expected an object");
-	if (v && check_topology(r, v))
+	if (v && read_topology(r, v, &run->topology))
 		return -1;
+	run->allowed_cpus = run->topology.nr_allowed_cpus > 0 ?
+			    run->topology.nr_allowed_cpus : run->num_cpus;
 	v = json_object_get(ctx, "counters");
 	if (v && !json_is_object(v))
 		return bad(r, "counters", v, "expected an object");
+	if (v && read_context_counters(r, v, &run->counters))
+		return -1;
 	v = json_object_get(ctx, "caches");
 	if (v && !json_is_array(v))
 		return bad(r, "caches", v, "expected an array");
-	if (v && check_caches(r, v))
+	if (v && read_caches(r, v, run))
 		return -1;
 	v = json_object_get(ctx, "load_avg");
-	if (v && !json_is_array(v))
-		return bad(r, "load_avg", v, "expected an array");
-	if (read_cpu(r, ctx, &r->set->files[r->file].cpu))
+	if (v && read_load_avg(r, v, run))
+		return -1;
+	if (read_cpu(r, ctx, &run->cpu))
 		return -1;
 	r->prefix = NULL;
 	return 0;
@@ -835,6 +995,8 @@ static int read_row(struct reader *r, json_t *row)
 	struct result_row out = { .file = r->file, .source_file = r->file, .threads = 1,
 				  .repetition_index = -1 };
 	const char *run_type = NULL, *unit = NULL;
+	struct run_context *run = &r->set->files[r->file].run;
+	long repetitions = 0;
 
 	r->row_name = NULL;
 	r->prefix = NULL;
@@ -849,13 +1011,16 @@ static int read_row(struct reader *r, json_t *row)
 	    check_string(r, row, "aggregate_name", false, NULL) ||
 	    check_string(r, row, "time_unit", false, &unit) ||
 	    check_bool(r, row, "error_occurred") || check_bool(r, row, "skipped") ||
-	    check_integer(r, row, "repetitions", 1, MAX_REPETITIONS, false, NULL) ||
+	    check_integer(r, row, "repetitions", 1, MAX_REPETITIONS, false, &repetitions) ||
 	    check_integer(r, row, "repetition_index", 0, MAX_REPETITIONS, false,
 			  &out.repetition_index) ||
 	    check_number(r, row, "iterations", 0, 1e19, false, NULL) ||
 	    check_number(r, row, "real_time", 0, 1e18, false, NULL) ||
 	    check_number(r, row, "cpu_time", 0, 1e18, false, NULL))
 		return -1;
+	/* the benchmarks' own, not failed_repetitions[]: what the run was asked for */
+	if (!strcmp(r->array, "benchmarks") && repetitions > run->repetitions)
+		run->repetitions = repetitions;
 	if (run_type && !strcmp(run_type, "aggregate"))
 		return keep_aggregate(r, row);
 	if (json_is_true(json_object_get(row, "error_occurred")) ||
@@ -1002,15 +1167,15 @@ static json_t *load(struct reader *r, struct json_region **region)
  * its own context.run_id; a file without one (another tool's, or older)
  * cannot be told apart and is taken as it is.
  */
-static int check_same_run(struct reader *r, json_t *context)
+static int check_same_run(struct reader *r)
 {
-	const char *id = json_string_value(json_object_get(context, "run_id"));
+	const char *id = r->set->files[r->file].run.run_id;
 
 	if (!id)
 		return 0;
 	for (unsigned int i = 0; i < r->file; i++) {
 		const struct result_file *f = &r->set->files[i];
-		const char *other = json_string_value(json_object_get(f->context, "run_id"));
+		const char *other = f->run.run_id;
 
 		if (other && !strcmp(id, other)) {
 			snprintf(r->err, r->errlen, "%s: the same run as %s (context.run_id %.64s): expected each run once (a copy, or a file and its own journal, is the same run)",
@@ -1059,8 +1224,7 @@ int results_read(struct results *set, const char *path, char *err,
 		bad(&r, "benchmarks", rows, "expected an array of benchmark rows");
 		goto fail;
 	}
-	set->files[r.file].context = context;
-	if (check_context(&r, context) || check_same_run(&r, context))
+	if (read_context(&r, context) || check_same_run(&r))
 		goto fail;
 	set->files[r.file].rounds = ran_in_rounds(context);
 	json_array_foreach(rows, i, row) {
@@ -1100,7 +1264,7 @@ int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,
 	struct results scratch = { 0 };
 	struct reader r = {
 		.set = &scratch, .path = path, .file = 0, .index = (size_t)-1,
-		.err = err, .errlen = errlen,
+		.array = "benchmarks", .err = err, .errlen = errlen,
 	};
 	char row_err[512];
 	json_t *kept = json_array();
@@ -1114,10 +1278,13 @@ int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,
 		snprintf(err, errlen, "out of memory reading %s", path);
 		goto out;
 	}
-	scratch.files[0] = (struct result_file){ .path = path, .context = context };
+	scratch.files[0] = (struct result_file){ .path = path };
 	scratch.nr_files = 1;
-	if (check_context(&r, context))
+	if (read_context(&r, context)) {
+		if (r.out_of_memory)
+			snprintf(err, errlen, "out of memory reading %s", path);
 		goto out;
+	}
 	scratch.files[0].rounds = ran_in_rounds(context);
 	/* A row's refusal is its own: the reader goes on to the next one. */
 	r.err = row_err;
@@ -1164,77 +1331,54 @@ void results_free(struct results *set)
 	memset(set, 0, sizeof(*set));
 }
 
-long results_allowed_cpus(const struct result_file *file)
+const char *run_context_counter_na(const struct run_context *ctx, const char *counter)
 {
-	json_t *n = json_object_get(json_object_get(file->context, "topology"), "nr_allowed_cpus");
-
-	if (!json_is_integer(n))
-		return results_num_cpus(file);
-	return json_integer_value(n) > 0 ? (long)json_integer_value(n) : 0;
+	for (size_t i = 0; i < ctx->counters.nr_na; i++)
+		if (!strcmp(ctx->counters.na[i].counter, counter))
+			return ctx->counters.na[i].reason;
+	return NULL;
 }
 
-double results_load_avg(const struct result_file *file)
+const struct run_class *run_context_class(const struct run_context *ctx, const char *name)
 {
-	json_t *load = json_array_get(json_object_get(file->context, "load_avg"), 0);
-
-	return json_is_number(load) ? json_number_value(load) : NAN;
+	for (size_t i = 0; i < ctx->topology.nr_classes; i++)
+		if (!strcmp(ctx->topology.classes[i].name, name))
+			return &ctx->topology.classes[i];
+	return NULL;
 }
 
-long results_build_ended_s_before(const struct result_file *file)
+double run_context_clock_ghz(const struct run_context *ctx)
 {
-	json_t *build = json_object_get(file->context, "build_ended_s_before");
-
-	return json_is_integer(build) && json_integer_value(build) >= 0 ?
-	       (long)json_integer_value(build) : -1;
+	return ctx->mhz_per_cpu > 0 ? ctx->mhz_per_cpu / 1000 : 0;	/* NAN > 0 is false */
 }
 
-double results_other_load_per_cpu(const struct result_file *file)
+double run_context_other_load_per_cpu(const struct run_context *ctx)
 {
-	double other = results_load_avg(file);
-	long build = results_build_ended_s_before(file);
-	long cpus = results_allowed_cpus(file);
+	double other = ctx->nr_load_avg ? ctx->load_avg[0] : NAN;
+	long cpus = ctx->allowed_cpus;
 
 	if (isnan(other) || cpus < 1)
 		return NAN;
-	if (build >= 0)
-		other -= (double)cpus * exp(-(double)build / 60);
+	if (ctx->build_ended_s_before >= 0)
+		other -= (double)cpus * exp(-(double)ctx->build_ended_s_before / 60);
 	return (other > 0 ? other : 0) / (double)cpus;
 }
 
-long results_num_cpus(const struct result_file *file)
+int results_param_value(const json_t *params, const struct kernel_param *param, long *value)
 {
-	json_t *n = json_object_get(file->context, "num_cpus");
+	json_t *v = json_object_get(params, param->name);
+	char err[128];
 
-	return json_is_integer(n) && json_integer_value(n) > 0 ? (long)json_integer_value(n) : 0;
-}
-
-double results_clock_ghz(const struct result_file *file)
-{
-	json_t *mhz = json_object_get(file->context, "mhz_per_cpu");
-
-	return json_is_number(mhz) && json_number_value(mhz) > 0 ? json_number_value(mhz) / 1000 : 0;
-}
-
-const char *results_incomplete(const struct result_file *file)
-{
-	json_t *why = json_object_get(file->context, "incomplete");
-
-	if (!why || json_is_false(why))
-		return NULL;
-	return json_is_string(why) ? json_string_value(why) : "";
-}
-
-json_t *results_counters_na(const struct result_file *file)
-{
-	json_t *na = json_object_get(json_object_get(file->context, "counters"), "na");
-
-	return json_is_object(na) ? na : NULL;
-}
-
-const char *results_context_string(const struct result_file *file,
-				   const char *key)
-{
-	json_t *v = json_object_get(file->context, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	*value = param->def;
+	if (!v)
+		return 0;
+	if (json_is_integer(v)) {
+		*value = (long)json_integer_value(v);
+		return 0;
+	}
+	if (json_is_string(v) && !kernel_param_parse(param, json_string_value(v), value,
+						     err, sizeof(err)))
+		return 0;
+	*value = param->def;
+	return -1;
 }

@@ -19,6 +19,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "run_context.h"
+
+struct kernel_param;
+
 /* A user counter of one row: a family's metric or a hardware count. */
 struct result_counter {
 	const char *name;	/* owned by the file's JSON document */
@@ -73,28 +77,12 @@ struct result_failure {
 	const char *message;
 };
 
-/*
- * context.cpu, what the CPU said it is (resultfile/results.h). recorded is
- * false in a file from a bouncelab older than the field: then vendor and
- * microarchitecture are NULL and every number is -1, as is each number a
- * file's architecture lacks (family, model, stepping on Arm; implementer,
- * part, variant, revision on x86). Strings are owned by the document.
- */
-struct result_cpu {
-	bool recorded;
-	const char *vendor;
-	long family, model, stepping;
-	long implementer, part, variant, revision;
-	const char *microarchitecture;
-};
-
 struct json_region;
 
 struct result_file {
 	const char *path;
 	json_t *doc;
 	struct json_region *region;	/* doc's memory (json_region.h), or NULL */
-	json_t *context;
 	size_t nr_rows;		/* good repetitions of ours */
 	/*
 	 * The set's rows read from this file: rows[first_row..end_row),
@@ -113,19 +101,8 @@ struct result_file {
 	 * (even randomly interleaved) have no rounds.
 	 */
 	bool rounds;
-	struct result_cpu cpu;
-	/*
-	 * context.cold_miss_ns: a load of a line the other CPU modified last,
-	 * measured on the ping-pong's two CPUs before the rounds; NAN when
-	 * the run did not measure it.
-	 */
-	double cold_miss_ns;
-	/*
-	 * context.cpu_share: the least share of its wall time a thread
-	 * spinning on each of the run's CPUs got as CPU time when the run
-	 * started (0 to 1); NAN when the run did not measure it.
-	 */
-	double cpu_share;
+	/* the context, read once: everything downstream reads this */
+	struct run_context run;
 };
 
 struct results {
@@ -170,42 +147,12 @@ void results_free(struct results *set);
 int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,
 				size_t *nr_refused, char *err, size_t errlen);
 
-/* The CPUs the run could use (topology's allowed CPUs, else num_cpus), or 0. */
-long results_allowed_cpus(const struct result_file *file);
-
-/* The 1-minute load average when the run started (context.load_avg[0]), or NaN. */
-double results_load_avg(const struct result_file *file);
-
-/* How long before the run scripts/lab's build ended, in seconds, or -1. */
-long results_build_ended_s_before(const struct result_file *file);
-
 /*
- * The 1-minute load average per allowed CPU when the run started, less
- * what a build that ended build_ended_s_before seconds earlier (scripts/lab
- * run builds first) still holds of it: a task that stopped t s ago weighs
- * e^(-t/60) in the average, and the build kept at most every allowed CPU
- * busy. So our own build is not read as other work. NaN when unrecorded.
+ * The value of a catalogue parameter in a row's params (bouncelab.params):
+ * a whole number as given, a name (of a choice, or a number as text) as
+ * kernel_param_parse() reads it; absent, the parameter's default. Returns
+ * 0, or -1 with *value the default when the value is neither.
  */
-double results_other_load_per_cpu(const struct result_file *file);
-
-/* A context string, or NULL when absent. */
-const char *results_context_string(const struct result_file *file,
-				   const char *key);
-
-/* context.num_cpus, the CPUs the machine has (not those allowed), or 0. */
-long results_num_cpus(const struct result_file *file);
-
-/* context.mhz_per_cpu in GHz, or 0 when unrecorded. */
-double results_clock_ghz(const struct result_file *file);
-
-/* Why the run stopped early (context.incomplete), "" without a reason, or NULL. */
-const char *results_incomplete(const struct result_file *file);
-
-/*
- * The counters the run asked for and could not count, with the reason
- * for each (context.counters.na: {counter: "n/a (why)"}): an object the
- * document owns, or NULL.
- */
-json_t *results_counters_na(const struct result_file *file);
+int results_param_value(const json_t *params, const struct kernel_param *param, long *value);
 
 #endif

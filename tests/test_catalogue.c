@@ -651,6 +651,60 @@ static void counter_access_by_hand(void **state)
 	}
 }
 
+/*
+ * The transfer probe, which the report, the run's cold-miss measurement,
+ * `bouncelab model --profile this` and `topo --latency` read every one-way
+ * transfer from: the ping-pong, whose baseline is store_load (DESIGN.md:
+ * "pingpong's store_load, which the claims compare with"), not its cas
+ * variant and no other family.
+ */
+static void the_transfer_probe_is_the_ping_pongs_store_load(void **unused)
+{
+	const struct kernel_family *probe = catalog_transfer_probe();
+
+	(void)unused;
+	assert_non_null(probe);
+	assert_string_equal(probe->name, "pingpong");
+	assert_true(catalog_is_transfer_probe("pingpong"));
+	assert_false(catalog_is_transfer_probe("counter"));
+	assert_false(catalog_is_transfer_probe(NULL));
+	assert_true(catalog_is_transfer_baseline("pingpong", "store_load"));
+	assert_false(catalog_is_transfer_baseline("pingpong", "cas"));
+	assert_false(catalog_is_transfer_baseline("has_pinned", "store_always"));
+	assert_false(catalog_is_transfer_baseline("pingpong", NULL));
+}
+
+/*
+ * The tenure probe the report measures the owner's tenure share on: one
+ * variant in the catalogue, and its access profile at 2 threads is what
+ * model_doc.md says the share is measured on, one line the two threads
+ * share and nothing else (false_sharing's same_line; padded_128 shares none).
+ */
+static void the_tenure_probe_is_one_shared_line(void **unused)
+{
+	const struct kernel_family *probe = NULL;
+	unsigned int nr = 0, index = 0;
+	struct access_profile p = { 0 };
+	struct kernel_config cfg;
+
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++)
+		for (unsigned int v = 0; v < catalog[i]->nr_variants; v++)
+			if (catalog[i]->variants[v].tenure_probe) {
+				probe = catalog[i];
+				index = v;
+				nr++;
+			}
+	assert_int_equal(nr, 1);
+	assert_string_equal(probe->name, "false_sharing");
+	assert_string_equal(probe->variants[index].name, "same_line");
+	kernel_config_defaults(probe, &cfg);
+	cfg.variant = index;
+	cfg.nr_threads = 2;
+	probe->access(&cfg, &p);
+	assert_int_equal(p.nr_lines, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +724,8 @@ int main(void)
 		cmocka_unit_test(every_family_allocates_its_shared_state_through_the_hook),
 		cmocka_unit_test(has_pinned_access_at_any_already_set),
 		cmocka_unit_test(last_nidpid_access_with_readers),
+		cmocka_unit_test(the_transfer_probe_is_the_ping_pongs_store_load),
+		cmocka_unit_test(the_tenure_probe_is_one_shared_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -276,7 +276,7 @@ static void test_not_testable(void **state)
 {
 	struct fixture *fx = *state;
 	struct kernel_claim c = LOCKED_2("same_line", "padded_128", CLAIM_AT_LEAST, 2);
-	json_t *ctx = fx->set.files[0].context;
+	struct run_context *ctx = &fx->set.files[0].run;
 	struct claim_result r;
 
 	/* update=plain ran at 1 thread only */
@@ -306,22 +306,23 @@ static void test_not_testable(void **state)
 	c = LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2);
 	c.arch = CLAIM_X86;
 	assert_int_equal(check(fx, c).mark, CLAIM_SEEN);
-	json_object_set_new(ctx, "arch", json_string("aarch64"));
+	ctx->arch = "aarch64";
 	r = check(fx, c);
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_non_null(strstr(r.why, "other architecture (aarch64)"));
-	json_object_del(ctx, "arch");
+	ctx->arch = NULL;
 	r = check(fx, c);
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_non_null(strstr(r.why, "do not record the architecture"));
-	json_object_set_new(ctx, "arch", json_string("x86_64"));
+	ctx->arch = "x86_64";
 	/* a busy machine: 10 runnable tasks on 2 CPUs */
-	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(10.0));
+	assert_true(ctx->nr_load_avg > 0);
+	ctx->load_avg[0] = 10.0;
 	r = check(fx, c);
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_non_null(strstr(r.why, "busy machine (other work: a load average of 5.0 per CPU"));
 	assert_non_null(strstr(r.why, "4.34x"));	/* the numbers, measured anyway */
-	json_array_set_new(json_object_get(ctx, "load_avg"), 0, json_real(0.5));
+	ctx->load_avg[0] = 0.5;
 	/* a counter the run did not record */
 	c.metric = "retries_per_success";
 	r = check(fx, c);
@@ -499,22 +500,22 @@ static void test_catalogue_claims(void **state)
  */
 static void test_load_of_other_work(void **state)
 {
-	struct result_file file = { 0 };
+	struct run_context run = { .nr_load_avg = 3, .load_avg = { 2.44, 1.0, 0.5 },
+				   .allowed_cpus = 2, .build_ended_s_before = 1 };
 
 	(void)state;
-	file.context = json_pack("{s:[f,f,f],s:{s:i},s:i}", "load_avg", 2.44, 1.0, 0.5,
-				 "topology", "nr_allowed_cpus", 2, "build_ended_s_before", 1);
-	assert_float_equal(results_other_load_per_cpu(&file), (2.44 - 2 * exp(-1.0 / 60)) / 2, 1e-12);
-	json_object_set_new(file.context, "build_ended_s_before", json_integer(600));
-	assert_float_equal(results_other_load_per_cpu(&file), (2.44 - 2 * exp(-10.0)) / 2, 1e-12);
-	json_object_del(file.context, "build_ended_s_before");
-	assert_float_equal(results_other_load_per_cpu(&file), 1.22, 1e-12);
-	/* the CPUs the run was allowed, not the machine's */
-	json_object_set_new(file.context, "num_cpus", json_integer(64));
-	assert_float_equal(results_other_load_per_cpu(&file), 1.22, 1e-12);
-	json_object_del(file.context, "topology");
-	assert_float_equal(results_other_load_per_cpu(&file), 2.44 / 64, 1e-12);
-	json_decref(file.context);
+	assert_float_equal(run_context_other_load_per_cpu(&run), (2.44 - 2 * exp(-1.0 / 60)) / 2, 1e-12);
+	run.build_ended_s_before = 600;
+	assert_float_equal(run_context_other_load_per_cpu(&run), (2.44 - 2 * exp(-10.0)) / 2, 1e-12);
+	run.build_ended_s_before = -1;
+	assert_float_equal(run_context_other_load_per_cpu(&run), 1.22, 1e-12);
+	/* the CPUs the run was allowed (the reader's allowed_cpus), not the machine's */
+	run.num_cpus = 64;
+	assert_float_equal(run_context_other_load_per_cpu(&run), 1.22, 1e-12);
+	run.allowed_cpus = 64;
+	assert_float_equal(run_context_other_load_per_cpu(&run), 2.44 / 64, 1e-12);
+	run.nr_load_avg = 0;
+	assert_true(isnan(run_context_other_load_per_cpu(&run)));
 }
 
 /* A real run read and analysed, for the tests below. */
@@ -646,13 +647,14 @@ static void test_claim_on_a_busy_machine(void **state)
 {
 	struct real_run run;
 	struct claim_result r;
-	json_t *context;
+	struct run_context *context;
 
 	(void)state;
 	read_run(&run, "default.json");
-	context = run.set.files[0].context;
-	json_object_set_new(context, "load_avg", json_pack("[f,f,f]", 10.0, 10.0, 10.0));
-	json_object_del(context, "build_ended_s_before");
+	context = &run.set.files[0].run;
+	context->nr_load_avg = 3;
+	context->load_avg[0] = context->load_avg[1] = context->load_avg[2] = 10.0;
+	context->build_ended_s_before = -1;
 	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_int_equal(r.nr_modes, 0);
@@ -660,7 +662,7 @@ static void test_claim_on_a_busy_machine(void **state)
 	assert_non_null(strstr(r.why, "Measured anyway: median round"));
 	assert_float_equal(r.ratio.ratio, 16.169240535720462 / 85.44191004231233, 1e-12);
 	/* 4 on 2 CPUs is 2.0 per CPU, the limit itself: still decided */
-	json_object_set_new(context, "load_avg", json_pack("[f,f,f]", 4.0, 4.0, 4.0));
+	context->load_avg[0] = context->load_avg[1] = context->load_avg[2] = 4.0;
 	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
 	assert_int_equal(r.mark, CLAIM_SEEN);
 	assert_int_equal(r.nr_modes, 2);
@@ -680,19 +682,19 @@ static void test_claim_when_the_cpus_were_taken(void **state)
 
 	(void)state;
 	read_run(&run, "default.json");
-	run.set.files[0].cpu_share = 0.5;
+	run.set.files[0].run.cpu_share = 0.5;
 	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_int_equal(r.nr_modes, 0);
 	assert_non_null(strstr(r.why, "a thread spinning on each CPU got 50% of its time"));
 	assert_non_null(strstr(r.why, "Measured anyway: median round"));
-	run.set.files[0].cpu_share = 0.8;
+	run.set.files[0].run.cpu_share = 0.8;
 	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
 	assert_int_equal(r.mark, CLAIM_SEEN);
-	run.set.files[0].cpu_share = 0.79;
+	run.set.files[0].run.cpu_share = 0.79;
 	assert_int_equal(check_run(&run, "counter", "plain updates cost less than a line transfer").mark,
 			 CLAIM_NOT_TESTABLE);
-	run.set.files[0].cpu_share = NAN;
+	run.set.files[0].run.cpu_share = NAN;
 	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
 	assert_int_equal(r.mark, CLAIM_SEEN);
 	free_run(&run);

@@ -232,28 +232,28 @@ static void test_results_files_give_the_identity_or_say_it_is_missing(void **sta
 
 	(void)state;
 	assert_int_equal(read_context(milan, &set, err, sizeof(err)), 0);
-	assert_true(set.files[0].cpu.recorded);
-	assert_string_equal(set.files[0].cpu.vendor, "AuthenticAMD");
-	assert_int_equal(set.files[0].cpu.family, 25);
-	assert_int_equal(set.files[0].cpu.model, 1);
-	assert_int_equal(set.files[0].cpu.stepping, 1);
-	assert_int_equal(set.files[0].cpu.part, -1);
-	assert_string_equal(set.files[0].cpu.microarchitecture, "Zen 3");
+	assert_true(set.files[0].run.cpu.recorded);
+	assert_string_equal(set.files[0].run.cpu.vendor, "AuthenticAMD");
+	assert_int_equal(set.files[0].run.cpu.family, 25);
+	assert_int_equal(set.files[0].run.cpu.model, 1);
+	assert_int_equal(set.files[0].run.cpu.stepping, 1);
+	assert_int_equal(set.files[0].run.cpu.part, -1);
+	assert_string_equal(set.files[0].run.cpu.microarchitecture, "Zen 3");
 	results_free(&set);
 
 	/* a file from before context.cpu */
 	assert_int_equal(read_context("{\"cpu_model\": \"AMD EPYC\"}", &set, err, sizeof(err)), 0);
-	assert_false(set.files[0].cpu.recorded);
-	assert_null(set.files[0].cpu.vendor);
-	assert_int_equal(set.files[0].cpu.family, -1);
+	assert_false(set.files[0].run.cpu.recorded);
+	assert_null(set.files[0].run.cpu.vendor);
+	assert_int_equal(set.files[0].run.cpu.family, -1);
 	results_free(&set);
 
 	assert_int_equal(read_context("{\"cpu\": {\"vendor\": \"ARM\", \"implementer\": 65, "
 				      "\"part\": 3340, \"variant\": 3, \"revision\": 1}}",
 				      &set, err, sizeof(err)), 0);
-	assert_int_equal(set.files[0].cpu.part, 0xd0c);
-	assert_int_equal(set.files[0].cpu.family, -1);
-	assert_null(set.files[0].cpu.microarchitecture);
+	assert_int_equal(set.files[0].run.cpu.part, 0xd0c);
+	assert_int_equal(set.files[0].run.cpu.family, -1);
+	assert_null(set.files[0].run.cpu.microarchitecture);
 	results_free(&set);
 }
 

@@ -9,7 +9,11 @@ Two corpus runs from guests of one host name and brand string ("vm",
 table must show them as two machines, not pool their rows, and each
 machine's one-way floor at l3 must be the median of its pingpong
 store_load one_way_ns, which is also the one-way the prediction quotes
-for that file.
+for that file, and the one-way `bouncelab model --results FILE` builds
+its machine on. A variant's 1-thread cost is one number too: the median
+of its 1-thread rows at the catalogue's defaults, computed here, is the
+prediction table's "1 thread" and the private cost `bouncelab model
+--results` adds contention to.
 
 usage: test_one_owner.py BOUNCELAB TESTS_DIR
 """
@@ -60,6 +64,59 @@ for path, row in zip(files, rows):
     if not m or abs(float(m.group(1)) - want) > 0.05 + 0.001 * want:
         problems.append(f"{os.path.basename(os.path.dirname(path))}: prediction's one-way "
                         f"{m.group(1) if m else None}, the pingpong's median is {want:.2f}")
+
+
+def one_thread_median(path, family, variant, defaults):
+    """The median ns/op of a case's 1-thread rows at the given parameters."""
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)["benchmarks"]
+    values = [r["ns_per_op"] for r in rows
+              if r.get("bouncelab", {}).get("family") == family and r.get("threads") == 1
+              and r.get("run_type") != "aggregate"
+              and r["bouncelab"].get("variant") == variant
+              and r["bouncelab"].get("params") == defaults]
+    return statistics.median(values)
+
+
+def close(got, want):
+    return got is not None and abs(got - want) <= 0.05 + 0.001 * want
+
+
+# has_pinned at the catalogue's defaults (`bouncelab list has_pinned`)
+HAS_PINNED_DEFAULTS = {"pin_work": 1, "flag_line": "shared", "already_set": 100}
+for path in files:
+    name = os.path.basename(os.path.dirname(path))
+    p = subprocess.run([bouncelab, "model", "--results", path, "--family", "has_pinned",
+                        "--threads", "1,2", "--json"], capture_output=True, text=True)
+    if p.returncode:
+        problems.append(f"{name}: model --results exited {p.returncode}: {p.stderr.strip()}")
+        continue
+    model = json.loads(p.stdout)
+    want = one_way_median(path)
+    got = model["machine"]["one_way_ns"].get("l3")
+    if not close(got, want):
+        problems.append(f"{name}: model --results builds its machine on one-way {got} at l3, "
+                        f"the pingpong's median is {want:.2f}")
+    # AMD's optimization guide for family 19h: a 64-entry store queue; the
+    # Zen 5 guest's family 1Ah is not in the table and takes the latest
+    sb = model["machine"].get("store_buffer")
+    if sb != 64 or "AMD family" not in model["machine"].get("store_buffer_source", ""):
+        problems.append(f"{name}: model --results takes a store buffer of {sb} "
+                        f"({model['machine'].get('store_buffer_source')}), the AMD guide's is 64")
+    variants = {v["variant"]: v["private_ns"] for v in model["families"][0]["variants"]}
+    for variant in ("store_always", "read_then_set"):
+        want = one_thread_median(path, "has_pinned", variant, HAS_PINNED_DEFAULTS)
+        got = variants.get(variant)
+        if not close(got, want):
+            problems.append(f"{name}: model --results takes {variant}'s 1-thread cost as {got}, "
+                            f"its 1-thread median is {want:.3f}")
+        # prediction.md's tables, one row per file in the order given, three digits
+        ones = re.findall(r"^\| `has_pinned/" + variant + r"` \| defaults \| ([0-9.]+) \|",
+                          prediction, re.M)
+        one = float(ones[files.index(path)]) if len(ones) == len(files) else None
+        if one is None or abs(one / want - 1) > 0.006:
+            problems.append(f"{name}: prediction.md's 1-thread cost of has_pinned/{variant} is "
+                            f"{one}, its 1-thread median is {want:.3f}")
 
 
 def predicted(family, variant):

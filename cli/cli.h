@@ -14,6 +14,7 @@
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 #define EXIT_PARTIAL 3
+#define EXIT_REGRESSION 1
 
 /* Each subcommand gets its name as argv[0]. */
 int cmd_run(int argc, char **argv);

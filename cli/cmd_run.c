@@ -108,7 +108,11 @@ static void run_usage(FILE *out)
 		"status is 128 + the signal (130 for Ctrl-C). If the process is killed,\n"
 		"'--resume FILE' recovers them from the journal. Exit status: 0 all cases\n"
 		"ran, 3 some repetitions failed (the rest are written), 1 none ran or the\n"
-		"results could not be written, 2 bad usage.\n",
+		"results could not be written, 2 bad usage.\n\n"
+		"To confirm on a real machine what the counters show, run the same\n"
+		"binary and filter under perf c2c (README, \"Counters per operation\"):\n"
+		"  perf c2c record -o c2c.data -- bouncelab run --filter REGEX --counters none\n"
+		"  perf c2c report -i c2c.data --stdio --sort cl,symbol\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
 		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS, WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES);
 }

@@ -13,6 +13,10 @@ fixture), and exit 0 at PCT 100 (a CI cannot lie wholly above its own
 ratio, 2) and without the option; on compare-a/b the benchmarks named at
 PCT 0 are those whose scipy CI lies above 1.
 
+run --out -: stdout is the results file, byte for byte (the file is
+still written, where the run says on stderr), and parses as JSON with the
+run's rows; with --console (a second thing on stdout) it is refused.
+
 list --json against list's text (names, titles, variants, defaults), and
 topo --json on a synthetic topology against what the topology is (2
 packages of 4 cores of 2 PUs: 16 CPUs, spread of 4 threads crosses the
@@ -28,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 
-bouncelab, tests = sys.argv[1], sys.argv[2]
+bouncelab, tests = os.path.abspath(sys.argv[1]), sys.argv[2]
 data = os.path.join(tests, "data")
 bad = []
 
@@ -161,6 +165,25 @@ def regression_exit_status(tmp):
               f"--fail-on-regression {value!r}: exit {p.returncode}, {p.stderr!r}")
 
 
+def run_out_dash(tmp):
+    p = subprocess.run([bouncelab, "run", "--quick", "--threads", "1", "--filter", "^has_pinned/nop$",
+                        "--counters", "none", "--out", "-"], capture_output=True, cwd=tmp)
+    check(p.returncode == 0, f"run --out -: exit {p.returncode}: {p.stderr[-300:]!r}")
+    m = re.search(rb"^bouncelab: results in (\S+) \(", p.stderr, re.M)
+    if not m:
+        bad.append(f"run --out -: no 'results in' line: {p.stderr[-300:]!r}")
+        return
+    with open(os.path.join(tmp, m.group(1).decode()), "rb") as f:
+        check(f.read() == p.stdout, "run --out -: stdout is not the results file")
+    doc = json.loads(p.stdout)
+    check([r["name"] for r in doc["benchmarks"]] and
+          all(r["bouncelab"]["variant"] == "nop" for r in doc["benchmarks"]),
+          "run --out -: the run's rows")
+    p = run("run", "--quick", "--console", "--out", "-")
+    check(p.returncode == 2 and p.stderr.count("\n") == 1 and "--out -" in p.stderr,
+          f"run --out - --console: exit {p.returncode}, {p.stderr!r}")
+
+
 def list_json():
     js, text = run("list", "--json"), run("list")
     check(js.returncode == 0, f"list --json: {js.stderr}")
@@ -208,6 +231,7 @@ def topo_json():
 compare_json_against_scipy_and_text()
 with tempfile.TemporaryDirectory(prefix="bouncelab-json.") as tmp:
     regression_exit_status(tmp)
+    run_out_dash(tmp)
 list_json()
 topo_json()
 for b in bad:

@@ -344,17 +344,6 @@ static void print_header(const struct side *a, const struct side *b)
 	       "| benchmark | A | B | B/A | p | verdict |\n|---|---:|---:|---:|---:|---|\n");
 }
 
-static int write_json(json_t *root)
-{
-	int ret = 0;
-
-	if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
-	    fputc('\n', stdout) == EOF || fflush(stdout))
-		ret = runtime_error("cannot write the JSON to standard output");
-	json_decref(root);
-	return ret;
-}
-
 /*
  * Both case arrays are in result_case_compare() order: one merge walk.
  * Returns 1 when some benchmark regressed beyond --fail-on-regression.
@@ -415,7 +404,7 @@ static int compare_sides(const struct side *a, const struct side *b,
 			       only_a == 1 ? "" : "s", only_b);
 	}
 	free(ratios);
-	ret = root ? write_json(root) : 0;
+	ret = root ? print_json(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : 0;
 	if (!ret && nr_regressed) {
 		fprintf(stderr, "bouncelab: %zu benchmark%s slower than --fail-on-regression %s allows\n",
 			nr_regressed, nr_regressed == 1 ? "" : "s", o->fail_text);

@@ -90,17 +90,6 @@ static json_t *family_json(const struct kernel_family *f)
 	return j;
 }
 
-static int write_json(json_t *root)
-{
-	int ret = 0;
-
-	if (!root || json_dumpf(root, stdout, JSON_INDENT(2)) || fputc('\n', stdout) == EOF ||
-	    fflush(stdout))
-		ret = runtime_error("cannot write the JSON to standard output");
-	json_decref(root);
-	return ret;
-}
-
 /*
  * Every set, opened once here to learn what works and why not; with
  * --json, the same facts as a run records them (context.counters).
@@ -116,7 +105,7 @@ static int list_events(int argc, char **argv, bool json)
 		return runtime_error("%s", err);
 	counters_prepare(NULL);
 	if (json)
-		return write_json(counters_context());
+		return print_json(counters_context(), JSON_INDENT(2));
 	counters_list(stdout);
 	return 0;
 }
@@ -168,5 +157,5 @@ int cmd_list(int argc, char **argv)
 		else if (wanted)
 			list_family(catalog[i]);
 	}
-	return families ? write_json(json_pack("{s:o}", "families", families)) : 0;
+	return families ? print_json(json_pack("{s:o}", "families", families), JSON_INDENT(2)) : 0;
 }

@@ -553,9 +553,8 @@ int cmd_model(int argc, char **argv)
 		if (!o.family || o.family == catalog[i])
 			rc = model_family(&m, &o, catalog[i], here_ghz, families);
 	machine_profile_close(&m);
-	if (root && !rc && (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) ||
-			    fputc('\n', stdout) == EOF || fflush(stdout)))
-		rc = runtime_error("cannot write the JSON to standard output");
+	if (root && !rc)
+		return print_json(root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 	json_decref(root);
 	return rc;
 }

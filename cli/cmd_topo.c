@@ -574,11 +574,13 @@ int cmd_topo(int argc, char **argv)
 		output_release(&o.claim, !ret || !access(o.claim.path, F_OK));
 	}
 	/* A latency a signal stopped is written, marked incomplete: so is this. */
-	if (o.json && (!ret || ret > 128) &&
-	    (json_dumpf(o.json, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
-	     fputc('\n', stdout) == EOF || fflush(stdout)))
-		ret = runtime_error("cannot write the JSON to standard output");
-	json_decref(o.json);
+	if (o.json && (!ret || ret > 128)) {
+		int printed = print_json(o.json, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+
+		ret = printed ? printed : ret;
+	} else {
+		json_decref(o.json);
+	}
 out:
 	/* A signal held back during the write reaches our handler first. */
 	interrupt_block(false);

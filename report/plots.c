@@ -111,8 +111,9 @@ static char *wis_title(const struct analysis *a, const struct group_view *g,
 	char file[32] = "";
 	char *text = NULL;
 
+	/* The m2- of the name: the machine whose files' rows are pooled (fleet.h). */
 	if (a->set->nr_files > 1)
-		snprintf(file, sizeof(file), ", results file %u", g->group->file + 1);
+		snprintf(file, sizeof(file), ", machine m%u", g->group->file + 1);
 	if (asprintf(&text, "%s/%s%s%s%s%s%s\n", g->group->family, variant,
 		     setting && *setting ? ", " : "", setting ? setting : "", file,
 		     f && f->kf ? ": " : "", f && f->kf ? f->kf->title : "") < 0)

@@ -18,8 +18,9 @@ it is not packaged by Debian and not copied here):
   and 4 (idle) on a second axis: a 0 in a column we did not measure draws
   a line at zero; an empty field is no point.
 
-Reports of tests/data fixtures (one results file, a run in rounds, and two
-corpus runs side by side) are written; for every CSV the steps above are
+Reports of every results file in tests/data and of every corpus run
+(alone, each machine's together, and two machines side by side) are
+written; for every CSV the steps above are
 taken, and its numbers checked against medians (Python's statistics module) of ops / wall_ns of
 the rows its .title names (family/variant and setting).
 
@@ -55,10 +56,25 @@ def value_text(v):
     return str(v)
 
 
-def rows_by_title(paths):
-    """(file number, family/variant, setting) -> {threads: [ops per second]}"""
-    out = {}
+# The README's Fleet section: files of the same host and build are one
+# machine, pooled under the first of them (and context.cpu, where recorded).
+MACHINE_KEYS = ("host_name", "cpu_model", "num_cpus", "bouncelab_version", "compiler",
+                "build_type", "gbench_version", "cpu")
+
+
+def machine_numbers(paths):
+    first, numbers = {}, []
     for n, path in enumerate(paths, 1):
+        ctx = json.load(open(path))["context"]
+        key = json.dumps([ctx.get(k) for k in MACHINE_KEYS], sort_keys=True)
+        numbers.append(first.setdefault(key, n) if "host_name" in ctx else n)
+    return numbers
+
+
+def rows_by_title(paths):
+    """(machine number, family/variant, setting) -> {threads: [ops per second]}"""
+    out = {}
+    for n, path in zip(machine_numbers(paths), paths):
         doc = json.load(open(path))
         for row in doc["benchmarks"]:
             b = row.get("bouncelab")
@@ -102,24 +118,24 @@ def postprocess(directory):
     return read
 
 
-def check_report(paths, outdir):
+def check_report(paths, outdir, expect_csv=True):
     p = subprocess.run([bouncelab, "report", *paths, "-o", outdir], capture_output=True, text=True)
     if p.returncode:
         bad.append(f"report {paths}: {p.stderr}")
         return
     wis = os.path.join(outdir, "will-it-scale")
-    names = sorted(os.listdir(wis))
+    names = sorted(os.listdir(wis)) if os.path.isdir(wis) else []
     check(all(n.endswith((".csv", ".title")) for n in names), f"only CSVs and titles: {names}")
     check(sum(n.endswith(".csv") for n in names) == sum(n.endswith(".title") for n in names),
           "one .title a .csv")
-    read = postprocess(wis)
-    check(read, f"no CSV in {wis}")
+    read = postprocess(wis) if os.path.isdir(wis) else {}
+    check(read or not expect_csv, f"no CSV in {wis}")
     want = rows_by_title(paths)
     cpus = [json.load(open(p))["context"]["num_cpus"] for p in paths]
     for base, (title, rows) in read.items():
         check(rows[0] == HEADER, f"{base}: header {rows[0]}")
         check(rows[1] == ["0", "", "", "0", "100", "0"], f"{base}: first row {rows[1]}")
-        m = re.match(r"^(\S+?/\S+?)(?:, (.*?))?(?:, results file (\d+))?(?:: .*)?$", title)
+        m = re.match(r"^(\S+?/\S+?)(?:, (.*?))?(?:, machine m(\d+))?(?:: .*)?$", title)
         if not m:
             bad.append(f"{base}: title {title!r} does not name the case")
             continue
@@ -158,7 +174,21 @@ with tempfile.TemporaryDirectory(prefix="bouncelab-wis.") as tmp:
     # Two settings of one family, each its own file, named by the setting.
     check(any("pin_work_0" in b for b in fixed or {}) and any("pin_work_1" in b for b in fixed or {}),
           f"the setting in the names: {sorted(fixed or {})}")
-    check_report([os.path.join(data, "results-rounds.json")], os.path.join(tmp, "rounds"))
+    # Every results file of tests/data (another tool's alone gives no CSV),
+    # every corpus run alone, and each machine's runs in one report.
+    for name in sorted(os.listdir(data)):
+        if name.endswith(".json") and name not in ("results-fixed.json", "latency-fixed.json"):
+            check_report([os.path.join(data, name)], os.path.join(tmp, name),
+                         expect_csv=not name.startswith("gbench-"))
+    runs = os.path.join(data, "runs")
+    for machine in sorted(os.listdir(runs)):
+        if not os.path.isdir(os.path.join(runs, machine)):
+            continue
+        files = sorted(os.path.join(runs, machine, f) for f in os.listdir(os.path.join(runs, machine))
+                       if f.endswith(".json"))
+        for f in files:
+            check_report([f], os.path.join(tmp, machine + "-" + os.path.basename(f)))
+        check_report(files, os.path.join(tmp, machine))
     # A parameter value with a dot (a family this catalogue does not know
     # takes any): postprocess.py would cut the name there.
     doc = json.load(open(os.path.join(data, "results-fixed.json")))
@@ -169,7 +199,6 @@ with tempfile.TemporaryDirectory(prefix="bouncelab-wis.") as tmp:
     json.dump(doc, open(dotted, "w"))
     read = check_report([dotted], os.path.join(tmp, "dotted"))
     check(any("scale_0_5" in b for b in read or {}), f"scale=0.5 in the names: {sorted(read or {})}")
-    runs = os.path.join(data, "runs")
     check_report([os.path.join(runs, "epyc-zen3-2026-12-01", "default.json"),
                   os.path.join(runs, "epyc-zen5-2026-12-02", "default.json")], os.path.join(tmp, "two"))
 for b in bad:

@@ -210,6 +210,9 @@ def topo_json():
     args = ["topo", "--topology", spec, "--policy", "spread", "--threads", "4",
             "--policy", "compact"]
     js, text = run(*args, "--json"), run(*args)
+    if js.returncode == 2 and "no hwloc" in js.stderr:
+        print("topo --json: skipped, this build has no hwloc to read a synthetic topology")
+        return
     check(js.returncode == 0, f"topo --json: {js.stderr}")
     doc = json.loads(js.stdout)
     check(doc["topology"]["nr_allowed_cpus"] == 16, f"2 x 4 x 2 PUs: {doc['topology']['nr_allowed_cpus']}")

@@ -186,7 +186,7 @@ static json_t *row_json(const struct compare_row *row, bool is_time)
 					      ci ? row->ratio.ratio : NAN),
 			 "ci_low", json_number(ci ? row->ratio.lo : NAN),
 			 "ci_high", json_number(ci ? row->ratio.hi : NAN),
-			 "p", json_number(ci && !row->untestable ? row->p : NAN),
+			 "p", json_number(row->p),
 			 "verdict", row_verdict(row, is_time));
 }
 

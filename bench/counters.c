@@ -114,6 +114,14 @@ static const char *const amd_zen2[] = { "amd64_fam17h_zen2", NULL };
 static const char *const amd_zen3[] = { "amd64_fam19h_zen3", NULL };
 static const char *const amd_zen4[] = { "amd64_fam19h_zen4", NULL };
 static const char *const amd_zen5[] = { "amd64_fam1ah_zen5", NULL };
+/*
+ * Hybrid Intel (Alder and Raptor Lake): libpfm4 shows both core PMUs;
+ * only the P-core's (Golden Cove, the core of Sapphire Rapids) is listed
+ * here, so detect_core_pmu() picks it. A thread the run places on an
+ * E-core counts nothing on it: place on P-cores to count.
+ */
+static const char *const intel_hybrid_p[] = { "adl_glc", NULL };
+static const char *const arm_neoverse[] = { "arm_n1", "arm_n2", NULL };
 
 #define HITM "HITM"
 /*
@@ -123,6 +131,12 @@ static const char *const amd_zen5[] = { "amd64_fam1ah_zen5", NULL };
 #define C2C "cache-to-cache fills"
 #define ANY_FILLS "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:"
 #define ZEN2_FILLS "DATA_CACHE_REFILLS_FROM_SYSTEM:"
+/*
+ * Arm has no HITM: a line another core wrote comes into L1D as a refill,
+ * from inside the cluster (another core's cache, L2 or L3: INNER) or
+ * from outside it (OUTER); REMOTE_ACCESS is another socket's.
+ */
+#define ARM_REFILLS "L1D refills"
 
 static const struct coherence_model coherence_models[] = {
 	{ intel_uops_client, HITM, {
@@ -157,6 +171,21 @@ static const struct coherence_model coherence_models[] = {
 		PART_OF("c2c_fills", "c2c_fills_same_ccx", ANY_FILLS "LOCAL_CCX"),
 		PART_OF("c2c_fills", "c2c_fills_other_ccx", ANY_FILLS "NEAR_CACHE_NEAR_FAR"),
 		PART_OF("c2c_fills", "c2c_fills_remote_node", ANY_FILLS "FAR_CACHE_NEAR_FAR"),
+	} },
+	/*
+	 * Intel's Alder Lake cpu_core list: 0xd2 umask 0x04, XSNP_FWD as on
+	 * Sapphire Rapids. Newer than libpfm4 4.13: unchecked there, and n/a
+	 * with libpfm4's reason where its name differs.
+	 */
+	{ intel_hybrid_p, HITM, {
+		PART_OF("hitm", "hitm_local", "MEM_LOAD_L3_HIT_RETIRED:XSNP_FWD"),
+	} },
+	/* libpfm4's arm_n1_pe and arm_n2_pe names (Neoverse N1 and N2 TRMs). */
+	{ arm_neoverse, ARM_REFILLS, {
+		PART_OF("l1d_refills", "l1d_refills_inner", "L1D_CACHE_REFILL_INNER"),
+		PART_OF("l1d_refills", "l1d_refills_outer", "L1D_CACHE_REFILL_OUTER"),
+		EVENT("remote_accesses", "REMOTE_ACCESS"),
+		EVENT("ll_read_misses", "LL_CACHE_MISS_RD"),
 	} },
 	{ amd_zen5, C2C, {
 		PART_OF("c2c_fills", "c2c_fills_same_ccx", ANY_FILLS "LOCAL_CCX"),
@@ -524,12 +553,81 @@ static bool name_taken(const char *name)
 	return false;
 }
 
+/* The value of modifier mod ("k") in a libpfm4 full spelling, or NULL. */
+static const char *modifier_value(const char *spelling, const char *mod, size_t len)
+{
+	for (const char *p = strchr(spelling, ':'); p; p = strchr(p + 1, ':'))
+		if (!strncmp(p + 1, mod, len) && p[1 + len] == '=')
+			return p + 2 + len;
+	return NULL;
+}
+
+/*
+ * An event's counter stem from libpfm4's own spelling of it, not from
+ * the string as typed: "cycles:u", "CYCLES:U" and "cpu-cycles:u" all
+ * encode as perf::PERF_COUNT_HW_CPU_CYCLES:u=1:k=0:..., so all are
+ * perf_count_hw_cpu_cycles, in every run. The umasks stay, in libpfm4's
+ * order; a modifier is named (with its value) only where it differs from
+ * the event's own default encoding: cycles:k is ..._u_0_k_1.
+ */
+int counters_event_name(const char *event, char *name, size_t len, char *why,
+			size_t whylen)
+{
+	char spelling[2 * COUNTERS_EVENT_LEN], plain[2 * COUNTERS_EVENT_LEN];
+	char defaults[2 * COUNTERS_EVENT_LEN], stem[2 * COUNTERS_EVENT_LEN];
+	struct perf_event_attr attr;
+	size_t n_plain, n_stem;
+	const char *event_start, *p;
+
+	if (counters_encode(event, false, &attr, spelling, sizeof(spelling), why, whylen))
+		return -1;
+	/* "pmu::EVENT:UMASK...:mod=v...": the PMU, the event and its umasks. */
+	event_start = strstr(spelling, "::");
+	event_start = event_start ? event_start + 2 : spelling;
+	p = event_start;
+	n_plain = (size_t)(p - spelling);
+	memcpy(plain, spelling, n_plain);
+	while (*p) {
+		size_t tok = strcspn(p, ":");
+
+		if (!memchr(p, '=', tok) && n_plain + tok + 1 < sizeof(plain)) {
+			if (p != event_start)
+				plain[n_plain++] = ':';
+			memcpy(plain + n_plain, p, tok);
+			n_plain += tok;
+		}
+		p += tok + (p[tok] == ':');
+	}
+	plain[n_plain] = '\0';
+	if (counters_encode(plain, false, &attr, defaults, sizeof(defaults), why, whylen))
+		return -1;
+	n_stem = (size_t)snprintf(stem, sizeof(stem), "%s", plain);
+	for (p = strchr(spelling, '='); p && n_stem < sizeof(stem); p = strchr(p + 1, '=')) {
+		const char *start = p, *value = p + 1, *def;
+		size_t mod_len, value_len = strcspn(value, ":");
+
+		while (start > spelling && start[-1] != ':')
+			start--;
+		mod_len = (size_t)(p - start);
+		def = modifier_value(defaults, start, mod_len);
+		if (def && strcspn(def, ":") == value_len && !strncmp(def, value, value_len))
+			continue;
+		n_stem += (size_t)snprintf(stem + n_stem, sizeof(stem) - n_stem, ":%.*s_%.*s",
+					   (int)mod_len, start, (int)value_len, value);
+	}
+	raw_event_name(stem, name, len);
+	return 0;
+}
+
 static void add_raw_events(void)
 {
 	for (unsigned int i = 0; i < chosen.nr_raw; i++) {
-		char name[COUNTERS_NAME_LEN - 8], unique[COUNTERS_NAME_LEN];
+		char name[COUNTERS_NAME_LEN - 8], unique[COUNTERS_NAME_LEN], why[128];
 
-		raw_event_name(chosen.raw[i], name, sizeof(name));
+		/* Without libpfm4 the event is n/a: named as typed. */
+		if (!chosen.pfm_ready ||
+		    counters_event_name(chosen.raw[i], name, sizeof(name), why, sizeof(why)))
+			raw_event_name(chosen.raw[i], name, sizeof(name));
 		snprintf(unique, sizeof(unique), "%s", name[0] ? name : "event");
 		for (unsigned int k = 2; name_taken(unique); k++)
 			snprintf(unique, sizeof(unique), "%s_%u", name[0] ? name : "event", k);

@@ -114,6 +114,15 @@ unsigned int counters_coherence_events(const char *pmu,
 				       unsigned int max, const char **label);
 
 /*
+ * The counter stem of an event (NAME in NAME_per_op) from libpfm4's full
+ * spelling of it, so that any spelling of one event gets one name:
+ * cycles:u, CYCLES:U and cpu-cycles:u are all perf_count_hw_cpu_cycles.
+ * Returns 0, or -1 with why holding libpfm4's message.
+ */
+int counters_event_name(const char *event, char *name, size_t len, char *why,
+			size_t whylen);
+
+/*
  * Encodes an event as a run does: user space only (PFM_PLM3), or user
  * and kernel if kernel is set. Returns 0, or -1 with why holding
  * libpfm4's message.

@@ -47,6 +47,7 @@ struct suite_options {
 	bool quick;			/* defaults and the settings the claims name */
 	struct home_policy home;	/* where the shared state lives (--home) */
 	bool console;			/* Google Benchmark's table on stdout */
+	bool results_on_stdout;		/* --out -: the results file copied to stdout */
 };
 
 struct bench_case {

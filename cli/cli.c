@@ -50,6 +50,17 @@ const char *printable(const char *text)
 	return printable_into(buf, sizeof(buf), text);
 }
 
+int print_json(json_t *doc, size_t flags)
+{
+	int ret = 0;
+
+	if (!doc || json_dumpf(doc, stdout, flags) || fputc('\n', stdout) == EOF ||
+	    fflush(stdout))
+		ret = runtime_error("cannot write the JSON to standard output");
+	json_decref(doc);
+	return ret;
+}
+
 int close_stdout(int status)
 {
 	int failed = fflush(stdout) != 0 || ferror(stdout);

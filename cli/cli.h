@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 /*
  * Exit statuses, the same for every command (README, "Exit status"):
  * 0 done; 1 failed at run time (nothing useful written, or stdout could
@@ -14,6 +16,7 @@
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 #define EXIT_PARTIAL 3
+#define EXIT_REGRESSION 1
 
 /* Each subcommand gets its name as argv[0]. */
 int cmd_run(int argc, char **argv);
@@ -35,6 +38,13 @@ int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * messages: getopt's own message is replaced by ours.
  */
 int bad_option(char **argv, const char *command);
+
+/*
+ * The one way a command's --json goes out: doc (taken, and freed) as one
+ * document on stdout with flags (JSON_INDENT(2) and a precision), then a
+ * newline. Returns 0, or EXIT_RUNTIME with the error printed.
+ */
+int print_json(json_t *doc, size_t flags);
 
 /* Parses a positive number of seconds; -1 on error. */
 double parse_seconds(const char *text);

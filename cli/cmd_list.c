@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog.h"
 #include "cli.h"
 #include "counters.h"
@@ -45,8 +47,54 @@ static void list_family(const struct kernel_family *f)
 	printf("\n");
 }
 
-/* Every set, opened once here to learn what works and why not. */
-static int list_events(int argc, char **argv)
+/* One parameter for --json: what list_params() prints of it. */
+static json_t *param_json(const struct kernel_param *param)
+{
+	json_t *j = json_pack("{s:s, s:s}", "name", param->name, "help", param->help);
+
+	if (param->choices) {
+		json_t *choices = json_array();
+
+		for (unsigned int i = 0; param->choices[i]; i++)
+			json_array_append_new(choices, json_string(param->choices[i]));
+		json_object_set_new(j, "default", json_string(kernel_param_choice(param, param->def)));
+		json_object_set_new(j, "choices", choices);
+	} else {
+		json_object_set_new(j, "default", json_integer(param->def));
+		json_object_set_new(j, "min", json_integer(param->min));
+		json_object_set_new(j, "max", json_integer(param->max));
+	}
+	json_object_set_new(j, "suite", param->suite ? json_string(param->suite) : json_null());
+	return j;
+}
+
+/* One family for --json: what list_family() prints of it. */
+static json_t *family_json(const struct kernel_family *f)
+{
+	json_t *variants = json_array(), *params = json_array();
+	json_t *j = json_pack("{s:s, s:s, s:s}", "family", f->name, "title", f->title,
+			      "source", f->source);
+
+	if (f->min_threads || f->max_threads) {
+		json_object_set_new(j, "min_threads", json_integer(f->min_threads));
+		json_object_set_new(j, "max_threads", json_integer(f->max_threads));
+	}
+	for (unsigned int v = 0; v < f->nr_variants; v++)
+		json_array_append_new(variants, json_pack("{s:s, s:s, s:b}",
+				      "variant", f->variants[v].name, "models", f->variants[v].models,
+				      "deliberately_racy", f->variants[v].deliberately_racy));
+	for (unsigned int p = 0; p < f->nr_params; p++)
+		json_array_append_new(params, param_json(&f->params[p]));
+	json_object_set_new(j, "variants", variants);
+	json_object_set_new(j, "parameters", params);
+	return j;
+}
+
+/*
+ * Every set, opened once here to learn what works and why not; with
+ * --json, the same facts as a run records them (context.counters).
+ */
+static int list_events(int argc, char **argv, bool json)
 {
 	char err[256];
 
@@ -56,6 +104,8 @@ static int list_events(int argc, char **argv)
 	if (counters_select("coherence,basic,sw", NULL, err, sizeof(err)))
 		return runtime_error("%s", err);
 	counters_prepare(NULL);
+	if (json)
+		return print_json(counters_context(), JSON_INDENT(2));
 	counters_list(stdout);
 	return 0;
 }
@@ -65,34 +115,47 @@ int cmd_list(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "events", no_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool events = false, json = false;
+	json_t *families = NULL;
 	int c;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("usage: bouncelab list [FAMILY...]\n"
-			       "       bouncelab list --events\n\n"
+			printf("usage: bouncelab list [--json] [FAMILY...]\n"
+			       "       bouncelab list --events [--json]\n\n"
 			       "Lists the kernel families, their variants and parameters;\n"
-			       "with --events, the counter sets and whether each works here.\n");
+			       "with --events, the counter sets and whether each works here.\n"
+			       "With --json, the same as one JSON document on stdout.\n");
 			return 0;
 		}
 		if (c == 'e')
-			return list_events(argc, argv);
-		return bad_option(argv, "list");
+			events = true;
+		else if (c == 'j')
+			json = true;
+		else
+			return bad_option(argv, "list");
 	}
+	if (events)
+		return list_events(argc, argv, json);
 	for (int i = optind; i < argc; i++)
 		if (!catalog_find(argv[i]))
 			return usage_error("list: unknown family '%s' (run 'bouncelab list' for all)",
 					   argv[i]);
+	if (json)
+		families = json_array();
 	for (unsigned int i = 0; i < catalog_size; i++) {
 		bool wanted = optind == argc;
 
 		for (int k = optind; k < argc; k++)
 			wanted |= !strcmp(argv[k], catalog[i]->name);
-		if (wanted)
+		if (wanted && families)
+			json_array_append_new(families, family_json(catalog[i]));
+		else if (wanted)
 			list_family(catalog[i]);
 	}
-	return 0;
+	return families ? print_json(json_pack("{s:o}", "families", families), JSON_INDENT(2)) : 0;
 }

@@ -661,9 +661,8 @@ int cmd_model(int argc, char **argv)
 	machine_profile_close(&m);
 	if (run)
 		results_machine_free(run);
-	if (root && !rc && (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) ||
-			    fputc('\n', stdout) == EOF || fflush(stdout)))
-		rc = runtime_error("cannot write the JSON to standard output");
+	if (root && !rc)
+		return print_json(root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 	json_decref(root);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "console.h"
 #include "counters.h"
 #include "gbench.h"
+#include "input_file.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "latency.h"
@@ -63,6 +64,8 @@ struct run_progress {
 	bool tty;			/* stderr is a terminal */
 	bool console;			/* --console: the table on stdout */
 	struct console table;
+	/* --out -: stdout holds the results, so the summary goes to stderr */
+	bool results_on_stdout;
 };
 
 static void run_usage(FILE *out)
@@ -89,7 +92,8 @@ static void run_usage(FILE *out)
 		"  --counters SET[,SET]    counters per op: coherence, basic, sw or none (default %s);\n"
 		"                          'bouncelab list --events' shows what works here\n"
 		"  --events LIST           raw libpfm4 event strings, comma-separated\n"
-		"  --out FILE              results file (default results/<time>/results.json)\n"
+		"  --out FILE              results file (default results/<time>/results.json);\n"
+		"                          '-': written there and copied to stdout when complete\n"
 		"  --console               also print each repetition's row on stdout (ns/op as\n"
 		"                          in the JSON; colour on a terminal unless NO_COLOR is set)\n"
 		"  --force                 replace the results file if it exists (only with a\n"
@@ -108,7 +112,11 @@ static void run_usage(FILE *out)
 		"status is 128 + the signal (130 for Ctrl-C). If the process is killed,\n"
 		"'--resume FILE' recovers them from the journal. Exit status: 0 all cases\n"
 		"ran, 3 some repetitions failed (the rest are written), 1 none ran or the\n"
-		"results could not be written, 2 bad usage.\n",
+		"results could not be written, 2 bad usage.\n\n"
+		"To confirm on a real machine what the counters show, run the same\n"
+		"binary and filter under perf c2c (README, \"Counters per operation\"):\n"
+		"  perf c2c record -o c2c.data -- bouncelab run --filter REGEX --counters none\n"
+		"  perf c2c report -i c2c.data --stdio --sort cl,symbol\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
 		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS, WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES);
 }
@@ -406,7 +414,7 @@ static const char *summary_unit(const struct kernel_family *f)
  * One block per family at the largest thread count: each case's median
  * ns/op over its repetitions (one-way ns for pingpong).
  */
-static void print_summary(const struct run_progress *pr)
+static void print_summary(const struct run_progress *pr, FILE *out)
 {
 	const struct suite *suite = pr->suite;
 	const struct kernel_family *last = NULL;
@@ -422,17 +430,17 @@ static void print_summary(const struct run_progress *pr)
 		if (c->cfg.nr_threads != max_threads)
 			continue;
 		if (c->family != last) {
-			printf("%s, %u thread%s, median %s:\n", c->family->name,
+			fprintf(out, "%s, %u thread%s, median %s:\n", c->family->name,
 			       max_threads, max_threads > 1 ? "s" : "",
 			       summary_unit(c->family));
 			last = c->family;
 		}
 		if (n)
-			printf("  %-60s %10.2f\n", c->name,
+			fprintf(out, "  %-60s %10.2f\n", c->name,
 			       stats_median(pr->samples + (size_t)i * pr->per_case, n) /
 			       summary_divisor(c->family));
 		else
-			printf("  %-60s %10s\n", c->name, "error");
+			fprintf(out, "  %-60s %10s\n", c->name, "error");
 	}
 }
 
@@ -499,6 +507,27 @@ static int print_plan(const struct suite *suite, const struct suite_options *opt
 static uint64_t estimate_results_bytes(unsigned int repetitions)
 {
 	return (uint64_t)repetitions * 2 * 4096 + (1u << 16);
+}
+
+/*
+ * --out -: the results file as written, byte for byte, on stdout. The
+ * file stays (results survive a reader that goes away); stdout is only a
+ * copy of it.
+ */
+static int copy_to_stdout(const char *path)
+{
+	char err[1024], *text;
+	size_t len;
+	int ret = 0;
+
+	text = input_file_read(path, (size_t)1 << 34, &len, err, sizeof(err));
+	if (!text)
+		return runtime_error("%s", err);
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
+		ret = runtime_error("cannot write the results to standard output (they are in %s)",
+				    path);
+	free(text);
+	return ret;
 }
 
 /*
@@ -572,7 +601,9 @@ static int write_results(const struct output_claim *claim, json_t *context,
 	if (pr->failed == pr->done)
 		return runtime_error("every one of the %u repetitions failed: %s has their errors, and no result",
 				     pr->done, out);
-	print_summary(pr);
+	print_summary(pr, pr->results_on_stdout ? stderr : stdout);
+	if (pr->results_on_stdout && (ret = copy_to_stdout(out)))
+		return ret;
 	if (!pr->quiet)
 		fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out,
 			seconds_since(&pr->start));
@@ -725,6 +756,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	context = run_context_new(suite, run_command);
 	pr.tty = isatty(STDERR_FILENO);
 	pr.console = opts->console;
+	pr.results_on_stdout = opts->results_on_stdout;
 	console_init(&pr.table, stdout, suite);
 	if (journal_create(&pr.journal, claim->path, context, pr.total, err, sizeof(err)))
 		ret = runtime_error("%s", err);
@@ -938,6 +970,13 @@ int cmd_run(int argc, char **argv)
 		watchdog = fmax(WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES * opts.min_time);
 	if (counters_select(counter_sets, events, err, sizeof(err)))
 		return usage_error("%s", err);
+	/* "-": stdout gets a copy of the file, which goes where it would by default. */
+	if (out && !strcmp(out, "-")) {
+		if (opts.console)
+			return usage_error("--out -: the results go to stdout, and so would --console's table: expected one of them");
+		opts.results_on_stdout = true;
+		out = NULL;
+	}
 	if (!out) {
 		default_output_path("results.json", out_buf, sizeof(out_buf));
 		out = out_buf;

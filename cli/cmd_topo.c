@@ -42,6 +42,8 @@ struct topo_options {
 	bool force;			/* --force: replace an existing latency file */
 	struct output_claim claim;	/* the latency file, held while measuring */
 	bool latency_tuned;		/* a --latency-only option was given */
+	bool want_json;			/* --json: one JSON document on stdout, no text */
+	json_t *json;			/* that document, printed at the end */
 };
 
 static void topo_usage(FILE *out)
@@ -66,6 +68,8 @@ static void topo_usage(FILE *out)
 		"  --round-trips R         round trips per sample (default %d)\n"
 		"  --latency-out FILE      latency JSON (default results/<time>/latency.json)\n"
 		"  --force                 replace the latency file if it exists\n"
+		"  --json                  print the same facts as one JSON document (with\n"
+		"                          --latency, the latency file's too, and its path)\n"
 		"  -h, --help              this help\n\n"
 		"Classes, nearest first: same_pu, smt, l2, l3, package, numa, cross_package.\n",
 		DEFAULT_PAIRS_PER_CLASS, DEFAULT_SAMPLES, DEFAULT_ROUND_TRIPS);
@@ -178,6 +182,109 @@ static void print_numa_matrix(const struct topo *topo)
 	}
 }
 
+/* The classes present for --json: print_classes()'s rows. */
+static json_t *classes_json(const struct topo *topo)
+{
+	struct topo_class_example ex[NR_DISTANCE_CLASSES];
+	json_t *classes = json_array();
+
+	topo_classes_present(topo, ex);
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		if (ex[c].cpu_a < 0)
+			continue;
+		json_array_append_new(classes, json_pack("{s:s, s:[ii], s:o}",
+				      "class", distance_class_name((enum distance_class)c),
+				      "cpus", ex[c].cpu_a, ex[c].cpu_b, "numa_distance",
+				      ex[c].numa_distance < 0 ? json_null() :
+				      json_integer(ex[c].numa_distance)));
+	}
+	return classes;
+}
+
+/* The NUMA nodes for --json: print_numa_matrix()'s list (the matrix is the topology's). */
+static json_t *numa_nodes_json(const struct topo *topo)
+{
+	json_t *nodes = json_array();
+	char cpus[256];
+
+	for (unsigned int i = 0; i < topo_nr_numa_nodes(topo); i++) {
+		topo_format_numa_node_cpus(topo, i, cpus, sizeof(cpus));
+		json_array_append_new(nodes, json_pack("{s:i, s:i, s:s}", "node", (int)i,
+				      "os_index", topo_numa_node_os_index(topo, i), "cpus", cpus));
+	}
+	return nodes;
+}
+
+/* print_plan()'s facts for --json. */
+static json_t *plan_json(const struct topo *topo, const struct placement *pl)
+{
+	json_t *cpus = json_array();
+
+	for (unsigned int t = 0; t < pl->nr_cpus; t++)
+		json_array_append_new(cpus, json_integer(pl->cpus[t]));
+	return json_pack("{s:s, s:i, s:o, s:s, s:o, s:b, s:b}", "policy", pl->policy,
+			 "threads", (int)pl->nr_cpus, "cpus", cpus,
+			 "widest_class", distance_class_name(pl->widest),
+			 "numa_distance", pl->numa_distance < 0 ? json_null() :
+			 json_integer(pl->numa_distance),
+			 "cpus_shared", placement_shares_cpu(pl),
+			 "binds", topo_is_this_system(topo));
+}
+
+/*
+ * The tree as topo_print_tree() prints it, one string a line: hwloc's
+ * own XML (lstopo --of xml) is the machine-readable tree; this is what
+ * the text shows.
+ */
+static json_t *tree_json(const struct topo *topo)
+{
+	json_t *lines = json_array();
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return lines;
+	topo_print_tree(topo, out);
+	if (fclose(out)) {
+		free(text);
+		return lines;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		json_array_append_new(lines, json_string(line));
+	free(text);
+	return lines;
+}
+
+/* Everything the text prints before the latency, as one object. */
+/* The CPU kinds as print_cpu_kinds() lists them, most power-efficient first. */
+static json_t *cpu_kinds_json(const struct topo *topo)
+{
+	json_t *kinds = json_array();
+	char kind[256];
+
+	for (unsigned int k = 0; k < topo_nr_cpu_kinds(topo); k++) {
+		topo_format_cpu_kind(topo, k, kind, sizeof(kind));
+		json_array_append_new(kinds, json_string(kind));
+	}
+	return kinds;
+}
+
+static json_t *topo_json(const struct topo *topo, const struct placement *plans,
+			 unsigned int nr_plans)
+{
+	json_t *placements = json_array();
+
+	for (unsigned int i = 0; i < nr_plans; i++)
+		json_array_append_new(placements, plan_json(topo, &plans[i]));
+	return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o}",
+			 "topology", results_topology(topo),
+			 "this_system", topo_is_this_system(topo),
+			 "tree", tree_json(topo), "classes", classes_json(topo),
+			 "cpu_kinds", cpu_kinds_json(topo),
+			 "numa_nodes", numa_nodes_json(topo), "placements", placements);
+}
+
 static int plan_policy(const struct topo *topo, const char *policy,
 		       long threads, struct placement *pl)
 {
@@ -261,7 +368,7 @@ static void print_latency_table(const struct topo *topo, json_t *lat,
  * (--force): it goes beside it, as a stopped run's results do.
  */
 static int write_latency(const struct topo *topo, const struct output_claim *claim,
-			 json_t *context, const char *why, json_t *lat)
+			 json_t *context, const char *why, json_t *lat, json_t *json_out)
 {
 	json_t *doc = json_object();
 	char err[512], sibling[PATH_MAX], *text;
@@ -285,6 +392,8 @@ static int write_latency(const struct topo *topo, const struct output_claim *cla
 	if ((target == claim->path && claim->exists ? output_write_file :
 	     output_write_new_file)(target, text, strlen(text), err, sizeof(err)))
 		ret = runtime_error("%s", err);
+	else if (json_out)
+		json_object_set_new(json_out, "latency_file", json_string(target));
 	else
 		printf("  JSON: %s\n", target);
 	free(text);
@@ -362,8 +471,11 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 	if (!ret && done) {
 		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
 				   pairs, done);
-		print_latency_table(topo, lat, pairs, done, o);
-		ret = write_latency(topo, &o->claim, context, signo ? why : NULL, lat);
+		if (o->json)
+			json_object_set(o->json, "latency", lat);
+		else
+			print_latency_table(topo, lat, pairs, done, o);
+		ret = write_latency(topo, &o->claim, context, signo ? why : NULL, lat, o->json);
 		json_decref(lat);
 	}
 	if (!ret && signo) {
@@ -402,6 +514,7 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 		{ "round-trips", required_argument, NULL, 'r' },
 		{ "latency-out", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -452,6 +565,9 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 		case 'F':
 			o->force = true;
 			o->latency_tuned = true;
+			break;
+		case 'j':
+			o->want_json = true;
 			break;
 		case 'h':
 			topo_usage(stdout);
@@ -513,20 +629,32 @@ int cmd_topo(int argc, char **argv)
 		fprintf(stderr, "bouncelab: cannot catch signals: a Ctrl-C loses the pairs measured\n");
 	if (o.latency && (ret = choose_latency_out(&o, latency_out, sizeof(latency_out))))
 		goto out;
-	topo_format_allowed(topo, allowed, sizeof(allowed));
-	printf("Topology: %s%s\n", topo_describe(topo), topo_is_this_system(topo) ? "" :
-	       " (not this system: plans only, never binds)");
-	printf("Allowed CPUs: %s (%u)\n\n", allowed, topo_nr_allowed_cpus(topo));
-	topo_print_tree(topo, stdout);
-	print_classes(topo);
-	print_cpu_kinds(topo);
-	print_numa_matrix(topo);
-	for (unsigned int i = 0; i < o.nr_policies; i++)
-		print_plan(topo, &plans[i]);
+	if (o.want_json) {
+		o.json = topo_json(topo, plans, o.nr_policies);
+	} else {
+		topo_format_allowed(topo, allowed, sizeof(allowed));
+		printf("Topology: %s%s\n", topo_describe(topo), topo_is_this_system(topo) ? "" :
+		       " (not this system: plans only, never binds)");
+		printf("Allowed CPUs: %s (%u)\n\n", allowed, topo_nr_allowed_cpus(topo));
+		topo_print_tree(topo, stdout);
+		print_classes(topo);
+		print_cpu_kinds(topo);
+		print_numa_matrix(topo);
+		for (unsigned int i = 0; i < o.nr_policies; i++)
+			print_plan(topo, &plans[i]);
+	}
 	if (o.latency) {
 		fflush(stdout);
 		ret = measure_latency(topo, &o);
 		output_release(&o.claim, !ret || !access(o.claim.path, F_OK));
+	}
+	/* A latency a signal stopped is written, marked incomplete: so is this. */
+	if (o.json && (!ret || ret > 128)) {
+		int printed = print_json(o.json, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+
+		ret = printed ? printed : ret;
+	} else {
+		json_decref(o.json);
 	}
 out:
 	/* A signal held back during the write reaches our handler first. */

@@ -772,8 +772,10 @@ static void write_outputs_note(FILE *out, const struct report_input *in)
 static void write_csv_note(FILE *out)
 {
 	fputs("The plots are in `" PLOT_DIR "/`; a will-it-scale-style CSV per variant and setting "
-	      "(`tasks,processes,processes_idle,threads,threads_idle,linear`, threads only, idle computed "
-	      "from the CPUs left unused) is in `" CSV_DIR "/`, named FAMILY-SETTING-VARIANT.csv.\n\n", out);
+	      "(`tasks,processes,processes_idle,threads,threads_idle,linear`, threads only: the processes "
+	      "columns empty, idle computed from the CPUs left unused) is in `" CSV_DIR "/`, named "
+	      "FAMILY-VARIANT-SETTING.csv with its FAMILY-VARIANT-SETTING.title, so that will-it-scale's "
+	      "`postprocess.py`, run in that directory, draws them.\n\n", out);
 }
 
 /*

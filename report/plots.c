@@ -53,14 +53,76 @@ void plot_family_name(char *buf, size_t len, const struct analysis *a,
 		snprintf(buf, len, PLOT_DIR "/%s-%s.svg", family, kind);
 }
 
-void csv_name(char *buf, size_t len, const struct analysis *a,
-	      const struct group_view *g, const char *variant)
+/*
+ * "pin_work=1, flag_line=shared, placement compact" ->
+ * "pin_work_1-flag_line_shared-placement_compact": the setting's items
+ * apart by '-', and no '.' (will-it-scale's postprocess.py takes a file's
+ * name up to its first '.' as the testcase).
+ */
+static void setting_file_name(char *buf, size_t len, const char *setting)
 {
-	char prefix[256], name[128];
+	size_t i = 0;
 
-	file_prefix(prefix, sizeof(prefix), a, g);
+	for (const char *s = setting; s && *s && i + 1 < len; s++) {
+		if (*s == ',' && s[1] == ' ') {
+			buf[i++] = '-';
+			s++;
+		} else {
+			buf[i++] = (ascii_alnum(*s) || *s == '_' || *s == '-') ? *s : '_';
+		}
+	}
+	buf[i] = '\0';
+}
+
+/* Under NAME_MAX with room for ".title" and the table's number. */
+#define CSV_BASE_MAX 200
+
+void csv_base_name(char *buf, size_t len, const struct analysis *a,
+		   const struct group_view *g, const char *variant)
+{
+	char family[128], name[128], setting[1024], base[1536];
+	int n;
+
+	safe_name(family, sizeof(family), g->group->family);
 	safe_name(name, sizeof(name), variant);
-	snprintf(buf, len, CSV_DIR "/%s-%s.csv", prefix, name);
+	setting_file_name(setting, sizeof(setting), g->group->setting);
+	if (a->set->nr_files > 1)
+		n = snprintf(base, sizeof(base), "m%u-%s-%s%s%s", g->group->file + 1, family,
+			     name, setting[0] ? "-" : "", setting);
+	else
+		n = snprintf(base, sizeof(base), "%s-%s%s%s", family, name,
+			     setting[0] ? "-" : "", setting);
+	/* A long setting is cut; the table's number keeps the name unique. */
+	if (n > CSV_BASE_MAX)
+		snprintf(base + CSV_BASE_MAX - 12, 12, "-t%u", g->number);
+	snprintf(buf, len, CSV_DIR "/%s", base);
+}
+
+/*
+ * The .title's one line, as will-it-scale's test prints after
+ * "testcase:": what was run. postprocess.py puts it inside a quoted
+ * JavaScript string, so a quote, a backslash or a tag would end it.
+ */
+static char *wis_title(const struct analysis *a, const struct group_view *g,
+		       const char *variant)
+{
+	const struct family_view *f = family_of(a, g);
+	const char *setting = g->group->setting;
+	char file[32] = "";
+	char *text = NULL;
+
+	/* The m2- of the name: the machine whose files' rows are pooled (fleet.h). */
+	if (a->set->nr_files > 1)
+		snprintf(file, sizeof(file), ", machine m%u", g->group->file + 1);
+	if (asprintf(&text, "%s/%s%s%s%s%s%s\n", g->group->family, variant,
+		     setting && *setting ? ", " : "", setting ? setting : "", file,
+		     f && f->kf ? ": " : "", f && f->kf ? f->kf->title : "") < 0)
+		return NULL;
+	for (char *c = text; *c; c++)
+		if (*c == '\'' || *c == '\\' || *c == '<' || *c == '>' ||
+		    (*c != '\n' && (unsigned char)*c < 0x20))
+			*c = '_';
+	return text;
 }
 
 /* At least two thread counts, one of them 1, running the same mix of work. */
@@ -362,7 +424,11 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 	return svg;
 }
 
-/* will-it-scale's runtest.py columns, one row per thread count. */
+/*
+ * will-it-scale's runtest.py columns, one row per thread count. Threads
+ * only: the processes columns are left empty, which its plot.js (plotly)
+ * draws as no data, where runtest.py's 0 would draw a line at zero.
+ */
 static char *wis_csv(const struct analysis *a, const struct group_view *g,
 		     const struct variant_view *var)
 {
@@ -374,7 +440,7 @@ static char *wis_csv(const struct analysis *a, const struct group_view *g,
 
 	if (!out)
 		return NULL;
-	fprintf(out, "tasks,processes,processes_idle,threads,threads_idle,linear\n0,0,100,0,100,0\n");
+	fprintf(out, "tasks,processes,processes_idle,threads,threads_idle,linear\n0,,,0,100,0\n");
 	for (size_t t = 0; t < g->nr_threads; t++) {
 		const struct result_case *c =
 			result_group_find(a->cases, g->group, var->name, g->threads[t]);
@@ -385,7 +451,7 @@ static char *wis_csv(const struct analysis *a, const struct group_view *g,
 		/* Busy threads leave the other CPUs idle (computed, not sampled). */
 		if (cpus >= c->threads)
 			idle = 100.0 * (double)(cpus - c->threads) / (double)cpus;
-		fprintf(out, "%ld,0,0.00,%.0f,%.2f,%.0f\n", c->threads,
+		fprintf(out, "%ld,,,%.0f,%.2f,%.0f\n", c->threads,
 			c->tput_stats.median, idle,
 			one ? one->tput_stats.median * (double)c->threads : 0.0);
 	}
@@ -401,7 +467,7 @@ int plots_add_group(struct output_batch *batch, const char *outdir,
 		    bool with_plots)
 {
 	static const char *const kinds[] = { "throughput", "speedup", "efficiency" };
-	char name[PATH_MAX];
+	char name[PATH_MAX], base[PATH_MAX - 8];
 
 	if (g->pingpong)
 		return 0;	/* drawn per family: plots_add_one_way() */
@@ -418,8 +484,13 @@ int plots_add_group(struct output_batch *batch, const char *outdir,
 	for (size_t k = 0; k < g->nr_variants; k++) {
 		if (g->variants[k].baseline)
 			continue;
-		csv_name(name, sizeof(name), a, g, g->variants[k].name);
+		csv_base_name(base, sizeof(base), a, g, g->variants[k].name);
+		snprintf(name, sizeof(name), "%s.csv", base);
 		if (add(batch, outdir, name, wis_csv(a, g, &g->variants[k])))
+			return -1;
+		/* Beside it: postprocess.py reads BASE.title for the plot's title. */
+		snprintf(name, sizeof(name), "%s.title", base);
+		if (add(batch, outdir, name, wis_title(a, g, g->variants[k].name)))
 			return -1;
 	}
 	return 0;

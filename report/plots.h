@@ -29,9 +29,14 @@ void plot_family_name(char *buf, size_t len, const struct analysis *a,
 int plots_add_one_way(struct output_batch *batch, const char *outdir,
 		      const struct analysis *a, const struct family_view *f);
 
-/* Relative to the report: "will-it-scale/has_pinned-1-store_always.csv". */
-void csv_name(char *buf, size_t len, const struct analysis *a,
-	      const struct group_view *g, const char *variant);
+/*
+ * Relative to the report, without the extension:
+ * "will-it-scale/has_pinned-store_always-pin_work_1-flag_line_shared-placement_compact"
+ * (m2-has_pinned-... for the second of several results files), one name
+ * for its .csv and .title as will-it-scale's postprocess.py pairs them.
+ */
+void csv_base_name(char *buf, size_t len, const struct analysis *a,
+		   const struct group_view *g, const char *variant);
 
 /* The throughput, speedup and efficiency plots exist for this table. */
 bool plot_has_scaling(const struct group_view *g);

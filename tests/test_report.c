@@ -252,7 +252,8 @@ static void test_deterministic(void **state)
 	const char *files[] = { "results.json" };
 	static const char *const compared[] = {
 		"report.md", "plots/has_pinned-2-throughput.svg",
-		"plots/latency-heatmap.svg", "will-it-scale/has_pinned-2-store_always.csv",
+		"plots/latency-heatmap.svg", "will-it-scale/has_pinned-store_always-pin_work_1-flag_line_shared-placement_compact.csv",
+		"will-it-scale/has_pinned-store_always-pin_work_1-flag_line_shared-placement_compact.title",
 	};
 	char err[1024];
 
@@ -376,7 +377,8 @@ static void test_fleet(void **state)
 	assert_int_equal(stat("fleet/plots/m3-has_pinned-2-throughput.svg", &st), 0);
 	assert_int_equal(stat("fleet/plots/m1-has_pinned-2-throughput.svg", &st), 0);
 	assert_int_equal(stat("fleet/plots/m2-has_pinned-2-throughput.svg", &st), -1);
-	assert_int_equal(stat("fleet/will-it-scale/m1-has_pinned-1-store_always.csv", &st), 0);
+	assert_int_equal(stat("fleet/will-it-scale/m1-has_pinned-store_always-pin_work_0-flag_line_shared-placement_compact.csv", &st), 0);
+	assert_int_equal(stat("fleet/will-it-scale/m1-has_pinned-store_always-pin_work_0-flag_line_shared-placement_compact.title", &st), 0);
 	free(md);
 }
 

@@ -220,17 +220,28 @@ static const struct kernel_variant last_nidpid_variants[] = {
 		.name = "cmpxchg_loop",
 		.models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)",
 		.run = cmpxchg_loop,
+		.instructions = {
+			INSN_HAS(INSN_CMPXCHG, "page_xchg_last_nidpid()'s cmpxchg retry loop"),
+		},
 	},
 	{
 		.name = "xchg",
 		.models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)",
 		.run = xchg,
+		.instructions = {
+			INSN_HAS(INSN_XCHG, "xchg() per update"),
+		},
 	},
 	{
 		.name = "plain_store",
 		.models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word",
 		.run = plain_store,
 		.deliberately_racy = true,
+		.instructions = {
+			INSN_HAS(INSN_PLAIN_STORE, "page->flags |= field: a plain store of the word"),
+			INSN_LACKS(INSN_CMPXCHG, "no cmpxchg: the lost updates are the lesson"),
+			INSN_LACKS(INSN_XCHG, "no xchg: the lost updates are the lesson"),
+		},
 	},
 };
 

@@ -479,22 +479,43 @@ static void check_in_walk(void *state, unsigned int thread, uint64_t nr_ops)
 	run_calls(s, &s->threads[thread], nr_ops, CHECK_IN_WALK);
 }
 
+/* What every walk does to each page it pins. */
+#define PIN_PAGE_INSNS								\
+	INSN_HAS(INSN_CMPXCHG, "page_ref_add_unless(): a cmpxchg per page"),	\
+	INSN_HAS(INSN_LOCK_OR, "SetPageReferenced() per page")
+
 static const struct kernel_variant longterm_variants[] = {
 	{
 		.name = "no_check",
 		.models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)",
 		.run = no_check,
 		.baseline = true,
+		.instructions = {
+			PIN_PAGE_INSNS,
+			INSN_HAS(INSN_LOCK_SUB, "put_page() per page"),
+			{ INSN_CALL, INSN_NOWHERE, "no CMA check without FOLL_LONGTERM", NULL,
+			  "get_pfnblock_flags_mask" },
+		},
 	},
 	{
 		.name = "second_pass",
 		.models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)",
 		.run = second_pass,
+		.instructions = {
+			PIN_PAGE_INSNS,
+			{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in reject_cma_pages()",
+			  NULL, "get_pfnblock_flags_mask" },
+		},
 	},
 	{
 		.name = "check_in_walk",
 		.models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)",
 		.run = check_in_walk,
+		.instructions = {
+			PIN_PAGE_INSNS,
+			{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in gup_pte_range()",
+			  NULL, "get_pfnblock_flags_mask" },
+		},
 	},
 };
 

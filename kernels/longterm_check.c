@@ -484,8 +484,11 @@ static void check_in_walk(void *state, unsigned int thread, uint64_t nr_ops)
 	INSN_HAS(INSN_CMPXCHG, "page_ref_add_unless(): a cmpxchg per page"),	\
 	INSN_HAS(INSN_LOCK_OR, "SetPageReferenced() per page")
 
+enum { VARIANT_NO_CHECK, VARIANT_SECOND_PASS, VARIANT_CHECK_IN_WALK, NR_VARIANTS };
+
+/* Indexed by the enum above: the code's VARIANT_* and the names agree. */
 static const struct kernel_variant longterm_variants[] = {
-	{
+	[VARIANT_NO_CHECK] = {
 		.name = "no_check",
 		.models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)",
 		.run = no_check,
@@ -497,7 +500,7 @@ static const struct kernel_variant longterm_variants[] = {
 			  "get_pfnblock_flags_mask" },
 		},
 	},
-	{
+	[VARIANT_SECOND_PASS] = {
 		.name = "second_pass",
 		.models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)",
 		.run = second_pass,
@@ -507,7 +510,7 @@ static const struct kernel_variant longterm_variants[] = {
 			  NULL, "get_pfnblock_flags_mask" },
 		},
 	},
-	{
+	[VARIANT_CHECK_IN_WALK] = {
 		.name = "check_in_walk",
 		.models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)",
 		.run = check_in_walk,
@@ -519,7 +522,8 @@ static const struct kernel_variant longterm_variants[] = {
 	},
 };
 
-enum { VARIANT_NO_CHECK, VARIANT_SECOND_PASS, VARIANT_CHECK_IN_WALK };
+_Static_assert(sizeof(longterm_variants) / sizeof(longterm_variants[0]) == NR_VARIANTS,
+	       "one variant per VARIANT_* value");
 
 static void longterm_destroy(void *state)
 {

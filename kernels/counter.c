@@ -243,7 +243,8 @@ static const struct kernel_variant counter_variants[] = {
 		.models = "atomic64_add(npages, &mm->pinned_vm): one locked add on a shared line",
 		.run = shared_atomic,
 		.instructions = {
-			INSN_HAS(INSN_LOCK_ADD, "atomic64_add(): a locked add on the shared line per update"),
+			INSN_HAS(INSN_LOCK_ADD,
+				 "atomic64_add(): a locked add on the shared line per update"),
 		},
 	},
 	[VARIANT_SHARED_PLAIN] = {
@@ -252,7 +253,8 @@ static const struct kernel_variant counter_variants[] = {
 		.run = shared_plain,
 		.deliberately_racy = true,
 		.instructions = {
-			INSN_HAS(INSN_PLAIN_INC, "mm->counter++: a load and a store that can lose updates"),
+			INSN_HAS(INSN_PLAIN_INC,
+				 "mm->counter++: a load and a store that can lose updates"),
 			INSN_LACKS(INSN_LOCKED, "no locked instruction: the race is the lesson"),
 		},
 	},
@@ -274,7 +276,8 @@ static const struct kernel_variant counter_variants[] = {
 		.run = percpu_batched,
 		.instructions = {
 			INSN_HAS(INSN_PLAIN_INC, "the local delta: an unlocked load and store"),
-			INSN_HAS(INSN_LOCK_ADD, "the fold into the shared count every batch updates"),
+			INSN_HAS(INSN_LOCK_ADD,
+				 "the fold into the shared count every batch updates"),
 		},
 	},
 	[VARIANT_PERCPU_PADDED_LOCKED] = {
@@ -282,7 +285,8 @@ static const struct kernel_variant counter_variants[] = {
 		.models = "atomic_long_inc() on a per-CPU slot of its own: locked, but no line is shared",
 		.run = percpu_padded_locked,
 		.instructions = {
-			INSN_HAS(INSN_LOCK_ADD, "atomic_long_inc(): a locked add on the thread's own slot"),
+			INSN_HAS(INSN_LOCK_ADD,
+				 "atomic_long_inc(): a locked add on the thread's own slot"),
 		},
 	},
 	[VARIANT_PERCPU_PACKED_LOCKED] = {

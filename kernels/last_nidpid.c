@@ -241,7 +241,8 @@ static const struct kernel_variant last_nidpid_variants[] = {
 		.run = plain_store,
 		.deliberately_racy = true,
 		.instructions = {
-			INSN_HAS(INSN_PLAIN_STORE, "page->flags |= field: a plain store of the word"),
+			INSN_HAS(INSN_PLAIN_STORE,
+				 "page->flags |= field: a plain store of the word"),
 			INSN_LACKS(INSN_CMPXCHG, "no cmpxchg: the lost updates are the lesson"),
 			INSN_LACKS(INSN_XCHG, "no xchg: the lost updates are the lesson"),
 		},

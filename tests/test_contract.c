@@ -6,7 +6,8 @@
  * to add or fix.
  *
  * - every variant declares the instructions its lesson names (the
- *   disassembly check, tests/check_disasm.py, finds them in the loop);
+ *   disassembly check, tests/check_disasm.py, finds them in the loop),
+ *   and they agree with its access profile (the model's);
  * - the variants array is whole and indexed by name: no hole a
  *   designated initializer left, no two variants of one name;
  * - every verify sees its variant's work: a run of 0 operations reported
@@ -111,6 +112,70 @@ static void variants_are_whole_and_found_by_name(void **unused)
 			if (catalog_variant_index(f, kv->name) != (int)v)
 				fail_msg("%s/%s: two variants of that name; rename one", f->name,
 					 kv->name);
+		}
+	}
+}
+
+static bool declares_present(const struct kernel_variant *v, const enum insn_class *classes,
+			     unsigned int nr)
+{
+	for (unsigned int i = 0; i < KERNEL_MAX_INSNS && v->instructions[i].insn != INSN_END; i++) {
+		const struct insn_rule *r = &v->instructions[i];
+
+		if (r->where != INSN_IN_LOOP && r->where != INSN_ANYWHERE)
+			continue;
+		for (unsigned int k = 0; k < nr; k++)
+			if (r->insn == classes[k])
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The access profile the model predicts from (kernel.h) and the
+ * instructions the disassembly finds say the same of the operation: a
+ * locked RMW in the profile is a locked instruction declared in the loop,
+ * a CAS is a cmpxchg, and a loop declared locked has a locked RMW in the
+ * profile. At each family's defaults, with 2 threads.
+ */
+static void access_profiles_and_declarations_agree(void **unused)
+{
+	static const enum insn_class locked[] = {
+		INSN_LOCK_ADD, INSN_LOCK_SUB, INSN_LOCK_LONG_ADD, INSN_LOCK_OR,
+		INSN_LOCK_BTS, INSN_XCHG, INSN_LOCKED, INSN_CMPXCHG,
+	};
+	static const enum insn_class cmpxchg[] = { INSN_CMPXCHG };
+
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		for (unsigned int v = 0; f->access && v < f->nr_variants; v++) {
+			const struct kernel_variant *kv = &f->variants[v];
+			struct access_profile p = { 0 };
+			struct kernel_config cfg;
+			double nr_locked, nr_cas = 0;
+
+			kernel_config_defaults(f, &cfg);
+			cfg.variant = v;
+			cfg.nr_threads = 2;
+			f->access(&cfg, &p);
+			nr_locked = p.private_locked;
+			for (unsigned int l = 0; l < p.nr_lines; l++) {
+				nr_locked += p.lines[l].locked;
+				nr_cas += p.lines[l].cas;
+			}
+			if (nr_locked > 0 && !declares_present(kv, locked, 8))
+				fail_msg("%s/%s: its access profile has %g locked RMWs per operation: "
+					 "declare the locked instruction (INSN_HAS(INSN_LOCK_...))",
+					 f->name, kv->name, nr_locked);
+			if (nr_cas > 0 && !declares_present(kv, cmpxchg, 1))
+				fail_msg("%s/%s: its access profile has %g CAS per operation: declare "
+					 "INSN_HAS(INSN_CMPXCHG, ...)", f->name, kv->name, nr_cas);
+			if (nr_locked + nr_cas == 0 && declares_present(kv, locked, 8))
+				fail_msg("%s/%s: declares a locked instruction its access profile "
+					 "lacks: add it to the profile's lines (locked, cas)",
+					 f->name, kv->name);
 		}
 	}
 }
@@ -263,6 +328,7 @@ int main(void)
 		cmocka_unit_test(every_variant_declares_its_instructions),
 		cmocka_unit_test(a_variant_without_declarations_fails),
 		cmocka_unit_test(variants_are_whole_and_found_by_name),
+		cmocka_unit_test(access_profiles_and_declarations_agree),
 		cmocka_unit_test(verify_fails_a_run_that_did_nothing),
 		cmocka_unit_test(every_parameter_verifies_at_its_ends_and_default),
 	};

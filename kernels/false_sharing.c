@@ -86,24 +86,28 @@ static const struct kernel_variant false_sharing_variants[] = {
 		.models = "struct { long a, b; }: per-thread fields in one line",
 		.run = update_own,
 		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 	{
 		.name = "adjacent_lines",
 		.models = "____cacheline_aligned on 64 bytes: one line each, but a 128-byte prefetch pair",
 		.run = update_own,
 		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 	{
 		.name = "padded_128",
 		.models = "padding to 128 bytes, as per-CPU data and will-it-scale do",
 		.run = update_own,
 		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 	{
 		.name = "separate_pages",
 		.models = "one page per thread: no line and no page in common",
 		.run = update_own,
 		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 };
 

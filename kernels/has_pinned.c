@@ -314,12 +314,17 @@ enum { VARIANT_STORE_ALWAYS, VARIANT_READ_THEN_SET, VARIANT_SET_BIT_ALWAYS,
 	INSN_HAS(INSN_SEQ_PAIR, "raw_read_seqcount() and read_seqcount_retry()"), \
 	INSN_HAS(INSN_LOCK_ADD, "the pin work's locked increments")
 
+#define FLAG_AND_CALLS_SEEN							\
+	"the flag set, each thread's pins and its two seqcount reads per call"
+#define READ_FIRST_SEEN FLAG_AND_CALLS_SEEN ", and the calls that found it clear"
+
 /* Indexed by the enum above: the code's VARIANT_* and the names agree. */
 static const struct kernel_variant has_pinned_variants[] = {
 	[VARIANT_STORE_ALWAYS] = {
 		.name = "store_always",
 		.models = "atomic_set(&mm->has_pinned, 1) on every pin (5.9-5.13)",
 		.run = store_always,
+		.verify_sees = FLAG_AND_CALLS_SEEN,
 		.instructions = {
 			INSN_HAS(INSN_STORE_ONE, "atomic_set(&mm->has_pinned, 1) on every call"),
 			PIN_CALL_INSNS,
@@ -335,6 +340,7 @@ static const struct kernel_variant has_pinned_variants[] = {
 		.name = "read_then_set",
 		.models = "if (!atomic_read(&mm->has_pinned)) atomic_set(&mm->has_pinned, 1) (292648ac5cf1)",
 		.run = read_then_set,
+		.verify_sees = READ_FIRST_SEEN,
 		.instructions = {
 			INSN_HAS(INSN_STORE_ONE, "the store, taken only when the flag is clear"),
 			PIN_CALL_INSNS,
@@ -345,6 +351,7 @@ static const struct kernel_variant has_pinned_variants[] = {
 		.name = "set_bit_always",
 		.models = "set_bit(MMF_HAS_PINNED, &mm->flags) on every pin",
 		.run = set_bit_always,
+		.verify_sees = FLAG_AND_CALLS_SEEN,
 		.instructions = {
 			INSN_HAS(INSN_LOCK_OR, "set_bit(): a locked or on every call"),
 			PIN_CALL_INSNS,
@@ -354,6 +361,7 @@ static const struct kernel_variant has_pinned_variants[] = {
 		.name = "test_then_set_bit",
 		.models = "if (!test_bit(MMF_HAS_PINNED, &mm->flags)) set_bit(...) (a458b76a4171)",
 		.run = test_then_set_bit,
+		.verify_sees = READ_FIRST_SEEN,
 		.instructions = {
 			INSN_HAS(INSN_LOCK_OR, "set_bit() behind test_bit()"),
 			PIN_CALL_INSNS,
@@ -363,6 +371,7 @@ static const struct kernel_variant has_pinned_variants[] = {
 		.name = "test_and_set_bit",
 		.models = "if (!test_and_set_bit(MMF_HAS_PINNED, &mm->flags)): still a write every time",
 		.run = test_and_set_bit,
+		.verify_sees = READ_FIRST_SEEN,
 		.instructions = {
 			INSN_HAS(INSN_LOCK_BTS, "test_and_set_bit(): lock bts on every call"),
 			PIN_CALL_INSNS,
@@ -372,6 +381,7 @@ static const struct kernel_variant has_pinned_variants[] = {
 		.name = "no_flag",
 		.models = "the same call without the flag (before 008cfe4418b3): the like-for-like control",
 		.run = no_flag,
+		.verify_sees = "each thread's pins and its two seqcount reads per call, and no flag set",
 		.baseline = true,
 		.instructions = {
 			PIN_CALL_INSNS,

@@ -130,6 +130,12 @@ struct kernel_variant {
 	 * ended by INSN_END; every variant declares at least one.
 	 */
 	struct insn_rule instructions[KERNEL_MAX_INSNS];
+	/*
+	 * What the family's verify checks of this variant's work, so that a
+	 * run that skipped it fails ("each thread's slot equal to its
+	 * updates"). NULL only for a variant that declares no work.
+	 */
+	const char *verify_sees;
 };
 
 /* Results of a run beyond its operation count, e.g. retries per success. */

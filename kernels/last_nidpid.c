@@ -223,6 +223,8 @@ static const struct kernel_variant last_nidpid_variants[] = {
 		.name = "cmpxchg_loop",
 		.models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)",
 		.run = cmpxchg_loop,
+		.verify_sees = "page->flags counting every update, and the values swapped out "
+			       "plus the final one summing to those written",
 		.instructions = {
 			INSN_HAS(INSN_CMPXCHG, "page_xchg_last_nidpid()'s cmpxchg retry loop"),
 		},
@@ -231,6 +233,7 @@ static const struct kernel_variant last_nidpid_variants[] = {
 		.name = "xchg",
 		.models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)",
 		.run = xchg,
+		.verify_sees = "the values swapped out plus the final one summing to those written",
 		.instructions = {
 			INSN_HAS(INSN_XCHG, "xchg() per update"),
 		},
@@ -239,6 +242,8 @@ static const struct kernel_variant last_nidpid_variants[] = {
 		.name = "plain_store",
 		.models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word",
 		.run = plain_store,
+		.verify_sees = "page->flags counting no more updates than were done, "
+			       "and every one on one writer",
 		.deliberately_racy = true,
 		.instructions = {
 			INSN_HAS(INSN_PLAIN_STORE,

@@ -484,6 +484,10 @@ static void check_in_walk(void *state, unsigned int thread, uint64_t nr_ops)
 	INSN_HAS(INSN_CMPXCHG, "page_ref_add_unless(): a cmpxchg per page"),	\
 	INSN_HAS(INSN_LOCK_OR, "SetPageReferenced() per page")
 
+#define PAGES_SEEN								\
+	"each thread's pages pinned per call, marked referenced and released "	\
+	"(refcount 1 again), and its CMA checks (none without FOLL_LONGTERM)"
+
 enum { VARIANT_NO_CHECK, VARIANT_SECOND_PASS, VARIANT_CHECK_IN_WALK, NR_VARIANTS };
 
 /* Indexed by the enum above: the code's VARIANT_* and the names agree. */
@@ -492,6 +496,7 @@ static const struct kernel_variant longterm_variants[] = {
 		.name = "no_check",
 		.models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)",
 		.run = no_check,
+		.verify_sees = PAGES_SEEN,
 		.baseline = true,
 		.instructions = {
 			PIN_PAGE_INSNS,
@@ -504,6 +509,7 @@ static const struct kernel_variant longterm_variants[] = {
 		.name = "second_pass",
 		.models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)",
 		.run = second_pass,
+		.verify_sees = PAGES_SEEN,
 		.instructions = {
 			PIN_PAGE_INSNS,
 			{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in reject_cma_pages()",
@@ -514,6 +520,7 @@ static const struct kernel_variant longterm_variants[] = {
 		.name = "check_in_walk",
 		.models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)",
 		.run = check_in_walk,
+		.verify_sees = PAGES_SEEN,
 		.instructions = {
 			PIN_PAGE_INSNS,
 			{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in gup_pte_range()",

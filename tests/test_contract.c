@@ -10,9 +10,10 @@
  *   and they agree with its access profile (the model's);
  * - the variants array is whole and indexed by name: no hole a
  *   designated initializer left, no two variants of one name;
- * - every verify sees its variant's work: a run of 0 operations reported
- *   as OPS operations fails (a get and its put that cancel, a counter
- *   nobody checks, would pass every other test);
+ * - every verify sees its variant's work, as the variant's verify_sees
+ *   says: a run of 0 operations reported as OPS operations fails (a get
+ *   and its put that cancel, a counter nobody checks, would pass every
+ *   other test);
  * - every parameter verifies at both ends of its range and its default.
  */
 #include <pthread.h>
@@ -219,6 +220,10 @@ static void verify_fails_a_run_that_did_nothing(void **unused)
 
 			if (declares_no_work(&f->variants[v]))
 				continue;
+			if (!f->variants[v].verify_sees || !*f->variants[v].verify_sees)
+				fail_msg("%s/%s: no verify_sees: add what the family's verify checks "
+					 "of this variant's work (.verify_sees = \"each thread's slot "
+					 "equal to its updates\")", f->name, f->variants[v].name);
 			kernel_config_defaults(f, &cfg);
 			cfg.variant = v;
 			cfg.nr_threads = threads;
@@ -233,10 +238,10 @@ static void verify_fails_a_run_that_did_nothing(void **unused)
 			f->destroy(state);
 			if (ret != -1)
 				fail_msg("%s/%s: verify passed %u thread%s said to have run %d operations "
-					 "each that ran none: its verify cannot see the variant's work; "
-					 "check the state each operation changes (a count, a pin, a flag)",
+					 "each that ran none: it declares it sees %s; check the state "
+					 "each operation changes (a count, a pin, a flag)",
 					 f->name, f->variants[v].name, threads,
-					 threads == 1 ? "" : "s", OPS);
+					 threads == 1 ? "" : "s", OPS, f->variants[v].verify_sees);
 		}
 	}
 }

@@ -191,24 +191,31 @@ static void gup_pin_unpin_pages(void *state, unsigned int thread, uint64_t nr_op
 	{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in reject_cma_pages()", \
 	  "reject_unpinnable_pages", "get_pfnblock_flags_mask" }
 
+#define GUP_PINS_SEEN								\
+	"each thread's pages pinned and unpinned, nr_foll_pin_acquired and "	\
+	"_released per node and machine, the CMA checks, the has-pinned flag"
+
 static const struct kernel_variant gup_variants[] = {
 	[GUP_STORE_ALWAYS] = {
 		.name = "store_always",
 		.models = "atomic_set(&mm->has_pinned, 1) on every pin, beside write_protect_seq (008cfe4418b3, 5.9-5.13)",
 		.run = gup_pin_unpin_pages,
 		.instructions = { GUP_WALK_INSNS },
+		.verify_sees = GUP_PINS_SEEN,
 	},
 	[GUP_READ_THEN_SET] = {
 		.name = "read_then_set",
 		.models = "if (!atomic_read(&mm->has_pinned)) atomic_set(..., 1) (292648ac5cf1)",
 		.run = gup_pin_unpin_pages,
 		.instructions = { GUP_WALK_INSNS },
+		.verify_sees = GUP_PINS_SEEN,
 	},
 	[GUP_TEST_THEN_SET_BIT] = {
 		.name = "test_then_set_bit",
 		.models = "if (!test_bit(MMF_HAS_PINNED, &mm->flags)) set_bit(...) (a458b76a4171)",
 		.run = gup_pin_unpin_pages,
 		.instructions = { GUP_WALK_INSNS },
+		.verify_sees = GUP_PINS_SEEN,
 	},
 };
 

@@ -308,6 +308,9 @@ def main():
               f"optimization={level} (meson setup --buildtype=release or debugoptimized)")
         return 77
     main_addr, variants = read_declarations(program, ["--clear", expect] if expect else [])
+    if not variants:
+        print(f"FAIL: {program} printed no variants: is the catalogue linked whole?")
+        return 1
     failures, checked = check(funcs, main_addr, variants)
     for f in failures:
         print("FAIL:", f)

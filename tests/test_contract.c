@@ -70,6 +70,8 @@ static void every_variant_declares_its_instructions(void **unused)
 	char msg[512];
 
 	(void)unused;
+	if (catalog_size < 2)
+		fail_msg("%u families in the catalogue: link it whole (kernels_dep)", catalog_size);
 	for (unsigned int i = 0; i < catalog_size; i++)
 		for (unsigned int v = 0; v < catalog[i]->nr_variants; v++)
 			if (declaration_problem(catalog[i], &catalog[i]->variants[v], msg,

@@ -71,6 +71,8 @@ static void *worker_main(void *arg)
 
 static void every_declared_write_reaches_the_hook(void **unused)
 {
+	unsigned int tested = 0;
+
 	(void)unused;
 	for (unsigned int i = 0; i < catalog_size; i++) {
 		const struct kernel_family *f = catalog[i];
@@ -103,6 +105,7 @@ static void every_declared_write_reaches_the_hook(void **unused)
 				pthread_join(w[t].tid, NULL);
 			pthread_barrier_destroy(&start);
 			seen = atomic_load(&hooked_writes);
+			tested++;
 			f->destroy(state);
 			if (seen < OPS * cfg.nr_threads)
 				fail_msg("%s/%s: %u operations on %u thread%s made %lu writes the "
@@ -113,6 +116,9 @@ static void every_declared_write_reaches_the_hook(void **unused)
 					 cfg.nr_threads == 1 ? "" : "s", seen);
 		}
 	}
+	if (tested < 2)
+		fail_msg("%u variants tested: the hooked catalogue must be linked whole "
+			 "(link_whole), or its families do not register", tested);
 }
 
 int main(void)

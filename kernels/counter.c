@@ -228,48 +228,90 @@ static void percpu_batched(void *state, unsigned int thread, uint64_t nr_ops)
 	}
 }
 
+enum { VARIANT_SHARED_ATOMIC, VARIANT_SHARED_PLAIN, VARIANT_PERCPU_PADDED,
+       VARIANT_PERCPU_PACKED, VARIANT_PERCPU_BATCHED,
+       VARIANT_PERCPU_PADDED_LOCKED, VARIANT_PERCPU_PACKED_LOCKED, NR_VARIANTS };
+
+/* this_cpu_inc(): the update is the unlocked load and store, never a lock. */
+#define LOCAL_INC_INSNS							\
+	INSN_HAS(INSN_PLAIN_INC, "this_cpu_inc(): an unlocked load and store per update"), \
+	INSN_LACKS(INSN_LOCKED, "no locked instruction: the slot is the thread's own")
+
+#define SLOTS_SEEN "each thread's slot equal to its updates"
+
+/* Indexed by the enum above: the code's VARIANT_* and the names agree. */
 static const struct kernel_variant counter_variants[] = {
-	{
+	[VARIANT_SHARED_ATOMIC] = {
 		.name = "shared_atomic",
 		.models = "atomic64_add(npages, &mm->pinned_vm): one locked add on a shared line",
 		.run = shared_atomic,
+		.verify_sees = "the atomic counter equal to the updates done",
+		.instructions = {
+			INSN_HAS(INSN_LOCK_ADD,
+				 "atomic64_add(): a locked add on the shared line per update"),
+		},
 	},
-	{
+	[VARIANT_SHARED_PLAIN] = {
 		.name = "shared_plain",
 		.models = "mm->counter++ on a shared plain long: updates get lost",
 		.run = shared_plain,
+		.verify_sees = "the counter never above the updates done, and equal to them on one thread",
 		.deliberately_racy = true,
+		.instructions = {
+			INSN_HAS(INSN_PLAIN_INC,
+				 "mm->counter++: a load and a store that can lose updates"),
+			INSN_LACKS(INSN_LOCKED, "no locked instruction: the race is the lesson"),
+		},
 	},
-	{
+	[VARIANT_PERCPU_PADDED] = {
 		.name = "percpu_padded",
 		.models = "this_cpu_inc() on a per-CPU counter, summed by the reader",
 		.run = percpu_padded,
+		.verify_sees = SLOTS_SEEN,
+		.instructions = { LOCAL_INC_INSNS },
 	},
-	{
+	[VARIANT_PERCPU_PACKED] = {
 		.name = "percpu_packed",
 		.models = "per-thread counters packed in one array: false sharing",
 		.run = percpu_packed,
+		.verify_sees = SLOTS_SEEN,
+		.instructions = { LOCAL_INC_INSNS },
 	},
-	{
+	[VARIANT_PERCPU_BATCHED] = {
 		.name = "percpu_batched",
 		.models = "percpu_counter_add_batch(): fold the local delta every batch updates",
 		.run = percpu_batched,
+		.verify_sees = "each slot's unfolded updates below batch, and the folded and "
+			       "unfolded ones summing to the updates done",
+		.instructions = {
+			INSN_HAS(INSN_PLAIN_INC, "the local delta: an unlocked load and store"),
+			INSN_HAS(INSN_LOCK_ADD,
+				 "the fold into the shared count every batch updates"),
+		},
 	},
-	{
+	[VARIANT_PERCPU_PADDED_LOCKED] = {
 		.name = "percpu_padded_locked",
 		.models = "atomic_long_inc() on a per-CPU slot of its own: locked, but no line is shared",
 		.run = percpu_padded_locked,
+		.verify_sees = SLOTS_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_LOCK_ADD,
+				 "atomic_long_inc(): a locked add on the thread's own slot"),
+		},
 	},
-	{
+	[VARIANT_PERCPU_PACKED_LOCKED] = {
 		.name = "percpu_packed_locked",
 		.models = "atomic_long_inc() on per-thread slots packed in one array: false sharing, locked",
 		.run = percpu_packed_locked,
+		.verify_sees = SLOTS_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_LOCK_ADD, "atomic_long_inc(): a locked add on a packed slot"),
+		},
 	},
 };
 
-enum { VARIANT_SHARED_ATOMIC, VARIANT_SHARED_PLAIN, VARIANT_PERCPU_PADDED,
-       VARIANT_PERCPU_PACKED, VARIANT_PERCPU_BATCHED,
-       VARIANT_PERCPU_PADDED_LOCKED, VARIANT_PERCPU_PACKED_LOCKED };
+_Static_assert(sizeof(counter_variants) / sizeof(counter_variants[0]) == NR_VARIANTS,
+	       "one counter variant per VARIANT_* value");
 
 static void counter_destroy(void *state)
 {

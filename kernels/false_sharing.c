@@ -76,27 +76,40 @@ static void update_own(void *state, unsigned int thread, uint64_t nr_ops)
  */
 static const size_t variant_stride[] = { 8, 64, CACHE_PAD, PAGE_BYTES };
 
+/* The update parameter picks one of the two in the same loop. */
+#define UPDATE_OWN_INSNS							\
+	INSN_HAS(INSN_PLAIN_INC, "update=plain: an unlocked load and store per update"), \
+	INSN_HAS(INSN_LOCK_ADD, "update=locked: a lock-prefixed add per update")
+
 static const struct kernel_variant false_sharing_variants[] = {
 	{
 		.name = "same_line",
 		.models = "struct { long a, b; }: per-thread fields in one line",
 		.run = update_own,
 		.tenure_probe = true,
+		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 	{
 		.name = "adjacent_lines",
 		.models = "____cacheline_aligned on 64 bytes: one line each, but a 128-byte prefetch pair",
 		.run = update_own,
+		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 	{
 		.name = "padded_128",
 		.models = "padding to 128 bytes, as per-CPU data and will-it-scale do",
 		.run = update_own,
+		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 	{
 		.name = "separate_pages",
 		.models = "one page per thread: no line and no page in common",
 		.run = update_own,
+		.instructions = { UPDATE_OWN_INSNS },
+		.verify_sees = "each thread's variable equal to its updates",
 	},
 };
 

@@ -306,49 +306,105 @@ static void nop(void *state, unsigned int thread, uint64_t nr_ops)
 		__asm__ volatile("" ::: "memory");
 }
 
+enum { VARIANT_STORE_ALWAYS, VARIANT_READ_THEN_SET, VARIANT_SET_BIT_ALWAYS,
+       VARIANT_TEST_THEN_SET_BIT, VARIANT_TEST_AND_SET_BIT, VARIANT_NO_FLAG,
+       VARIANT_NOP, NR_VARIANTS };
+
+/* Every call's skeleton: raw_read_seqcount(), the pins, read_seqcount_retry(). */
+#define PIN_CALL_INSNS								\
+	INSN_HAS(INSN_SEQ_PAIR, "raw_read_seqcount() and read_seqcount_retry()"), \
+	INSN_HAS(INSN_LOCK_ADD, "the pin work's locked increments")
+
+#define FLAG_AND_CALLS_SEEN							\
+	"the flag set, each thread's pins and its two seqcount reads per call"
+#define READ_FIRST_SEEN FLAG_AND_CALLS_SEEN ", and the calls that found it clear"
+
+/* Indexed by the enum above: the code's VARIANT_* and the names agree. */
 static const struct kernel_variant has_pinned_variants[] = {
-	{
+	[VARIANT_STORE_ALWAYS] = {
 		.name = "store_always",
 		.models = "atomic_set(&mm->has_pinned, 1) on every pin (5.9-5.13)",
 		.run = store_always,
+		.verify_sees = FLAG_AND_CALLS_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_STORE_ONE, "atomic_set(&mm->has_pinned, 1) on every call"),
+			PIN_CALL_INSNS,
+			INSN_HAS(INSN_STORE_SEQ_PIN_SEQ,
+				 "each call stores the flag, reads the seqcount, pins, reads it again"),
+			INSN_LACKS(INSN_XCHG, "atomic_set() is a plain store, not an xchg"),
+			INSN_LACKS(INSN_LOCK_OR, "no locked or: the flag is stored, not set_bit()"),
+			INSN_LACKS(INSN_LOCK_BTS, "no lock bts in the loop"),
+			INSN_LACKS(INSN_CMPXCHG, "no cmpxchg in the loop"),
+		},
 	},
-	{
+	[VARIANT_READ_THEN_SET] = {
 		.name = "read_then_set",
 		.models = "if (!atomic_read(&mm->has_pinned)) atomic_set(&mm->has_pinned, 1) (292648ac5cf1)",
 		.run = read_then_set,
+		.verify_sees = READ_FIRST_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_STORE_ONE, "the store, taken only when the flag is clear"),
+			PIN_CALL_INSNS,
+			INSN_LACKS(INSN_LOCK_OR, "atomic_read() first, no locked RMW on the flag"),
+		},
 	},
-	{
+	[VARIANT_SET_BIT_ALWAYS] = {
 		.name = "set_bit_always",
 		.models = "set_bit(MMF_HAS_PINNED, &mm->flags) on every pin",
 		.run = set_bit_always,
+		.verify_sees = FLAG_AND_CALLS_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_LOCK_OR, "set_bit(): a locked or on every call"),
+			PIN_CALL_INSNS,
+		},
 	},
-	{
+	[VARIANT_TEST_THEN_SET_BIT] = {
 		.name = "test_then_set_bit",
 		.models = "if (!test_bit(MMF_HAS_PINNED, &mm->flags)) set_bit(...) (a458b76a4171)",
 		.run = test_then_set_bit,
+		.verify_sees = READ_FIRST_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_LOCK_OR, "set_bit() behind test_bit()"),
+			PIN_CALL_INSNS,
+		},
 	},
-	{
+	[VARIANT_TEST_AND_SET_BIT] = {
 		.name = "test_and_set_bit",
 		.models = "if (!test_and_set_bit(MMF_HAS_PINNED, &mm->flags)): still a write every time",
 		.run = test_and_set_bit,
+		.verify_sees = READ_FIRST_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_LOCK_BTS, "test_and_set_bit(): lock bts on every call"),
+			PIN_CALL_INSNS,
+		},
 	},
-	{
+	[VARIANT_NO_FLAG] = {
 		.name = "no_flag",
 		.models = "the same call without the flag (before 008cfe4418b3): the like-for-like control",
 		.run = no_flag,
+		.verify_sees = "each thread's pins and its two seqcount reads per call, and no flag set",
 		.baseline = true,
+		.instructions = {
+			PIN_CALL_INSNS,
+			{ INSN_STORE_ONE, INSN_NOWHERE, "no flag store in the control" },
+			{ INSN_LOCK_OR, INSN_NOWHERE, "no set_bit in the control" },
+			{ INSN_LOCK_BTS, INSN_NOWHERE, "no test_and_set_bit in the control" },
+		},
 	},
-	{
+	[VARIANT_NOP] = {
 		.name = "nop",
 		.models = "the harness baseline: an empty loop",
 		.run = nop,
 		.baseline = true,
+		.instructions = {
+			{ INSN_LOCKED, INSN_NOWHERE, "an empty loop: no locked instruction" },
+			{ INSN_PLAIN_STORE, INSN_NOWHERE, "an empty loop: no store" },
+		},
 	},
 };
 
-enum { VARIANT_STORE_ALWAYS, VARIANT_READ_THEN_SET, VARIANT_SET_BIT_ALWAYS,
-       VARIANT_TEST_THEN_SET_BIT, VARIANT_TEST_AND_SET_BIT, VARIANT_NO_FLAG,
-       VARIANT_NOP };
+_Static_assert(sizeof(has_pinned_variants) / sizeof(has_pinned_variants[0]) == NR_VARIANTS,
+	       "one has_pinned variant per VARIANT_* value");
 
 /* Every mm's seqcount starts at this even value; nothing changes it. */
 #define SEQ_AT_REST 2

@@ -59,6 +59,60 @@ struct kernel_config {
 	long param[KERNEL_MAX_PARAMS];	/* in the order of the family's params */
 };
 
+/*
+ * The instructions a variant's lesson names, declared beside it. A
+ * compiler (or an edit) that hoists, merges or drops the operation keeps
+ * verify happy but makes the lesson false; tests/check_disasm.py reads
+ * these declarations from the catalogue and finds each one in the
+ * compiled loop (x86-64). The classes, as x86-64 spells them:
+ */
+enum insn_class {
+	INSN_END,		/* ends the list */
+	INSN_STORE_ONE,		/* movl $0x1 to memory: atomic_set(.., 1) */
+	INSN_PLAIN_STORE,	/* an unlocked store of a register: WRITE_ONCE() */
+	INSN_PLAIN_INC,		/* a load and an unlocked store of one operand: x++ */
+	INSN_LOCK_ADD,		/* lock add/inc/xadd: atomic_inc(), page_ref_add() */
+	INSN_LOCK_SUB,		/* a locked decrement: put_page() */
+	INSN_LOCK_LONG_ADD,	/* lock add of a 64-bit register: atomic_long_add() */
+	INSN_LOCK_OR,		/* lock or: set_bit() */
+	INSN_LOCK_BTS,		/* lock bts: test_and_set_bit() using the old bit */
+	INSN_CMPXCHG,		/* lock cmpxchg: cmpxchg(), add-unless-zero */
+	INSN_XCHG,		/* xchg: implicitly locked */
+	INSN_LOCKED,		/* any of the locked ones above */
+	INSN_SEQ_PAIR,		/* two 32-bit loads of one operand: a seqcount read and retry */
+	/* the flag's store of 1, then a load, a lock add, the same load again */
+	INSN_STORE_SEQ_PIN_SEQ,
+	INSN_CALL,		/* a call to the function named in callee */
+	NR_INSN_CLASSES
+};
+
+enum insn_where {
+	INSN_IN_LOOP,		/* present inside a loop of the variant */
+	INSN_ANYWHERE,		/* present, in or out of a loop */
+	INSN_NOT_IN_LOOP,	/* absent from its loops */
+	INSN_NOWHERE,		/* absent altogether */
+};
+
+struct insn_rule {
+	enum insn_class insn;
+	enum insn_where where;
+	/* the lesson's words for it: "atomic_set(&mm->has_pinned, 1) per call" */
+	const char *what;
+	/*
+	 * The function to look in, with the functions it calls; NULL: the
+	 * variant's run function. Needed where the work lives in a model
+	 * shared by variants (gup's pin_user_pages_fast).
+	 */
+	const char *function;
+	const char *callee;	/* INSN_CALL: the function called */
+};
+
+/* The usual two: present in the timed loop, absent from it. */
+#define INSN_HAS(insn, what)	{ (insn), INSN_IN_LOOP, (what), NULL, NULL }
+#define INSN_LACKS(insn, what)	{ (insn), INSN_NOT_IN_LOOP, (what), NULL, NULL }
+
+#define KERNEL_MAX_INSNS 10
+
 struct kernel_variant {
 	const char *name;
 	/* the line of the patch this variant stands for */
@@ -77,6 +131,17 @@ struct kernel_variant {
 	 * share"), at each kind of update its parameters give.
 	 */
 	bool tenure_probe;
+	/*
+	 * The instructions its lesson names and the ones it must not hold,
+	 * ended by INSN_END; every variant declares at least one.
+	 */
+	struct insn_rule instructions[KERNEL_MAX_INSNS];
+	/*
+	 * What the family's verify checks of this variant's work, so that a
+	 * run that skipped it fails ("each thread's slot equal to its
+	 * updates"). NULL only for a variant that declares no work.
+	 */
+	const char *verify_sees;
 };
 
 /* Results of a run beyond its operation count, e.g. retries per success. */

@@ -216,26 +216,47 @@ static void plain_store(void *state, unsigned int thread, uint64_t nr_ops)
 	writer_finished(s, slot, nr_ops);
 }
 
+enum { VARIANT_CMPXCHG_LOOP, VARIANT_XCHG, VARIANT_PLAIN_STORE, NR_VARIANTS };
+
+/* Indexed by the enum above: the code's VARIANT_* and the names agree. */
 static const struct kernel_variant last_nidpid_variants[] = {
-	{
+	[VARIANT_CMPXCHG_LOOP] = {
 		.name = "cmpxchg_loop",
 		.models = "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags)); (mm/mmzone.c)",
 		.run = cmpxchg_loop,
+		.verify_sees = "page->flags counting every update, and the values swapped out "
+			       "plus the final one summing to those written",
+		.instructions = {
+			INSN_HAS(INSN_CMPXCHG, "page_xchg_last_nidpid()'s cmpxchg retry loop"),
+		},
 	},
-	{
+	[VARIANT_XCHG] = {
 		.name = "xchg",
 		.models = "return xchg(&page->_last_nidpid, nidpid); (LAST_NIDPID_NOT_IN_PAGE_FLAGS)",
 		.run = xchg,
+		.verify_sees = "the values swapped out plus the final one summing to those written",
+		.instructions = {
+			INSN_HAS(INSN_XCHG, "xchg() per update"),
+		},
 	},
-	{
+	[VARIANT_PLAIN_STORE] = {
 		.name = "plain_store",
 		.models = "page->flags &= ~mask; page->flags |= field; as page_nid_reset_last() did, with other CPUs updating the word",
 		.run = plain_store,
+		.verify_sees = "page->flags counting no more updates than were done, "
+			       "and every one on one writer",
 		.deliberately_racy = true,
+		.instructions = {
+			INSN_HAS(INSN_PLAIN_STORE,
+				 "page->flags |= field: a plain store of the word"),
+			INSN_LACKS(INSN_CMPXCHG, "no cmpxchg: the lost updates are the lesson"),
+			INSN_LACKS(INSN_XCHG, "no xchg: the lost updates are the lesson"),
+		},
 	},
 };
 
-enum { VARIANT_CMPXCHG_LOOP, VARIANT_XCHG, VARIANT_PLAIN_STORE };
+_Static_assert(sizeof(last_nidpid_variants) / sizeof(last_nidpid_variants[0]) == NR_VARIANTS,
+	       "one variant per VARIANT_* value");
 
 static void *last_nidpid_create(const struct kernel_config *cfg, char *err,
 				size_t errlen)

@@ -480,26 +480,58 @@ static void check_in_walk(void *state, unsigned int thread, uint64_t nr_ops)
 	run_calls(s, &s->threads[thread], nr_ops, CHECK_IN_WALK);
 }
 
+/* What every walk does to each page it pins. */
+#define PIN_PAGE_INSNS								\
+	INSN_HAS(INSN_CMPXCHG, "page_ref_add_unless(): a cmpxchg per page"),	\
+	INSN_HAS(INSN_LOCK_OR, "SetPageReferenced() per page")
+
+#define PAGES_SEEN								\
+	"each thread's pages pinned per call, marked referenced and released "	\
+	"(refcount 1 again), and its CMA checks (none without FOLL_LONGTERM)"
+
+enum { VARIANT_NO_CHECK, VARIANT_SECOND_PASS, VARIANT_CHECK_IN_WALK, NR_VARIANTS };
+
+/* Indexed by the enum above: the code's VARIANT_* and the names agree. */
 static const struct kernel_variant longterm_variants[] = {
-	{
+	[VARIANT_NO_CHECK] = {
 		.name = "no_check",
 		.models = "get_user_pages_fast() without FOLL_LONGTERM (gup_benchmark without -l)",
 		.run = no_check,
+		.verify_sees = PAGES_SEEN,
 		.baseline = true,
+		.instructions = {
+			PIN_PAGE_INSNS,
+			INSN_HAS(INSN_LOCK_SUB, "put_page() per page"),
+			{ INSN_CALL, INSN_NOWHERE, "no CMA check without FOLL_LONGTERM", NULL,
+			  "get_pfnblock_flags_mask" },
+		},
 	},
-	{
+	[VARIANT_SECOND_PASS] = {
 		.name = "second_pass",
 		.models = "nr_pinned = reject_cma_pages(nr_pinned, pages); after the fast walk (v3, variant a)",
 		.run = second_pass,
+		.verify_sees = PAGES_SEEN,
+		.instructions = {
+			PIN_PAGE_INSNS,
+			{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in reject_cma_pages()",
+			  NULL, "get_pfnblock_flags_mask" },
+		},
 	},
-	{
+	[VARIANT_CHECK_IN_WALK] = {
 		.name = "check_in_walk",
 		.models = "if (FOLL_LONGTERM && is_migrate_cma_page(page)) goto pte_unmap; in gup_pte_range() (variant b)",
 		.run = check_in_walk,
+		.verify_sees = PAGES_SEEN,
+		.instructions = {
+			PIN_PAGE_INSNS,
+			{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in gup_pte_range()",
+			  NULL, "get_pfnblock_flags_mask" },
+		},
 	},
 };
 
-enum { VARIANT_NO_CHECK, VARIANT_SECOND_PASS, VARIANT_CHECK_IN_WALK };
+_Static_assert(sizeof(longterm_variants) / sizeof(longterm_variants[0]) == NR_VARIANTS,
+	       "one variant per VARIANT_* value");
 
 static void longterm_destroy(void *state)
 {

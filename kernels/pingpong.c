@@ -119,16 +119,28 @@ out:
 	finish(s, thread);
 }
 
+#define HANDOFFS_SEEN "the sequence number at 2 per round trip, neither side giving up"
+
 static const struct kernel_variant pingpong_variants[] = {
 	{
 		.name = "store_load",
 		.models = "wait with a load, hand over with a store: the cheapest handoff of a line",
 		.run = store_load,
+		.verify_sees = HANDOFFS_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_PLAIN_STORE, "the handover: a plain store of the next value"),
+			INSN_LACKS(INSN_CMPXCHG, "the waiter only loads: no cmpxchg"),
+			INSN_LACKS(INSN_XCHG, "no xchg: a release store is a plain mov"),
+		},
 	},
 	{
 		.name = "cas",
 		.models = "wait and hand over with one cmpxchg, as lock and flag handoffs do",
 		.run = cas,
+		.verify_sees = HANDOFFS_SEEN,
+		.instructions = {
+			INSN_HAS(INSN_CMPXCHG, "wait and hand over with one cmpxchg, retried"),
+		},
 	},
 };
 

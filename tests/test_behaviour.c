@@ -28,9 +28,9 @@
 #include <cmocka.h>
 
 #include "kernel.h"
-
-enum atomic_write { ATOMIC_STORE, ATOMIC_EXCHANGE, ATOMIC_FETCH_OR,
-		    ATOMIC_FETCH_ADD, ATOMIC_CAS };
+/* the hook's kinds, without its macros: this file's atomics are real */
+#define HOOKED_ATOMICS_DEFINITIONS
+#include "instrumented/atomics.h"
 
 extern const struct kernel_family has_pinned_family;
 extern const struct kernel_family false_sharing_family;
@@ -44,6 +44,7 @@ extern const struct kernel_family last_nidpid_family;
 static struct {
 	unsigned int thread;		/* the thread whose variant is running */
 	uint64_t writes;		/* stores of non-zero values, and every RMW */
+	uint64_t by_kind[NR_ATOMIC_WRITES];	/* every hooked write, by kind */
 	/* distinct addresses each thread wrote */
 	uintptr_t address[2][MAX_ADDRESSES];
 	unsigned int nr_addresses[2];
@@ -71,15 +72,13 @@ static void note_address(unsigned int thread, void *ptr)
 }
 
 void atomic_hook(enum atomic_write kind, void *ptr, size_t size,
-		 unsigned long value);
-
-void atomic_hook(enum atomic_write kind, void *ptr, size_t size,
 		 unsigned long value)
 {
 	/*
 	 * Writes by a running variant; create's atomic_init() and retiring a
 	 * fresh mm (which clears its flag) are not writes of the flag.
 	 */
+	hook.by_kind[kind]++;
 	if (hook.thread < 2 && (kind != ATOMIC_STORE || value != 0))
 		hook.writes++;
 	if (hook.thread < 2)
@@ -406,6 +405,50 @@ static void readers_are_rounded_down(void **unused)
 	f->destroy(state);
 }
 
+extern atomic_long every_write_explicit;
+extern atomic_uint every_write_plain;
+void every_atomic_write(void);
+
+/*
+ * Each write of <stdatomic.h>, in both spellings, reaches the hook: counted
+ * by hand from tests/instrumented/every_write.c. An operation atomics.h
+ * does not route (atomic_fetch_sub_explicit went unseen before) leaves
+ * its kind short; one routed to the wrong kind moves a count.
+ */
+static void every_atomic_write_is_seen(void **unused)
+{
+	static const struct {
+		enum atomic_write kind;
+		const char *spelled;
+		uint64_t count;
+	} expected[] = {
+		{ ATOMIC_STORE, "atomic_store, atomic_flag_clear (+_explicit)", 4 },
+		{ ATOMIC_EXCHANGE, "atomic_exchange, atomic_flag_test_and_set (+_explicit)", 4 },
+		{ ATOMIC_CAS, "atomic_compare_exchange_strong and _weak (+_explicit)", 4 },
+		{ ATOMIC_FETCH_ADD, "atomic_fetch_add (+_explicit)", 2 },
+		{ ATOMIC_FETCH_SUB, "atomic_fetch_sub (+_explicit)", 2 },
+		{ ATOMIC_FETCH_OR, "atomic_fetch_or (+_explicit)", 2 },
+		{ ATOMIC_FETCH_AND, "atomic_fetch_and (+_explicit)", 2 },
+		{ ATOMIC_FETCH_XOR, "atomic_fetch_xor (+_explicit)", 2 },
+	};
+	_Static_assert(sizeof(expected) / sizeof(expected[0]) == NR_ATOMIC_WRITES,
+		       "an expected count for every kind of write");
+
+	(void)unused;
+	hook_reset();
+	every_atomic_write();
+	for (unsigned int i = 0; i < NR_ATOMIC_WRITES; i++)
+		if (hook.by_kind[expected[i].kind] != expected[i].count)
+			fail_msg("the hook saw %llu writes of kind %d, expected %llu: "
+				 "%s not routed in tests/instrumented/atomics.h",
+				 (unsigned long long)hook.by_kind[expected[i].kind],
+				 expected[i].kind, (unsigned long long)expected[i].count,
+				 expected[i].spelled);
+	/* the real operations ran too: 5, 7, 9, 11, +4, -3, |1, &6, ^5 is 1 */
+	assert_int_equal(atomic_load(&every_write_explicit), 1);
+	assert_int_equal(atomic_load(&every_write_plain), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +458,7 @@ int main(void)
 		cmocka_unit_test(lost_updates_are_the_erased_updates),
 		cmocka_unit_test(retries_are_the_failed_compare_exchanges),
 		cmocka_unit_test(readers_are_rounded_down),
+		cmocka_unit_test(every_atomic_write_is_seen),
 	};
 
 	hook_reset();

@@ -259,49 +259,6 @@ static void racy_variants_catch_a_missing_update_alone(void **unused)
 		    metric(&out, "lost_fraction") < 1);
 }
 
-/*
- * Every variant's verify sees its own work: with the state created and no
- * operation run, a verify told that each thread ran OPS_PER_THREAD must
- * fail, whatever the family (a get and its put that cancel, a counter
- * nobody checks, a racy variant that only measures). The catalogue's
- * baseline does nothing by design and is left out. No thread runs, so a
- * family whose threads wait for each other (pingpong) cannot hang here.
- */
-static void every_variant_verify_sees_its_work(void **unused)
-{
-	(void)unused;
-	for (unsigned int i = 0; i < catalog_size; i++) {
-		const struct kernel_family *f = catalog[i];
-		unsigned int threads = f->min_threads ? f->min_threads : 1;
-
-		for (unsigned int v = 0; v < f->nr_variants; v++) {
-			struct kernel_metrics metrics = { 0 };
-			struct kernel_config cfg;
-			uint64_t ops[8];
-			char err[256], msg[256] = "";
-			void *state;
-			int ret;
-
-			if (f->variants[v].baseline)
-				continue;
-			configure(f, &cfg, f->variants[v].name, threads, NULL);
-			state = f->create(&cfg, err, sizeof(err));
-			if (!state)
-				fail_msg("%s/%s: create: %s", f->name, f->variants[v].name, err);
-			for (unsigned int t = 0; t < threads; t++)
-				ops[t] = OPS_PER_THREAD;
-			ret = f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg));
-			f->destroy(state);
-			if (ret != -1)
-				fail_msg("%s/%s: verify passed %u thread%s said to have run %d operations "
-					 "each that never ran: its verify cannot see the variant's work "
-					 "(check the state the operation changes)", f->name,
-					 f->variants[v].name, threads, threads == 1 ? "" : "s",
-					 OPS_PER_THREAD);
-		}
-	}
-}
-
 /* Reading the total on every update exercises each variant's read side. */
 static void counter_reads_verify(void **unused)
 {
@@ -716,7 +673,6 @@ int main(void)
 		cmocka_unit_test(last_nidpid_readers_verify),
 		cmocka_unit_test(last_nidpid_shares_are_fractions),
 		cmocka_unit_test(racy_variants_catch_a_missing_update_alone),
-		cmocka_unit_test(every_variant_verify_sees_its_work),
 		cmocka_unit_test(counter_reads_verify),
 		cmocka_unit_test(false_sharing_locked_update_verifies),
 		cmocka_unit_test(gup_defaults_are_pin_fasts),

@@ -444,9 +444,16 @@ static void test_catalogue_claims(void **state)
 			const struct kernel_claim *c = &kf->claims[k];
 			bool one = c->relation == CLAIM_BELOW || c->relation == CLAIM_ABOVE;
 
-			assert_non_null(c->text);
-			assert_true(catalog_variant_index(kf, c->a) >= 0);
-			assert_true(one || claim_b_exists(kf, c->b));
+			if (!c->text || !*c->text)
+				fail_msg("%s: claim %u has no text: say the expectation in words",
+					 kf->name, k);
+			if (!c->a || catalog_variant_index(kf, c->a) < 0)
+				fail_msg("%s: claim \"%s\": a = %s is no variant of %s: name one",
+					 kf->name, c->text, c->a ? c->a : "NULL", kf->name);
+			if (!one && !claim_b_exists(kf, c->b))
+				fail_msg("%s: claim \"%s\": b = %s is no variant of %s nor FAMILY/VARIANT "
+					 "of the catalogue: a ratio is bounded against a case the same "
+					 "run measures", kf->name, c->text, c->b ? c->b : "NULL", kf->name);
 			/*
 			 * A bound on a time is a fact about one CPU: times are
 			 * compared with a time of the same run, never a number.
@@ -483,12 +490,14 @@ static void test_catalogue_claims(void **state)
 				s += len + (s[len] == ',');
 			}
 		}
-		if (kf->nr_claims) {
-			assert_non_null(kf->lesson_line);
-			assert_non_null(kf->exercise_question);
-			assert_non_null(kf->exercise_command);
-			assert_non_null(kf->exercise_reading);
-		}
+		if (kf->nr_claims && !(kf->lesson_line && *kf->lesson_line))
+			fail_msg("%s: claims but no lesson line: add the lesson in one line",
+				 kf->name);
+		if (kf->nr_claims && !(kf->exercise_question && *kf->exercise_question &&
+				       kf->exercise_command && *kf->exercise_command &&
+				       kf->exercise_reading && *kf->exercise_reading))
+			fail_msg("%s: claims but no whole exercise: add its question, command "
+				 "and reading", kf->name);
 	}
 }
 

@@ -9,7 +9,9 @@ stands for while its final state still looks right: the false_sharing
 loop collapsed into one add, the has_pinned flag stored once before the
 loop, the seqcount reads dropped or replaced by the value they would
 read, the CMA check skipped where no pageblock is CMA. For each, the
-family file is compiled alone, its object goes through check_disasm.py,
+family file is compiled alone, its object is linked with
+tests/insn_decls.c and goes through check_disasm.py against the
+declarations it carries,
 and tests/mutant_driver.c runs the variant and its verify. A mutant must
 fail at least one of the two, and the one the table names; the unmutated
 file must pass both, so that the test can tell them apart.
@@ -79,6 +81,16 @@ MUTANTS = [
 		atomic_store_explicit(has_pinned_of(s, mm), 1, memory_order_seq_cst);
 		pin_call_work(s, mm, slot);""")],
      "disasm"),
+    ("counter shared_atomic's locked add made a plain increment", "counter.c",
+     "shared_atomic", [],
+     [("atomic_fetch_add_explicit(&s->shared, 1, memory_order_relaxed);",
+       "local_inc(&s->shared);")],
+     "disasm"),
+    ("counter percpu_padded's plain increment made a locked add", "counter.c",
+     "percpu_padded", [],
+     [("local_inc(&slot->count);",
+       "atomic_fetch_add_explicit(&slot->count, 1, memory_order_relaxed);")],
+     "disasm"),
     ("longterm_check CMA check skipped in the walk at cma_percent=0", "longterm_check.c",
      "check_in_walk", ["cma_percent=0", "buffer_pages=4096"],
      [("if (check_longterm && !page_is_longterm_pinnable(s, th, page, &checks))",
@@ -94,6 +106,7 @@ MUTANTS = [
 ]
 
 FAMILY_SYMBOL = {
+    "counter.c": "counter_family",
     "false_sharing.c": "false_sharing_family",
     "has_pinned.c": "has_pinned_family",
     "longterm_check.c": "longterm_check_family",
@@ -119,7 +132,13 @@ def build_and_check(cc, check, objdump, root, tmp, name, source, variant, params
     r = run(cc + CFLAGS + ["-I", kernels] + generated + ["-c", src, "-o", obj])
     if r.returncode:
         raise RuntimeError(f"{name} does not compile: {r.stderr[:500]}")
-    d = run([sys.executable, check, objdump, obj])
+    decls = os.path.join(tmp, "insn_decls")
+    r = run(cc + CFLAGS + ["-I", kernels, f"-DFAMILY={FAMILY_SYMBOL[name]}",
+                           os.path.join(root, "tests", "insn_decls.c"),
+                           os.path.join(kernels, "kernel.c"), obj, "-o", decls])
+    if r.returncode:
+        raise RuntimeError(f"insn_decls does not link: {r.stderr[:500]}")
+    d = run([sys.executable, check, objdump, decls])
     if d.returncode not in (0, 1):
         raise RuntimeError(f"check_disasm.py: {d.stdout}{d.stderr}")
     drv = os.path.join(tmp, "driver")

@@ -44,12 +44,14 @@ grep -q "^| \`$family\` |" "$work/README.md" || fail "no README catalogue row fo
 cd "$work"
 meson setup build -Dtests=true >build.log 2>&1 || { tail -30 build.log; fail "meson setup"; }
 ninja -C build bouncelab tests/test_kernels tests/test_catalogue tests/test_lessons \
-	tests/test_claims tests/test_no_hangs >>build.log 2>&1 ||
+	tests/test_claims tests/test_no_hangs tests/test_contract tests/insn_decls \
+	tests/test_hooked_writes >>build.log 2>&1 ||
 	{ tail -30 build.log; fail "the build with $family"; }
 build/bouncelab list >list.txt
 grep -q "^$family: " list.txt || fail "bouncelab list has no $family"
 meson test -C build --no-rebuild --print-errorlogs kernels catalogue lessons claims \
-	'no hangs' registry lesson_files cli_lesson || fail "the catalogue's tests with $family"
+	'no hangs' registry lesson_files cli_lesson contract disasm 'hooked writes' ||
+	fail "the catalogue's tests with $family"
 build/bouncelab run --filter "^$family/" --quick --out run.json >run.log 2>&1 ||
 	{ cat run.log; fail "bouncelab run --filter ^$family/ --quick"; }
 build/bouncelab report run.json -o report >>run.log 2>&1 || { cat run.log; fail "report"; }

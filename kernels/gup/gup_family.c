@@ -164,21 +164,59 @@ static void gup_pin_unpin_pages(void *state, unsigned int thread, uint64_t nr_op
 	}
 }
 
+/*
+ * The variants differ in the mm's flag update only (gup_layout); what
+ * each call does to the pages is the mini GUP's, in the functions named.
+ */
+#define GUP_INSN(insn, what, function)						\
+	{ (insn), INSN_IN_LOOP, (what), (function), NULL }
+#define GUP_WALK_INSNS								\
+	GUP_INSN(INSN_CMPXCHG, "folio_ref_try_add(): add-unless-zero per page",	\
+		 "pin_user_pages_fast"),					\
+	GUP_INSN(INSN_LOCK_ADD, "page_ref_add(refs * (GUP_PIN_COUNTING_BIAS - 1))", \
+		 "pin_user_pages_fast"),					\
+	GUP_INSN(INSN_LOCK_OR, "SetPageReferenced() per page", "pin_user_pages_fast"), \
+	{ INSN_CALL, INSN_IN_LOOP, "the CMA check, in the walk and in the second pass", \
+	  "pin_user_pages_fast", "get_pfnblock_flags_mask" },			\
+	{ INSN_SEQ_PAIR, INSN_ANYWHERE, "raw_read_seqcount() and read_seqcount_retry()", \
+	  "pin_user_pages_fast", NULL },					\
+	GUP_INSN(INSN_LOCK_LONG_ADD,						\
+		 "node_page_state_add(): NR_FOLL_PIN_ACQUIRED folded into the shared counters", \
+		 "pin_user_pages_fast"),					\
+	GUP_INSN(INSN_LOCK_SUB,							\
+		 "put_compound_head(): hpage_pincount_sub(), page_ref_sub(), put_page() per folio", \
+		 "unpin_user_pages"),						\
+	GUP_INSN(INSN_LOCK_LONG_ADD,						\
+		 "node_page_state_add(): NR_FOLL_PIN_RELEASED folded into the shared counters", \
+		 "unpin_user_pages"),						\
+	{ INSN_CALL, INSN_IN_LOOP, "is_migrate_cma_page() per page in reject_cma_pages()", \
+	  "reject_unpinnable_pages", "get_pfnblock_flags_mask" }
+
+#define GUP_PINS_SEEN								\
+	"each thread's pages pinned and unpinned, nr_foll_pin_acquired and "	\
+	"_released per node and machine, the CMA checks, the has-pinned flag"
+
 static const struct kernel_variant gup_variants[] = {
 	[GUP_STORE_ALWAYS] = {
 		.name = "store_always",
 		.models = "atomic_set(&mm->has_pinned, 1) on every pin, beside write_protect_seq (008cfe4418b3, 5.9-5.13)",
 		.run = gup_pin_unpin_pages,
+		.instructions = { GUP_WALK_INSNS },
+		.verify_sees = GUP_PINS_SEEN,
 	},
 	[GUP_READ_THEN_SET] = {
 		.name = "read_then_set",
 		.models = "if (!atomic_read(&mm->has_pinned)) atomic_set(..., 1) (292648ac5cf1)",
 		.run = gup_pin_unpin_pages,
+		.instructions = { GUP_WALK_INSNS },
+		.verify_sees = GUP_PINS_SEEN,
 	},
 	[GUP_TEST_THEN_SET_BIT] = {
 		.name = "test_then_set_bit",
 		.models = "if (!test_bit(MMF_HAS_PINNED, &mm->flags)) set_bit(...) (a458b76a4171)",
 		.run = gup_pin_unpin_pages,
+		.instructions = { GUP_WALK_INSNS },
+		.verify_sees = GUP_PINS_SEEN,
 	},
 };
 

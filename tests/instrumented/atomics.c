@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The real operations behind tests/instrumented/atomics.h: each calls the
- * test's atomic_hook() first. Built without that header, so the C11
- * macros here are the standard ones.
+ * test's atomic_hook() first. HOOKED_ATOMICS_DEFINITIONS keeps the
+ * header's macros out, so the C11 ones here are the standard ones.
  */
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stddef.h>
-
-enum atomic_write { ATOMIC_STORE, ATOMIC_EXCHANGE, ATOMIC_FETCH_OR,
-		    ATOMIC_FETCH_ADD, ATOMIC_CAS };
-
-void atomic_hook(enum atomic_write kind, void *ptr, size_t size,
-		 unsigned long value);
+#define HOOKED_ATOMICS_DEFINITIONS
+#include "atomics.h"
 
 #define HOOKED_DEFINE(type, value_type, name)					\
 	void hooked_store_##name(type *p, unsigned long v, memory_order mo)	\
@@ -33,24 +26,39 @@ void atomic_hook(enum atomic_write kind, void *ptr, size_t size,
 		return atomic_compare_exchange_strong_explicit(p,		\
 			(value_type *)expected, (value_type)desired, s, f);	\
 	}
-#define HOOKED_DEFINE_ARITH(type, value_type, name)				\
-	unsigned long hooked_fetch_or_##name(type *p, unsigned long v,		\
-					     memory_order mo)			\
+#define HOOKED_DEFINE_FETCH(op, kind, type, value_type, name)			\
+	unsigned long hooked_fetch_##op##_##name(type *p, unsigned long v,	\
+						 memory_order mo)		\
 	{									\
-		atomic_hook(ATOMIC_FETCH_OR, (void *)p, sizeof(*p), v);		\
-		return (unsigned long)atomic_fetch_or_explicit(p, (value_type)v, mo); \
-	}									\
-	unsigned long hooked_fetch_add_##name(type *p, unsigned long v,	\
-					      memory_order mo)			\
-	{									\
-		atomic_hook(ATOMIC_FETCH_ADD, (void *)p, sizeof(*p), v);	\
-		return (unsigned long)atomic_fetch_add_explicit(p, (value_type)v, mo); \
+		atomic_hook(kind, (void *)p, sizeof(*p), v);			\
+		return (unsigned long)atomic_fetch_##op##_explicit(p,		\
+							(value_type)v, mo);	\
 	}
+#define HOOKED_DEFINE_ARITH(type, value_type, name)				\
+	HOOKED_DEFINE_FETCH(add, ATOMIC_FETCH_ADD, type, value_type, name)	\
+	HOOKED_DEFINE_FETCH(sub, ATOMIC_FETCH_SUB, type, value_type, name)	\
+	HOOKED_DEFINE_FETCH(or, ATOMIC_FETCH_OR, type, value_type, name)	\
+	HOOKED_DEFINE_FETCH(and, ATOMIC_FETCH_AND, type, value_type, name)	\
+	HOOKED_DEFINE_FETCH(xor, ATOMIC_FETCH_XOR, type, value_type, name)
 
 HOOKED_DEFINE(atomic_bool, bool, bool)
 HOOKED_DEFINE(atomic_int, int, int)
 HOOKED_DEFINE(atomic_uint, unsigned int, uint)
+HOOKED_DEFINE(atomic_long, long, long)
 HOOKED_DEFINE(atomic_ulong, unsigned long, ulong)
 HOOKED_DEFINE_ARITH(atomic_int, int, int)
 HOOKED_DEFINE_ARITH(atomic_uint, unsigned int, uint)
+HOOKED_DEFINE_ARITH(atomic_long, long, long)
 HOOKED_DEFINE_ARITH(atomic_ulong, unsigned long, ulong)
+
+bool hooked_flag_test_and_set(volatile atomic_flag *p, memory_order mo)
+{
+	atomic_hook(ATOMIC_EXCHANGE, (void *)p, sizeof(*p), 1);
+	return atomic_flag_test_and_set_explicit(p, mo);
+}
+
+void hooked_flag_clear(volatile atomic_flag *p, memory_order mo)
+{
+	atomic_hook(ATOMIC_STORE, (void *)p, sizeof(*p), 0);
+	atomic_flag_clear_explicit(p, mo);
+}

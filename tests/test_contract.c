@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The family contract (kernels/kernel.h), checked on every family of the
+ * catalogue alike, so that a new family cannot pass the generic tests
+ * while breaking it. Each failure names the family, the variant and what
+ * to add or fix.
+ *
+ * - every variant declares the instructions its lesson names (the
+ *   disassembly check, tests/check_disasm.py, finds them in the loop),
+ *   and they agree with its access profile (the model's);
+ * - the variants array is whole and indexed by name: no hole a
+ *   designated initializer left, no two variants of one name;
+ * - every verify sees its variant's work, as the variant's verify_sees
+ *   says: a run of 0 operations reported as OPS operations fails (a get
+ *   and its put that cancel, a counter nobody checks, would pass every
+ *   other test);
+ * - every parameter verifies at both ends of its range and its default.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+
+/* enough for every family's pattern to turn over at least once */
+#define OPS 64
+#define MAX_THREADS 2
+
+/* The first thing wrong with v's declarations, in msg; false if none. */
+static bool declaration_problem(const struct kernel_family *f,
+				const struct kernel_variant *v,
+				char *msg, size_t len)
+{
+	const struct insn_rule *r = v->instructions;
+
+	if (r[0].insn == INSN_END) {
+		snprintf(msg, len, "%s/%s declares no instructions: add .instructions = "
+			 "{ INSN_HAS(INSN_..., \"what its lesson names\"), INSN_LACKS(...) } "
+			 "beside it (kernel.h, enum insn_class)", f->name, v->name);
+		return true;
+	}
+	for (unsigned int i = 0; i < KERNEL_MAX_INSNS && r[i].insn != INSN_END; i++) {
+		const char *problem = NULL;
+
+		if (r[i].insn >= NR_INSN_CLASSES)
+			problem = "a class past NR_INSN_CLASSES";
+		else if (r[i].where > INSN_NOWHERE)
+			problem = "a where past INSN_NOWHERE";
+		else if (!r[i].what || !*r[i].what)
+			problem = "no words: say what the lesson names";
+		else if ((r[i].insn == INSN_CALL) != (r[i].callee != NULL))
+			problem = "INSN_CALL needs a callee, and only INSN_CALL has one";
+		if (problem) {
+			snprintf(msg, len, "%s/%s: instruction %u: %s", f->name, v->name, i,
+				 problem);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void every_variant_declares_its_instructions(void **unused)
+{
+	char msg[512];
+
+	(void)unused;
+	if (catalog_size < 2)
+		fail_msg("%u families in the catalogue: link it whole (kernels_dep)", catalog_size);
+	for (unsigned int i = 0; i < catalog_size; i++)
+		for (unsigned int v = 0; v < catalog[i]->nr_variants; v++)
+			if (declaration_problem(catalog[i], &catalog[i]->variants[v], msg,
+						sizeof(msg)))
+				fail_msg("%s", msg);
+}
+
+/* A copy of a variant with its declarations cleared fails, saying so. */
+static void a_variant_without_declarations_fails(void **unused)
+{
+	const struct kernel_family *f = catalog_find("counter");
+	struct kernel_variant copy;
+	char msg[512] = "";
+
+	(void)unused;
+	assert_non_null(f);
+	copy = f->variants[0];
+	assert_false(declaration_problem(f, &copy, msg, sizeof(msg)));
+	memset(copy.instructions, 0, sizeof(copy.instructions));
+	assert_true(declaration_problem(f, &copy, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "counter/shared_atomic declares no instructions: add"));
+}
+
+/*
+ * A family indexes its variants by an enum ([VARIANT_X] = {...}): an
+ * enum value without its entry leaves a hole, a zeroed variant.
+ */
+static void variants_are_whole_and_found_by_name(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		for (unsigned int v = 0; v < f->nr_variants; v++) {
+			const struct kernel_variant *kv = &f->variants[v];
+
+			if (!kv->name || !kv->run || !kv->models)
+				fail_msg("%s: variant %u has no %s: an enum value without its "
+					 "[VARIANT_...] = { .name, .models, .run } entry?", f->name, v,
+					 !kv->name ? "name" : !kv->run ? "run function" : "models line");
+			if (catalog_variant_index(f, kv->name) != (int)v)
+				fail_msg("%s/%s: two variants of that name; rename one", f->name,
+					 kv->name);
+		}
+	}
+}
+
+static bool declares_present(const struct kernel_variant *v, const enum insn_class *classes,
+			     unsigned int nr)
+{
+	for (unsigned int i = 0; i < KERNEL_MAX_INSNS && v->instructions[i].insn != INSN_END; i++) {
+		const struct insn_rule *r = &v->instructions[i];
+
+		if (r->where != INSN_IN_LOOP && r->where != INSN_ANYWHERE)
+			continue;
+		for (unsigned int k = 0; k < nr; k++)
+			if (r->insn == classes[k])
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The access profile the model predicts from (kernel.h) and the
+ * instructions the disassembly finds say the same of the operation: a
+ * locked RMW in the profile is a locked instruction declared in the loop,
+ * a CAS is a cmpxchg, and a loop declared locked has a locked RMW in the
+ * profile. At each family's defaults, with 2 threads.
+ */
+static void access_profiles_and_declarations_agree(void **unused)
+{
+	static const enum insn_class locked[] = {
+		INSN_LOCK_ADD, INSN_LOCK_SUB, INSN_LOCK_LONG_ADD, INSN_LOCK_OR,
+		INSN_LOCK_BTS, INSN_XCHG, INSN_LOCKED, INSN_CMPXCHG,
+	};
+	static const enum insn_class cmpxchg[] = { INSN_CMPXCHG };
+
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		for (unsigned int v = 0; f->access && v < f->nr_variants; v++) {
+			const struct kernel_variant *kv = &f->variants[v];
+			struct access_profile p = { 0 };
+			struct kernel_config cfg;
+			double nr_locked, nr_cas = 0;
+
+			kernel_config_defaults(f, &cfg);
+			cfg.variant = v;
+			cfg.nr_threads = 2;
+			f->access(&cfg, &p);
+			nr_locked = p.private_locked;
+			for (unsigned int l = 0; l < p.nr_lines; l++) {
+				nr_locked += p.lines[l].locked;
+				nr_cas += p.lines[l].cas;
+			}
+			if (nr_locked > 0 && !declares_present(kv, locked, 8))
+				fail_msg("%s/%s: its access profile has %g locked RMWs per operation: "
+					 "declare the locked instruction (INSN_HAS(INSN_LOCK_...))",
+					 f->name, kv->name, nr_locked);
+			if (nr_cas > 0 && !declares_present(kv, cmpxchg, 1))
+				fail_msg("%s/%s: its access profile has %g CAS per operation: declare "
+					 "INSN_HAS(INSN_CMPXCHG, ...)", f->name, kv->name, nr_cas);
+			if (nr_locked + nr_cas == 0 && declares_present(kv, locked, 8))
+				fail_msg("%s/%s: declares a locked instruction its access profile "
+					 "lacks: add it to the profile's lines (locked, cas)",
+					 f->name, kv->name);
+		}
+	}
+}
+
+/* Only "absent" declarations: the variant does nothing a verify could see. */
+static bool declares_no_work(const struct kernel_variant *v)
+{
+	for (unsigned int i = 0; i < KERNEL_MAX_INSNS && v->instructions[i].insn != INSN_END; i++)
+		if (v->instructions[i].where == INSN_IN_LOOP ||
+		    v->instructions[i].where == INSN_ANYWHERE)
+			return false;
+	return true;
+}
+
+static unsigned int threads_for(const struct kernel_family *f)
+{
+	return f->min_threads > 1 ? f->min_threads : 1;
+}
+
+/*
+ * With the state created and every thread run for 0 operations, a verify
+ * told each ran OPS must fail. Only a variant that declares no work of
+ * its own (the empty loop) is left out. No thread waits here, so a family
+ * whose threads spin on each other (pingpong) cannot hang.
+ */
+static void verify_fails_a_run_that_did_nothing(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+		unsigned int threads = threads_for(f);
+
+		assert_true(threads <= MAX_THREADS);
+		for (unsigned int v = 0; v < f->nr_variants; v++) {
+			struct kernel_metrics metrics = { 0 };
+			uint64_t ops[MAX_THREADS];
+			struct kernel_config cfg;
+			char err[256], msg[256] = "";
+			void *state;
+			int ret;
+
+			if (declares_no_work(&f->variants[v]))
+				continue;
+			if (!f->variants[v].verify_sees || !*f->variants[v].verify_sees)
+				fail_msg("%s/%s: no verify_sees: add what the family's verify checks "
+					 "of this variant's work (.verify_sees = \"each thread's slot "
+					 "equal to its updates\")", f->name, f->variants[v].name);
+			kernel_config_defaults(f, &cfg);
+			cfg.variant = v;
+			cfg.nr_threads = threads;
+			state = f->create(&cfg, err, sizeof(err));
+			if (!state)
+				fail_msg("%s/%s: create: %s", f->name, f->variants[v].name, err);
+			for (unsigned int t = 0; t < threads; t++) {
+				f->variants[v].run(state, t, 0);
+				ops[t] = OPS;
+			}
+			ret = f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg));
+			f->destroy(state);
+			if (ret != -1)
+				fail_msg("%s/%s: verify passed %u thread%s said to have run %d operations "
+					 "each that ran none: it declares it sees %s; check the state "
+					 "each operation changes (a count, a pin, a flag)",
+					 f->name, f->variants[v].name, threads,
+					 threads == 1 ? "" : "s", OPS, f->variants[v].verify_sees);
+		}
+	}
+}
+
+struct worker {
+	pthread_t tid;
+	const struct kernel_variant *variant;
+	void *state;
+	unsigned int thread;
+	pthread_barrier_t *start;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_barrier_wait(w->start);
+	w->variant->run(w->state, w->thread, OPS);
+	return NULL;
+}
+
+/* Runs cfg's variant on its threads at once (a pingpong needs both). */
+static void run_and_verify(const struct kernel_family *f,
+			   const struct kernel_config *cfg, const char *setting)
+{
+	const char *variant = f->variants[cfg->variant].name;
+	struct kernel_metrics metrics = { 0 };
+	struct worker w[MAX_THREADS];
+	uint64_t ops[MAX_THREADS];
+	pthread_barrier_t start;
+	char err[256], msg[256];
+	void *state;
+
+	state = f->create(cfg, err, sizeof(err));
+	if (!state)
+		fail_msg("%s/%s at %s: create: %s: the range says the value is valid",
+			 f->name, variant, setting, err);
+	pthread_barrier_init(&start, NULL, cfg->nr_threads);
+	for (unsigned int t = 0; t < cfg->nr_threads; t++) {
+		ops[t] = OPS;
+		w[t] = (struct worker){ .variant = &f->variants[cfg->variant],
+					.state = state, .thread = t, .start = &start };
+		assert_int_equal(pthread_create(&w[t].tid, NULL, worker_main, &w[t]), 0);
+	}
+	for (unsigned int t = 0; t < cfg->nr_threads; t++)
+		pthread_join(w[t].tid, NULL);
+	pthread_barrier_destroy(&start);
+	if (f->verify(state, cfg, ops, &metrics, msg, sizeof(msg)))
+		fail_msg("%s/%s at %s: verify: %s", f->name, variant, setting, msg);
+	f->destroy(state);
+}
+
+/*
+ * Each parameter at its min, default and max (the others at their
+ * defaults), every variant, a few operations each: a range end the
+ * family cannot run is a range to narrow.
+ */
+static void every_parameter_verifies_at_its_ends_and_default(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		for (unsigned int p = 0; p < f->nr_params; p++) {
+			const struct kernel_param *kp = &f->params[p];
+			const long values[] = { kp->min, kp->def, kp->max };
+
+			for (unsigned int k = 0; k < 3; k++) {
+				for (unsigned int v = 0; v < f->nr_variants; v++) {
+					struct kernel_config cfg;
+					char setting[96];
+
+					kernel_config_defaults(f, &cfg);
+					cfg.variant = v;
+					cfg.nr_threads = threads_for(f);
+					cfg.param[p] = values[k];
+					snprintf(setting, sizeof(setting), "%s=%ld (%s)", kp->name,
+						 values[k], k == 0 ? "min" : k == 1 ? "default" : "max");
+					run_and_verify(f, &cfg, setting);
+				}
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_variant_declares_its_instructions),
+		cmocka_unit_test(a_variant_without_declarations_fails),
+		cmocka_unit_test(variants_are_whole_and_found_by_name),
+		cmocka_unit_test(access_profiles_and_declarations_agree),
+		cmocka_unit_test(verify_fails_a_run_that_did_nothing),
+		cmocka_unit_test(every_parameter_verifies_at_its_ends_and_default),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

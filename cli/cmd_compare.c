@@ -29,7 +29,8 @@ static void compare_usage(FILE *out)
 		"Compares two results files benchmark by benchmark: B's ns per op over A's\n"
 		"(below 1: B is faster) with a bootstrap 95%% CI and a Mann-Whitney U\n"
 		"p-value, the same for every counter both have, and the geometric mean.\n"
-		"Rows from plain Google Benchmark runs are compared on real_time.\n");
+		"Rows from plain Google Benchmark runs are compared on real_time.\n\n"
+		"  -h, --help  this help\n");
 }
 
 /* "has_pinned/store_always [pin_work=1, ...], 2 threads" */

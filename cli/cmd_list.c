@@ -75,7 +75,9 @@ int cmd_list(int argc, char **argv)
 			printf("usage: bouncelab list [FAMILY...]\n"
 			       "       bouncelab list --events\n\n"
 			       "Lists the kernel families, their variants and parameters;\n"
-			       "with --events, the counter sets and whether each works here.\n");
+			       "with --events, the counter sets and whether each works here.\n\n"
+			       "  --events    the counter sets and events, and whether each works here\n"
+			       "  -h, --help  this help\n");
 			return 0;
 		}
 		if (c == 'e')

@@ -17,14 +17,15 @@
  */
 #include <dirent.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "cpu_id.h"
+#include "data_dir.h"
 #include "input_file.h"
 #include "model.h"
 
@@ -187,18 +188,23 @@ int machine_profile_load(const char *path, struct machine_profile *m,
 int machine_profile_load_shipped(const char *name, struct machine_profile *m,
 				 char *err, size_t errlen)
 {
-	char path[1024];
+	char data[PATH_MAX], profiles[PATH_MAX + 16], path[PATH_MAX + 300], why[512];
 	size_t used;
 	DIR *dir;
 	struct dirent *e;
 
-	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, name);
-	if (!access(path, F_OK))
-		return machine_profile_load(path, m, err, errlen);
 	*m = (struct machine_profile){ 0 };
+	if (data_dir_find(data, sizeof(data), why, sizeof(why))) {
+		snprintf(err, errlen, "'%s': no such file, and no shipped profiles: %s", name, why);
+		return -1;
+	}
+	snprintf(profiles, sizeof(profiles), "%s/profiles", data);
+	snprintf(path, sizeof(path), "%s/%s.json", profiles, name);
+	if (!strchr(name, '/') && !access(path, F_OK))
+		return machine_profile_load(path, m, err, errlen);
 	used = (size_t)snprintf(err, errlen, "'%s': no such file, and not a shipped profile, expected one of:",
 				name);
-	dir = opendir(BOUNCELAB_PROFILE_DIR);
+	dir = opendir(profiles);
 	while (dir && (e = readdir(dir)) && used < errlen) {
 		size_t n = strlen(e->d_name);
 

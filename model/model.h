@@ -128,8 +128,9 @@ unsigned int machine_store_buffer(const char *vendor, long family, const char *b
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen);
 /*
- * Reads the profile shipped as NAME.json in model/profiles/. An unknown
- * name is an error that lists the shipped ones.
+ * Reads the profile shipped as NAME.json in the data directory's
+ * profiles/ (data_dir_find()). An unknown name is an error that lists the
+ * shipped ones; no data directory, one that names where it looked.
  */
 int machine_profile_load_shipped(const char *name, struct machine_profile *m,
 				 char *err, size_t errlen);

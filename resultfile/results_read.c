@@ -1231,6 +1231,29 @@ json_t *results_counters_na(const struct result_file *file)
 	return json_is_object(na) ? na : NULL;
 }
 
+static const char *slurm_fact(json_t *slurm, const char *key)
+{
+	json_t *v = json_object_get(slurm, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+bool results_slurm(const struct result_file *file, struct result_slurm *s)
+{
+	json_t *slurm = json_object_get(file->context, "slurm");
+
+	*s = (struct result_slurm){ 0 };
+	if (!json_is_object(slurm) || !slurm_fact(slurm, "job_id"))
+		return false;
+	s->job_id = slurm_fact(slurm, "job_id");
+	s->array_job_id = slurm_fact(slurm, "array_job_id");
+	s->array_task_id = slurm_fact(slurm, "array_task_id");
+	s->cluster_name = slurm_fact(slurm, "cluster_name");
+	s->node_list = slurm_fact(slurm, "node_list");
+	s->partition = slurm_fact(slurm, "partition");
+	return true;
+}
+
 const char *results_context_string(const struct result_file *file,
 				   const char *key)
 {

@@ -192,6 +192,14 @@ double results_other_load_per_cpu(const struct result_file *file);
 const char *results_context_string(const struct result_file *file,
 				   const char *key);
 
+/* The Slurm job a run ran in (context.slurm); each fact NULL when unrecorded. */
+struct result_slurm {
+	const char *job_id, *array_job_id, *array_task_id, *cluster_name, *node_list, *partition;
+};
+
+/* Fills s from context.slurm; false when the run recorded no Slurm job. */
+bool results_slurm(const struct result_file *file, struct result_slurm *s);
+
 /* context.num_cpus, the CPUs the machine has (not those allowed), or 0. */
 long results_num_cpus(const struct result_file *file);
 

@@ -72,7 +72,7 @@ for c in $help_commands; do
 	done
 	while read -r name kind; do
 		after=$(comp bouncelab "$c" "--$name" -)
-		if [ "$kind" = required_argument ]; then
+		if [ "$kind" = required ]; then
 			[ -z "$after" ] || fail "'$c --$name -<TAB>' offers options, but --$name takes a value"
 		else
 			[ -n "$after" ] || fail "'$c --$name -<TAB>' offers nothing, but --$name takes no value"

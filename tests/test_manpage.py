@@ -12,9 +12,9 @@ itself and not from the page's source:
   a section of its own;
 - each command's section holds, word for word and in order, the text of
   `bouncelab COMMAND --help` (less its "usage:"), so every option and
-  every line of its description is there: a dropped option line or
-  continuation, or a dash set as a typographic hyphen (groff turns a bare
-  "-" into U+2010, which no reader can search for as --filter), fails;
+  every line of its description is there: an option line, a description's
+  continuation or a paragraph that help2doc.py drops, or text it puts in
+  the wrong command's section, fails;
 - every option the top-level --help lists is on the page.
 
 Skipped (77) without man or groff.

@@ -176,17 +176,18 @@ def man_page(bouncelab):
            ".nh", ".ad l",
            ".SH NAME", "bouncelab \\- a lab for cache\\-line contention",
            ".SH SYNOPSIS"]
+    commands = commands_of(top)
     top_blocks = parse(top)
     roff_blocks(top_blocks[:1], out, None)
     out.append(".SH DESCRIPTION")
-    # the "Commands:" list is the COMMANDS section below
-    rest = [b for b in top_blocks[1:] if b not in (("heading", "Commands:"),)
-            and not (b[0] == "literal" and b[1][0].split()[0] == commands_of(top)[0][0])]
-    roff_blocks(rest, out, None)
+    # the "Commands:" heading and its list are the COMMANDS section below
+    in_list = top_blocks.index(("heading", "Commands:")) + 1
+    roff_blocks([b for k, b in enumerate(top_blocks[1:], 1) if k not in (in_list - 1, in_list)],
+                out, None)
     out.append(".SH COMMANDS")
-    for name, summary in commands_of(top):
+    for name, summary in commands:
         out += [".TP", f"\\fB{roff_text(name)}\\fR", roff_text(summary)]
-    for name, _ in commands_of(top):
+    for name, _ in commands:
         out.append(f'.SS "bouncelab {name}"')
         roff_blocks(parse(help_text(bouncelab, name)), out, name)
     out += [".SH ENVIRONMENT", ".TP", "\\fBBOUNCELAB_DATADIR\\fR",

@@ -59,7 +59,7 @@ static bool is_under(const char *dir, const char *root)
 int data_dir_find(char *dir, size_t len, char *err, size_t errlen)
 {
 	const char *env = getenv(DATA_DIR_ENV);
-	char exe_dir[PATH_MAX], beside[PATH_MAX + 64], resolved[PATH_MAX];
+	char exe_dir[PATH_MAX], beside[PATH_MAX + 64], resolved[PATH_MAX], build_root[PATH_MAX];
 
 	if (env && *env) {
 		if (has_profiles(env))
@@ -69,9 +69,12 @@ int data_dir_find(char *dir, size_t len, char *err, size_t errlen)
 		return -1;
 	}
 	program_dir(exe_dir, sizeof(exe_dir));
-	/* Run from its build tree (tests too): the source tree's own files. */
-	if (*exe_dir && is_under(exe_dir, BOUNCELAB_BUILD_ROOT) &&
-	    has_profiles(BOUNCELAB_SOURCE_DATA_DIR))
+	/*
+	 * Run from its build tree (tests too): the source tree's own files.
+	 * The program's path has its links resolved: so has the root's.
+	 */
+	if (*exe_dir && realpath(BOUNCELAB_BUILD_ROOT, build_root) &&
+	    is_under(exe_dir, build_root) && has_profiles(BOUNCELAB_SOURCE_DATA_DIR))
 		return found(BOUNCELAB_SOURCE_DATA_DIR, dir, len, err, errlen);
 	snprintf(beside, sizeof(beside), "%s/%s", *exe_dir ? exe_dir : "?",
 		 BOUNCELAB_BINDIR_TO_DATADIR);

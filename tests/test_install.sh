@@ -7,13 +7,14 @@
 # seeds' figures, which read the seeds' machine profiles. Nothing is read
 # from the source tree: with the installed data moved away, both say so
 # in one line naming where they looked, rather than fall back on it.
-# $BOUNCELAB_DATADIR comes before the installed data.
+# $BOUNCELAB_DATADIR comes before the installed data. --version names
+# the revision git describes.
 #
 #   test_install.sh MESON BUILD_DIR SOURCE_DIR
 set -u
 meson=$1
 build=$2
-source_dir=$3
+source_dir=$(realpath "$3")
 . "$(dirname "$0")/test_lib.sh"
 
 "$meson" install -C "$build" --no-rebuild --destdir "$tmp/dest" >"$tmp/install.log" 2>&1 ||
@@ -47,6 +48,19 @@ seeds=$(sed -n "/^\*\*On the seeds' machines\*\*/,/^$/p; /^| seed figure/,/^$/p"
 predicted=$(grep -cE '^\| .* \| `[a-z0-9-]+` \| [0-9.]+x \| [0-9.]+x \(' <<<"$seeds")
 [ "$predicted" -ge 2 ] || fail "report.md predicts $predicted seed figures, expected 2: $seeds"
 grep -q "not predicted" <<<"$seeds" && fail "a seed figure is not predicted: $seeds"
+
+# --version: the version and the revision git gives for this tree (the
+# commit's; the build may be of a changed tree, marked -dirty)
+version=$("$bin" --version)
+[[ $version =~ ^bouncelab\ ([^ ]+)\ \(revision\ ([^;]+)\;\ Google\ Benchmark ]] ||
+	fail "--version prints '$version', expected 'bouncelab VERSION (revision REV; Google Benchmark ...'"
+if commit=$(git -C "$source_dir" describe --always 2>/dev/null); then
+	[[ ${BASH_REMATCH[2]} == "$commit" || ${BASH_REMATCH[2]} == "$commit-dirty" ]] ||
+		fail "--version's revision '${BASH_REMATCH[2]}' is not git's '$commit'"
+	if tag=$(git -C "$source_dir" describe --tags --match 'v[0-9]*' 2>/dev/null); then
+		[ "${BASH_REMATCH[1]}" = "${tag#v}" ] || fail "--version's version '${BASH_REMATCH[1]}' is not the tag's '${tag#v}'"
+	fi
+fi
 
 # $BOUNCELAB_DATADIR first: a profile only it has is found, and the
 # shipped ones are not.

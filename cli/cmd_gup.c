@@ -1,161 +1,132 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bouncelab gup: the mini GUP walker driven the way gup_test drives the
- * kernel (tools/testing/selftests/mm/gup_test.c and mm/gup_test.c; see
- * reference/gup-anchors.md section 2), so that its output can be diffed
- * against a real kernel's.
+ * bouncelab gup: tools/testing/selftests/mm/gup_test's command line and
+ * output, on the mini GUP walker (kernels/gup/, whose gup_test_driver.c
+ * does what mm/gup_test.c's ioctl does). See reference/gup-anchors.md
+ * section 2. The output is gup_test's kselftest TAP, byte for byte where
+ * gup_test prints it, so that it can be diffed against a real kernel's:
  *
- * Each of -j threads does, -r times, what one benchmark ioctl does: call
- * the chosen GUP function -n pages at a time until the buffer is covered
- * or a call comes back short (timed: get), check the pages are pinned
- * (not timed), give them all back (timed: put), and print
- *   PIN_FAST_BENCHMARK: Time: get:<us> put:<us> us
- * gup_test's threads run their repeats freely; ours start each repeat
- * together, so that every repeat measures the same contention.
+ *   TAP version 13
+ *   1..<threads>
+ *   # PIN_FAST_BENCHMARK: Time: get:<us> put:<us> us#
+ *   ok 1 ioctl status 0
+ *   # Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0
  *
- * Several values of --variant, --mode or --longterm-check compare every
- * combination in one run: each repeat runs every combination once, in an
- * order that rotates from repeat to repeat, and a summary gives the mean
- * get times and their ratios beside the seeds' figures.
+ * ksft_print_msg() writes "# " before each of its calls, and gup_test
+ * ends a timing line with a call of its own for "\n": hence "us# ".
+ *
+ * This file parses, calls the driver and prints; the summary of several
+ * combinations takes its statistics from lib/stats.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "cli.h"
-#include "gup/gup.h"
+#include "gup/gup_test_driver.h"
 #include "seeds.h"
 #include "stats.h"
 #include "topo.h"
 
-#define GUP_MAX_COMBOS 16
 #define GUP_WRITER_PACE_NS 20000
-/*
- * The get loop reads the clock after every stretch of at least this many
- * pages (about 25 us at 64 pages per call here). A repeat of gup_test's
- * 128 MiB takes about as long as the 1 ms between two timer interrupts,
- * and on a VM one interrupt can cost 40 us, about a tenth of the repeat:
- * then half the repeats carry one and half do not, and the median of ten
- * lands in either group, whatever the variant. The median of a repeat's
- * stretches leaves out the one or two an interrupt hit. The clock reads
- * cost about 0.1% of a stretch.
- */
-#define GUP_STRETCH_PAGES 2048
+#define MIB (1UL << 20)
 
-enum gup_cmd {
-	GUP_FAST_BENCHMARK, PIN_FAST_BENCHMARK, PIN_LONGTERM_BENCHMARK,
-	GUP_BASIC_TEST, PIN_BASIC_TEST,
-};
-
-static const char *const cmd_names[] = {
-	[GUP_FAST_BENCHMARK] = "GUP_FAST_BENCHMARK",
-	[PIN_FAST_BENCHMARK] = "PIN_FAST_BENCHMARK",
-	[PIN_LONGTERM_BENCHMARK] = "PIN_LONGTERM_BENCHMARK",
-	[GUP_BASIC_TEST] = "GUP_BASIC_TEST",
-	[PIN_BASIC_TEST] = "PIN_BASIC_TEST",
-};
+/* kselftest's exit codes (tools/testing/selftests/kselftest.h) */
+#define KSFT_PASS 0
+#define KSFT_FAIL 1
 
 enum { MODE_SHARED, MODE_PRIVATE };
 static const char *const mode_names[] = { "shared", "private", NULL };
 
+/*
+ * The kernel's gup_flags bits as -F takes them (enum in
+ * include/linux/mm_types.h, 6.3 and later), and which the walker models.
+ */
+static const struct {
+	unsigned long bit;
+	const char *name;
+	unsigned int model;	/* the walker's flag; 0: not modelled */
+} kernel_foll_flags[] = {
+	{ 1UL << 0, "FOLL_WRITE", FOLL_WRITE },
+	{ 1UL << 1, "FOLL_GET", FOLL_GET },
+	{ 1UL << 2, "FOLL_DUMP", 0 },
+	{ 1UL << 3, "FOLL_FORCE", 0 },
+	{ 1UL << 4, "FOLL_NOWAIT", 0 },
+	{ 1UL << 5, "FOLL_NOFAULT", 0 },
+	{ 1UL << 6, "FOLL_HWPOISON", 0 },
+	{ 1UL << 7, "FOLL_ANON", 0 },
+	{ 1UL << 8, "FOLL_LONGTERM", FOLL_LONGTERM },
+	{ 1UL << 9, "FOLL_SPLIT_PMD", 0 },
+	{ 1UL << 10, "FOLL_PCI_P2PDMA", 0 },
+	{ 1UL << 11, "FOLL_INTERRUPTIBLE", 0 },
+	{ 1UL << 12, "FOLL_HONOR_NUMA_FAULT", 0 },
+};
+
 struct gup_options {
-	enum gup_cmd cmd;
+	struct gup_test_config cfg;
 	unsigned long mib;
-	long pages_per_call;		/* < 0: the whole buffer */
-	unsigned int repeats;
-	unsigned int threads;
-	enum gup_page_size page_size;
-	bool write;
+	bool write;			/* -w / -W: FOLL_WRITE added to -F's flags */
 	bool longterm;			/* -l: FOLL_LONGTERM on -a or -u */
-	bool writer;
+	unsigned int raw_flags;		/* -F, as the walker's flags */
+	bool huge;			/* -t */
+	bool shared;			/* -S: MAP_SHARED */
+	bool hugetlb;			/* -H: MAP_HUGETLB */
+	const char *file;		/* -f */
+	bool use_pin;			/* -p */
 	bool summary;
-	unsigned int cma_percent;
 	unsigned int nr_variants, nr_modes, nr_checks;
 	unsigned int variants[NR_GUP_FLAG_UPDATES];
 	unsigned int modes[2];
 	unsigned int checks[NR_GUP_LONGTERM_CHECKS];
 };
 
-/* One thread's one repeat, as gup_test's struct gup_test reports it. */
-struct gup_sample {
-	uint64_t get_usec;
-	uint64_t put_usec;
-	uint64_t get_ns;
-	uint64_t put_ns;
-	unsigned long pages;
-	/* the median over the repeat's stretches of their get ns per page */
-	double get_stretch_ns_per_page;
-};
-
-/* The get loop's stretches in one repeat: room for pages / GUP_STRETCH_PAGES + 1. */
-struct gup_stretches {
-	unsigned int nr;
-	double *ns_per_page;
-	uint64_t start;
-	unsigned long pages;
-};
-
-/* One combination of switches: its own mm, tasks and samples. */
-struct gup_combo {
-	unsigned int variant;
-	unsigned int mode;
-	unsigned int check;
-	struct gup_mm *mm;
-	struct gup_task *tasks;		/* one per thread */
-	struct gup_sample *samples;	/* [repeat][thread] */
-	uint64_t writer_changes;
-};
-
-struct gup_bench {
+/* What the driver's callbacks and the summary need: options, placement, the run. */
+struct gup_printer {
 	const struct gup_options *opts;
+	struct gup_test *test;
 	struct topo *topo;
 	struct placement placement;
-	unsigned int nr_combos;
-	struct gup_combo combos[GUP_MAX_COMBOS];
-	pthread_barrier_t start, done;
-	pthread_mutex_t print_lock;
-	/* set by the main thread between the barriers */
-	unsigned int combo;
-	unsigned int repeat;
-	bool quit;
-	atomic_bool failed;
-	char failure[256];
-};
-
-struct gup_worker {
-	pthread_t tid;
-	unsigned int index;
-	struct gup_bench *bench;
-	struct gup_page **pages;
-	struct gup_stretches stretches;
 };
 
 static void gup_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: bouncelab gup [OPTIONS]\n\n"
+		"usage: bouncelab gup [OPTIONS] [PAGE_INDEX...]\n\n"
 		"Runs the mini GUP walker as tools/testing/selftests/mm/gup_test runs the\n"
 		"kernel: each of -j threads takes the buffer -n pages per call, then gives\n"
-		"it back, -r times, and prints one line per repeat:\n"
-		"  PIN_FAST_BENCHMARK: Time: get:<us> put:<us> us\n\n"
+		"it back, -r times, and prints gup_test's kselftest TAP:\n"
+		"  TAP version 13, 1..<threads>, one '# <CMD>: Time: get:<us> put:<us> us'\n"
+		"  line per thread and repeat, 'ok N ioctl status 0' per thread, '# Totals'.\n"
+		"Exit status as kselftest's: 0 every thread passed, 1 one failed; 2 bad usage.\n\n"
 		"gup_test options:\n"
 		"  -u          GUP_FAST_BENCHMARK: get_user_pages_fast() (the default)\n"
 		"  -a          PIN_FAST_BENCHMARK: pin_user_pages_fast()\n"
 		"  -L          PIN_LONGTERM_BENCHMARK: pin_user_pages(FOLL_LONGTERM), locked\n"
 		"  -U          GUP_BASIC_TEST: get_user_pages(), prints \"done\"\n"
 		"  -b          PIN_BASIC_TEST: pin_user_pages(), prints \"done\"\n"
+		"  -c          DUMP_USER_PAGES_TEST: get_user_pages() and show the pages at\n"
+		"              the 0-based PAGE_INDEXes (default 0, at most 8)\n"
+		"  -p          with -c: pin_user_pages() instead\n"
 		"  -m MIB      buffer size in MiB (default 128)\n"
-		"  -n PAGES    pages per call (default 1; negative: the whole buffer)\n"
+		"  -n PAGES    pages per call (default 1; negative: the buffer's pages as -m\n"
+		"              stands when -n is read)\n"
 		"  -r N        repeats (default 1)\n"
-		"  -j N        threads, each bound to its own CPU (default 1)\n"
-		"  -t, -T      2M THP leaves / 4K pages (default 4K)\n"
-		"  -w, -W      FOLL_WRITE (default) / read only\n\n"
+		"  -j N        threads (default 1); more than the CPUs share them\n"
+		"  -t, -T      MADV_HUGEPAGE: 2M THP leaves / MADV_NOHUGEPAGE: 4K (default 4K)\n"
+		"  -w, -W      FOLL_WRITE (default) / no FOLL_WRITE\n"
+		"  -F FLAGS    the kernel's gup_flags (0x1 FOLL_WRITE, 0x2 FOLL_GET,\n"
+		"              0x100 FOLL_LONGTERM: the bits the walker models)\n"
+		"  -f FILE     the file to map (default /dev/zero; a regular file at least\n"
+		"              -m MiB long)\n"
+		"  -S          MAP_SHARED: shmem for /dev/zero, page cache for a file\n"
+		"  -H          MAP_HUGETLB: 2M hugetlb leaves (-m a multiple of 2)\n\n"
 		"Model options:\n"
 		"  -l                     FOLL_LONGTERM on -a or -u (gup_benchmark -l, seed 002)\n"
 		"  --variant LIST         the has-pinned flag update: store_always, read_then_set,\n"
@@ -208,21 +179,38 @@ static int parse_name_list(const char *option, const char *text,
 	return 0;
 }
 
-static int not_modelled(int opt)
+/*
+ * -F: strtol(optarg, 0, 0) as gup_test reads it, then each bit the
+ * walker does not model refused by name.
+ */
+static int parse_gup_flags(const char *arg, unsigned int *model)
 {
-	static const struct { int opt; const char *what, *why; } list[] = {
-		{ 'F', "raw gup_flags", "use -w, -W and -l" },
-		{ 'f', "a file mapping", "the model maps private anonymous memory only" },
-		{ 'S', "MAP_SHARED", "the model maps private anonymous memory only" },
-		{ 'H', "hugetlbfs", "use -t for 2M THP leaves" },
-		{ 'c', "DUMP_USER_PAGES_TEST", "the model has no page contents to dump" },
-		{ 'p', "DUMP_USER_PAGES_TEST with pins", "the model has no page contents to dump" },
-	};
+	unsigned long known = 0;
+	char *end;
+	long v;
 
-	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
-		if (list[i].opt == opt)
-			return usage_error("gup: option '-%c' (%s) is not modelled: %s",
-					   opt, list[i].what, list[i].why);
+	errno = 0;
+	v = strtol(arg, &end, 0);
+	if (errno || end == arg || *end || v < 0 || v > 0xffffffffL)
+		return usage_error("gup: -F '%s': expected gup_flags as a number (0x1 FOLL_WRITE, 0x2 FOLL_GET, 0x100 FOLL_LONGTERM)",
+				   arg);
+	*model = 0;
+	for (size_t i = 0; i < sizeof(kernel_foll_flags) / sizeof(kernel_foll_flags[0]); i++) {
+		known |= kernel_foll_flags[i].bit;
+		if (!((unsigned long)v & kernel_foll_flags[i].bit))
+			continue;
+		if (!kernel_foll_flags[i].model)
+			return usage_error("gup: -F '%s': bit %#lx (%s) is not modelled by the walker: expected bits of 0x103 (FOLL_WRITE, FOLL_GET, FOLL_LONGTERM)",
+					   arg, kernel_foll_flags[i].bit, kernel_foll_flags[i].name);
+		*model |= kernel_foll_flags[i].model;
+	}
+	if ((unsigned long)v & ~known) {
+		unsigned long bit = (unsigned long)v & ~known;
+
+		bit &= -bit;
+		return usage_error("gup: -F '%s': bit %#lx is no gup_flags bit callers may pass: expected bits of 0x103 (FOLL_WRITE, FOLL_GET, FOLL_LONGTERM)",
+				   arg, bit);
+	}
 	return 0;
 }
 
@@ -240,25 +228,52 @@ static int parse_number_option(int opt, const char *arg, struct gup_options *o)
 		if (parse_long(arg, -(1L << 30), 1L << 30, &v) || !v)
 			return usage_error("gup: -n '%s': expected a non-zero number of pages (negative: the whole buffer)",
 					   arg);
-		o->pages_per_call = v;
+		/* gup_test: nr_pages = size / psize(), with size as -m stands now */
+		o->cfg.pages_per_call = v < 0 ? o->mib * MIB / GUP_PAGE_SIZE : (unsigned long)v;
 		return 0;
 	case 'r':
 		if (parse_long(arg, 1, 100000, &v))
 			return usage_error("gup: -r '%s': expected repeats from 1 to 100000", arg);
-		o->repeats = (unsigned int)v;
+		o->cfg.repeats = (unsigned int)v;
 		return 0;
 	case 'j':
 		if (parse_long(arg, 1, KERNEL_MAX_THREADS, &v))
 			return usage_error("gup: -j '%s': expected threads from 1 to %d",
 					   arg, KERNEL_MAX_THREADS);
-		o->threads = (unsigned int)v;
+		o->cfg.threads = (unsigned int)v;
 		return 0;
 	default:
 		if (parse_long(arg, 0, 100, &v))
 			return usage_error("gup: --cma '%s': expected a percentage from 0 to 100", arg);
-		o->cma_percent = (unsigned int)v;
+		o->cfg.cma_percent = (unsigned int)v;
 		return 0;
 	}
+}
+
+static int parse_flag_option(int c, struct gup_options *o)
+{
+	switch (c) {
+	case 'a': o->cfg.cmd = PIN_FAST_BENCHMARK; break;
+	case 'u': o->cfg.cmd = GUP_FAST_BENCHMARK; break;
+	case 'L': o->cfg.cmd = PIN_LONGTERM_BENCHMARK; break;
+	case 'U': o->cfg.cmd = GUP_BASIC_TEST; break;
+	case 'b': o->cfg.cmd = PIN_BASIC_TEST; break;
+	case 'c':
+		o->cfg.cmd = DUMP_USER_PAGES_TEST;
+		/* page 0, stored 1-based; page indexes after the options replace it */
+		o->cfg.which_pages[0] = 1;
+		break;
+	case 'p': o->use_pin = true; break;
+	case 't': o->huge = true; break;
+	case 'T': o->huge = false; break;
+	case 'w': o->write = true; break;
+	case 'W': o->write = false; break;
+	case 'S': o->shared = true; break;
+	case 'H': o->hugetlb = true; break;
+	case 'l': o->longterm = true; break;
+	default: return -1;
+	}
+	return 0;
 }
 
 /* Returns 0 to go on, 1 when --help was printed, or a usage error. */
@@ -278,25 +293,22 @@ static int parse_options(int argc, char **argv, struct gup_options *o)
 	int c, ret;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+m:r:n:j:auLUbtTwWlhF:f:SHcpz",
+	/* gup_test's getopt string, plus -l and -h; page indexes may come anywhere */
+	while ((c = getopt_long(argc, argv, "m:r:n:F:f:abcj:tTLUuwWSHpzlh",
 				longopts, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
-		case 'a': o->cmd = PIN_FAST_BENCHMARK; break;
-		case 'u': o->cmd = GUP_FAST_BENCHMARK; break;
-		case 'L': o->cmd = PIN_LONGTERM_BENCHMARK; break;
-		case 'U': o->cmd = GUP_BASIC_TEST; break;
-		case 'b': o->cmd = PIN_BASIC_TEST; break;
-		case 't': o->page_size = GUP_PAGES_2M; break;
-		case 'T': o->page_size = GUP_PAGES_4K; break;
-		case 'w': o->write = true; break;
-		case 'W': o->write = false; break;
-		case 'l': o->longterm = true; break;
-		case OPT_WRITER: o->writer = true; break;
-		case OPT_SUMMARY: o->summary = true; break;
 		case 'm': case 'n': case 'r': case 'j': case OPT_CMA:
 			ret = parse_number_option(c, optarg, o);
 			break;
+		case 'F':
+			ret = parse_gup_flags(optarg, &o->raw_flags);
+			break;
+		case 'f':
+			o->file = optarg;
+			break;
+		case OPT_WRITER: o->cfg.writer = true; break;
+		case OPT_SUMMARY: o->summary = true; break;
 		case OPT_VARIANT:
 			ret = parse_name_list("--variant", optarg, gup_flag_update_names,
 					      o->variants, NR_GUP_FLAG_UPDATES, &o->nr_variants);
@@ -314,347 +326,184 @@ static int parse_options(int argc, char **argv, struct gup_options *o)
 			gup_usage(stdout);
 			return 1;
 		case 'z':
-			return usage_error("gup: option '-z': expected a gup_test option (gup_test itself rejects -z)");
+			/* in gup_test's getopt string, but no case of its switch */
+			return usage_error("gup: option '-z': expected a gup_test option (gup_test itself answers \"Wrong argument\")");
 		default:
-			ret = not_modelled(c);
-			if (!ret)
+			if (parse_flag_option(c, o))
 				return bad_option(argv, "gup");
 		}
 		if (ret)
 			return ret;
 	}
-	if (optind < argc)
-		return usage_error("gup: unexpected argument '%s': see 'bouncelab gup --help'",
-				   argv[optind]);
 	return 0;
-}
-
-static unsigned int cmd_flags(const struct gup_options *o)
-{
-	unsigned int flags = o->write ? FOLL_WRITE : 0;
-
-	if (o->longterm || o->cmd == PIN_LONGTERM_BENCHMARK)
-		flags |= FOLL_LONGTERM;
-	return flags;
-}
-
-static long gup_call(struct gup_task *task, enum gup_cmd cmd, unsigned long addr,
-		     unsigned long nr, unsigned int flags, struct gup_page **pages)
-{
-	switch (cmd) {
-	case GUP_FAST_BENCHMARK:
-		return get_user_pages_fast(task, addr, nr, flags, pages);
-	case PIN_FAST_BENCHMARK:
-		return pin_user_pages_fast(task, addr, nr, flags, pages);
-	case GUP_BASIC_TEST:
-		return get_user_pages(task, addr, nr, flags, pages);
-	default:
-		return pin_user_pages(task, addr, nr, flags, pages);
-	}
-}
-
-static bool cmd_pins(enum gup_cmd cmd)
-{
-	return cmd == PIN_FAST_BENCHMARK || cmd == PIN_LONGTERM_BENCHMARK ||
-	       cmd == PIN_BASIC_TEST;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void fail(struct gup_bench *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* The first failure wins; the run stops after the current repeat. */
-static void fail(struct gup_bench *b, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&b->print_lock);
-	if (!atomic_exchange(&b->failed, true)) {
-		va_start(ap, fmt);
-		vsnprintf(b->failure, sizeof(b->failure), fmt, ap);
-		va_end(ap);
-	}
-	pthread_mutex_unlock(&b->print_lock);
-}
-
-/* verify_dma_pinned(), untimed: every page pinned, and pinnable if longterm. */
-static void verify_pages(struct gup_bench *b, struct gup_page **pages,
-			 unsigned long nr)
-{
-	if (!cmd_pins(b->opts->cmd))
-		return;
-	for (unsigned long i = 0; i < nr; i++)
-		if (!gup_page_maybe_dma_pinned(pages[i]))
-			fail(b, "gup: pages[%lu] of %lu is not dma-pinned", i, nr);
-		else if ((cmd_flags(b->opts) & FOLL_LONGTERM) &&
-			 !gup_page_longterm_pinnable(pages[i]))
-			fail(b, "gup: pages[%lu] of %lu is pinned for long but sits in CMA", i, nr);
-}
-
-/* Closes the current stretch at time t, if it holds any page. */
-static void end_stretch(struct gup_stretches *st, uint64_t t)
-{
-	if (st->pages)
-		st->ns_per_page[st->nr++] = (double)(t - st->start) / (double)st->pages;
-	st->start = t;
-	st->pages = 0;
 }
 
 /*
- * The body of __gup_test_ioctl(): calls until the range is covered or a
- * call returns short; size is how far it got.
+ * gup_test's non-option arguments: 0-based page indexes for -c, stored
+ * 1-based in which_pages[] (strtol(.., 0, 0), so 0x1001 works too).
  */
-static unsigned long gup_get_loop(struct gup_worker *w, struct gup_task *task,
-				  unsigned long start, unsigned long size,
-				  unsigned long *pinned)
+static int parse_page_indexes(int argc, char **argv, struct gup_options *o)
 {
-	struct gup_stretches *st = &w->stretches;
-	const struct gup_options *o = w->bench->opts;
-	unsigned long total = size / GUP_PAGE_SIZE;
-	unsigned long per_call = o->pages_per_call < 0 ? total :
-				 (unsigned long)o->pages_per_call;
-	unsigned long addr, next, i = 0, nr = per_call;
-	unsigned int flags = cmd_flags(o);
+	unsigned int n = 0;
 
-	for (addr = start; addr < start + size; addr = next) {
-		long ret;
+	for (int i = optind; i < argc; i++) {
+		char *end;
+		long v;
 
-		if (nr != per_call)
-			break;
-		next = addr + nr * GUP_PAGE_SIZE;
-		if (next > start + size) {
-			next = start + size;
-			nr = (next - addr) / GUP_PAGE_SIZE;
-		}
-		ret = gup_call(task, o->cmd, addr, nr, flags, w->pages + i);
-		if (ret <= 0)
-			break;
-		nr = (unsigned long)ret;
-		i += nr;
-		st->pages += nr;
-		if (st->pages >= GUP_STRETCH_PAGES)
-			end_stretch(st, now_ns());
+		errno = 0;
+		v = strtol(argv[i], &end, 0);
+		if (o->cfg.cmd != DUMP_USER_PAGES_TEST || errno || end == argv[i] || *end)
+			return usage_error("gup: unexpected argument '%s': expected 0-based page indexes, and those only after -c (DUMP_USER_PAGES_TEST)",
+					   argv[i]);
+		if (v < 0 || v >= (long)(o->mib * MIB / GUP_PAGE_SIZE))
+			return usage_error("gup: page index '%s': expected 0 to %lu, a page of the %lu MiB buffer",
+					   argv[i], o->mib * MIB / GUP_PAGE_SIZE - 1, o->mib);
+		if (n == GUP_TEST_MAX_PAGES_TO_DUMP)
+			return usage_error("gup: page index '%s': expected at most %d page indexes (GUP_TEST_MAX_PAGES_TO_DUMP)",
+					   argv[i], GUP_TEST_MAX_PAGES_TO_DUMP);
+		o->cfg.which_pages[n++] = (unsigned int)v + 1;
 	}
-	*pinned = i;
-	return addr - start;
-}
-
-static void print_sample(struct gup_bench *b, const struct gup_sample *s,
-			 unsigned long size, unsigned long full)
-{
-	const char *name = cmd_names[b->opts->cmd];
-
-	pthread_mutex_lock(&b->print_lock);
-	if (b->opts->cmd == GUP_BASIC_TEST || b->opts->cmd == PIN_BASIC_TEST) {
-		printf("%s: done\n", name);
-		if (size != full)
-			printf("Truncated (size: %lu)\n", size);
-	} else {
-		printf("%s: Time: get:%llu put:%llu us", name,
-		       (unsigned long long)s->get_usec, (unsigned long long)s->put_usec);
-		if (size != full)
-			printf(", truncated (size: %lu)", size);
-		printf("\n");
-	}
-	pthread_mutex_unlock(&b->print_lock);
-}
-
-static void gup_one_repeat(struct gup_worker *w)
-{
-	struct gup_bench *b = w->bench;
-	struct gup_combo *c = &b->combos[b->combo];
-	struct gup_task *task = &c->tasks[w->index];
-	struct gup_sample *s = &c->samples[b->repeat * b->opts->threads + w->index];
-	unsigned int buffer = c->mode == MODE_PRIVATE ? w->index : 0;
-	unsigned long full = gup_buffer_pages(c->mm) * GUP_PAGE_SIZE;
-	unsigned long size, pinned;
-	uint64_t t0, t1, t2;
-
-	w->stretches.nr = 0;
-	w->stretches.pages = 0;
-	t0 = w->stretches.start = now_ns();
-	size = gup_get_loop(w, task, gup_buffer_start(c->mm, buffer), full, &pinned);
-	t1 = now_ns();
-	end_stretch(&w->stretches, t1);
-	verify_pages(b, w->pages, pinned);
-	t2 = now_ns();
-	if (cmd_pins(b->opts->cmd))
-		unpin_user_pages(task, w->pages, pinned);
-	else
-		put_user_pages(task, w->pages, pinned);
-	s->get_ns = t1 - t0;
-	s->put_ns = now_ns() - t2;
-	/* ktime_us_delta(): whole microseconds, truncated */
-	s->get_usec = s->get_ns / 1000;
-	s->put_usec = s->put_ns / 1000;
-	s->pages = pinned;
-	s->get_stretch_ns_per_page = w->stretches.nr ?
-		stats_median(w->stretches.ns_per_page, w->stretches.nr) : NAN;
-	print_sample(b, s, size, full);
-}
-
-static void *gup_worker_main(void *arg)
-{
-	struct gup_worker *w = arg;
-	struct gup_bench *b = w->bench;
-	int ret = topo_bind_self(b->topo, b->placement.cpus[w->index]);
-
-	if (ret)
-		fail(b, "gup: cannot bind thread %u to CPU %d: %s", w->index,
-		     b->placement.cpus[w->index], strerror(-ret));
-	/*
-	 * As gup_test faults its buffer in and the kernel's pages[] comes
-	 * zeroed, before any timed call: on the pinning CPU, for every
-	 * combination.
-	 */
-	memset(w->pages, 0, (b->opts->mib << 20 >> GUP_PAGE_SHIFT) * sizeof(*w->pages));
-	for (unsigned int i = 0; i < b->nr_combos; i++)
-		gup_buffer_fault_in(b->combos[i].mm,
-				    b->combos[i].mode == MODE_PRIVATE ? w->index : 0);
-	for (;;) {
-		pthread_barrier_wait(&b->start);
-		if (b->quit)
-			return NULL;
-		if (!atomic_load(&b->failed))
-			gup_one_repeat(w);
-		pthread_barrier_wait(&b->done);
-	}
-}
-
-static int setup_combo(struct gup_bench *b, struct gup_combo *c)
-{
-	const struct gup_options *o = b->opts;
-	struct gup_layout layout = {
-		.flag_update = (enum gup_flag_update)c->variant,
-		.longterm_check = (enum gup_longterm_check)c->check,
-		.nr_buffers = c->mode == MODE_PRIVATE ? o->threads : 1,
-		.buffer_bytes = o->mib << 20,
-		.page_size = o->page_size,
-		.cma_percent = o->cma_percent,
-	};
-	char err[256];
-
-	c->mm = gup_mm_create(&layout, err, sizeof(err));
-	if (!c->mm)
-		return runtime_error("%s", err);
-	c->tasks = kernel_alloc_padded(o->threads * sizeof(*c->tasks));
-	c->samples = calloc((size_t)o->repeats * o->threads, sizeof(*c->samples));
-	if (!c->tasks || !c->samples)
-		return runtime_error("gup: out of memory for %u threads x %u repeats",
-				     o->threads, o->repeats);
-	for (unsigned int t = 0; t < o->threads; t++)
-		gup_task_init(&c->tasks[t], c->mm);
+	for (unsigned int k = n ? n : GUP_TEST_MAX_PAGES_TO_DUMP; k < GUP_TEST_MAX_PAGES_TO_DUMP; k++)
+		o->cfg.which_pages[k] = 0;
 	return 0;
 }
 
-static void free_combos(struct gup_bench *b)
+/*
+ * What gup_test's mmap() of -f with -S and -H gives the walk. The file
+ * must open for reading and writing, as gup_test opens it, and a regular
+ * file must be as long as the buffer: gup_test's fault-in loop writes
+ * every page, and past the end of a file that is SIGBUS.
+ */
+static int choose_backing(struct gup_options *o)
 {
-	for (unsigned int i = 0; i < b->nr_combos; i++) {
-		gup_mm_destroy(b->combos[i].mm);
-		free(b->combos[i].tasks);
-		free(b->combos[i].samples);
+	const char *file = o->file ? o->file : "/dev/zero";
+	struct stat st;
+	int fd, ret;
+
+	fd = open(file, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return usage_error("gup: -f '%s': %s: expected a file to map for reading and writing",
+				   file, strerror(errno));
+	ret = fstat(fd, &st);
+	close(fd);
+	if (ret)
+		return usage_error("gup: -f '%s': %s: expected a file to map", file, strerror(errno));
+	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 5) {
+		o->cfg.backing = o->shared ? GUP_BACKING_SHMEM : GUP_BACKING_ANON;
+	} else if (S_ISREG(st.st_mode)) {
+		if (!o->hugetlb &&
+		    (unsigned long long)st.st_size < (unsigned long long)o->mib * MIB)
+			return usage_error("gup: -f '%s': %lld bytes: expected at least the %lu MiB of -m (the fault-in past the end is SIGBUS)",
+					   file, (long long)st.st_size, o->mib);
+		/* private: gup_test's fault-in write copies every page */
+		o->cfg.backing = o->shared ? GUP_BACKING_FILE : GUP_BACKING_ANON;
+	} else {
+		return usage_error("gup: -f '%s': expected /dev/zero or a regular file", file);
 	}
+	/* MAP_HUGETLB | MAP_ANONYMOUS: the file is opened, then not mapped */
+	if (o->hugetlb) {
+		if (o->mib % 2)
+			return usage_error("gup: -m '%lu' with -H: expected a multiple of 2 MiB (the walker maps whole 2M hugetlb pages)",
+					   o->mib);
+		o->cfg.backing = GUP_BACKING_HUGETLB;
+	}
+	return 0;
 }
 
-static int plan_combos(struct gup_bench *b)
+/* The options together: what one alone cannot tell. */
+static int finish_options(int argc, char **argv, struct gup_options *o)
 {
-	const struct gup_options *o = b->opts;
+	struct gup_test_config *cfg = &o->cfg;
+	int ret;
 
+	if (o->use_pin && cfg->cmd != DUMP_USER_PAGES_TEST)
+		return usage_error("gup: option '-p': expected with -c (it makes DUMP_USER_PAGES_TEST pin)");
+	ret = parse_page_indexes(argc, argv, o);
+	if (!ret)
+		ret = choose_backing(o);
+	if (ret)
+		return ret;
+	if (o->nr_variants * o->nr_modes * o->nr_checks > GUP_TEST_MAX_COMBOS)
+		return usage_error("gup: %u combinations of --variant, --mode and --longterm-check: expected at most %d",
+				   o->nr_variants * o->nr_modes * o->nr_checks, GUP_TEST_MAX_COMBOS);
+	cfg->buffer_bytes = o->mib * MIB;
+	cfg->page_size = o->huge || o->hugetlb ? GUP_PAGES_2M : GUP_PAGES_4K;
+	cfg->dump_use_pin = o->use_pin;
+	cfg->writer_pace_ns = GUP_WRITER_PACE_NS;
+	/* gup_test: gup.gup_flags = -F; if (write) gup.gup_flags |= FOLL_WRITE */
+	cfg->gup_flags = o->raw_flags | (o->write ? FOLL_WRITE : 0) |
+			 (o->longterm ? FOLL_LONGTERM : 0);
 	for (unsigned int m = 0; m < o->nr_modes; m++)
 		for (unsigned int k = 0; k < o->nr_checks; k++)
-			for (unsigned int v = 0; v < o->nr_variants; v++) {
-				struct gup_combo *c = &b->combos[b->nr_combos++];
-				int ret;
-
-				c->variant = o->variants[v];
-				c->mode = o->modes[m];
-				c->check = o->checks[k];
-				ret = setup_combo(b, c);
-				if (ret)
-					return ret;
-			}
+			for (unsigned int v = 0; v < o->nr_variants; v++)
+				cfg->combos[cfg->nr_combos++] = (struct gup_test_combo_key){
+					.variant = (enum gup_flag_update)o->variants[v],
+					.private_buffers = o->modes[m] == MODE_PRIVATE,
+					.check = (enum gup_longterm_check)o->checks[k],
+				};
 	return 0;
 }
 
-/* One repeat of one combination, all threads together. */
-static void run_combo_repeat(struct gup_bench *b, unsigned int combo,
-			     unsigned int repeat)
-{
-	struct gup_combo *c = &b->combos[combo];
-	char err[256];
+/* ---- printing, as gup_test and kselftest.h print ------------------------ */
 
-	if (b->opts->writer && gup_writer_start(c->mm, GUP_WRITER_PACE_NS, err, sizeof(err))) {
-		fail(b, "%s", err);
+/* gup_thread(): ksft_print_msg() calls, each "# " and its text. */
+static void print_sample(void *arg, unsigned int thread, unsigned int combo,
+			 const struct gup_test_sample *s)
+{
+	const struct gup_printer *p = arg;
+	const char *name = gup_test_cmd_names[p->opts->cfg.cmd];
+
+	(void)thread;
+	(void)combo;
+	if (gup_test_cmd_is_benchmark(p->opts->cfg.cmd)) {
+		printf("# %s: Time: get:%llu put:%llu us", name,
+		       (unsigned long long)s->get_usec, (unsigned long long)s->put_usec);
+		if (s->size != s->full_size)
+			printf("# , truncated (size: %lu)", s->size);
+		printf("# \n");
+	} else {
+		printf("# %s: done\n", name);
+		if (s->size != s->full_size)
+			printf("# Truncated (size: %lu)\n", s->size);
+	}
+}
+
+/*
+ * dump_pages_test(): the kernel's pr_warn() and pr_info() lines, and in
+ * place of dump_page() (which goes to the kernel log) the walker's facts
+ * about the page, all as "# " lines.
+ */
+static void print_page_dump(void *arg, unsigned int thread,
+			    const struct gup_test_page_dump *d)
+{
+	(void)arg;
+	(void)thread;
+	if (d->out_of_range) {
+		printf("# ZEROING due to out of range: .which_pages[%u]: %u\n", d->slot, d->which);
 		return;
 	}
-	b->combo = combo;
-	b->repeat = repeat;
-	pthread_barrier_wait(&b->start);
-	pthread_barrier_wait(&b->done);
-	if (b->opts->writer)
-		c->writer_changes += gup_writer_stop(c->mm);
+	printf("# ---- page #%lu, starting from user virt addr: 0x%lx\n", d->index, d->start);
+	printf("# page: refcount:%d pincount:%d pfn:0x%lx order:%u %s maybe_dma_pinned:%d\n",
+	       d->refcount, d->pincount, d->pfn, d->order, gup_backing_names[d->backing],
+	       d->maybe_dma_pinned);
+	printf("# page dumped because: gup_test: dump_pages() test\n");
 }
 
-/* Interleaved: repeat r runs the combinations starting from r's turn. */
-static void run_all(struct gup_bench *b)
+static int bind_thread(void *arg, unsigned int t)
 {
-	const struct gup_options *o = b->opts;
-	unsigned int repeats = o->cmd == GUP_BASIC_TEST || o->cmd == PIN_BASIC_TEST ?
-			       1 : o->repeats;
+	const struct gup_printer *p = arg;
 
-	for (unsigned int r = 0; r < repeats && !atomic_load(&b->failed); r++)
-		for (unsigned int k = 0; k < b->nr_combos && !atomic_load(&b->failed); k++)
-			run_combo_repeat(b, (r + k) % b->nr_combos, r);
+	/* more threads than CPUs: they take the CPUs in turn */
+	return topo_bind_self(p->topo, p->placement.cpus[t % p->placement.nr_cpus]);
 }
 
-static int check_combos(struct gup_bench *b)
+/* ksft_print_cnts() */
+static void print_totals(unsigned int pass, unsigned int fail)
 {
-	char msg[320];
-
-	for (unsigned int i = 0; i < b->nr_combos; i++) {
-		struct gup_combo *c = &b->combos[i];
-		uint64_t acquired = 0, released = 0;
-
-		for (unsigned int t = 0; t < b->opts->threads; t++) {
-			acquired += c->tasks[t].stats.pins_acquired;
-			released += c->tasks[t].stats.pins_released;
-		}
-		if (acquired != released)
-			return runtime_error("gup: %llu pins acquired but %llu released",
-					     (unsigned long long)acquired,
-					     (unsigned long long)released);
-		if (gup_mm_check_at_rest(c->mm, msg, sizeof(msg)))
-			return runtime_error("gup: after the run: %s", msg);
-	}
-	return 0;
+	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:0 error:0\n", pass, fail);
 }
 
-static int start_workers(struct gup_bench *b, struct gup_worker *w)
-{
-	unsigned long max_pages = b->opts->mib << 20 >> GUP_PAGE_SHIFT;
-
-	for (unsigned int t = 0; t < b->opts->threads; t++) {
-		w[t].index = t;
-		w[t].bench = b;
-		w[t].pages = malloc(max_pages * sizeof(*w[t].pages));
-		w[t].stretches.ns_per_page = malloc((max_pages / GUP_STRETCH_PAGES + 1) *
-						    sizeof(*w[t].stretches.ns_per_page));
-		if (!w[t].pages || !w[t].stretches.ns_per_page ||
-		    pthread_create(&w[t].tid, NULL, gup_worker_main, &w[t])) {
-			/* the threads already started wait at the start barrier */
-			b->quit = true;
-			return -(int)t - 1;
-		}
-	}
-	return (int)b->opts->threads;
-}
+/* ---- the summary of several combinations (--summary) ------------------- */
 
 struct combo_stats {
 	double get_mean_us;
@@ -669,40 +518,46 @@ struct combo_stats {
 	double put_ns_per_page;
 };
 
+static unsigned int nr_samples(const struct gup_printer *p)
+{
+	return gup_test_repeats(p->test) * p->opts->cfg.threads;
+}
+
 /*
  * Each sample's get time (us), its get per page (ns: the median of its
  * stretches) and its put per page (ns).
  */
-static int combo_samples(const struct gup_bench *b, const struct gup_combo *c,
-			 double *get_us, double *get_pp, double *put_pp)
+static void combo_samples(const struct gup_printer *p, unsigned int combo,
+			  double *get_us, double *get_pp, double *put_pp)
 {
-	unsigned int n = b->opts->repeats * b->opts->threads;
+	const struct gup_test_sample *samples = gup_test_samples(p->test, combo);
+	unsigned int n = nr_samples(p);
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct gup_sample *s = &c->samples[i];
+		const struct gup_test_sample *s = &samples[i];
 		double pages = s->pages ? (double)s->pages : NAN;
 
 		get_us[i] = (double)s->get_ns / 1000.0;
 		get_pp[i] = s->pages ? s->get_stretch_ns_per_page : NAN;
 		put_pp[i] = (double)s->put_ns / pages;
 	}
-	return (int)n;
 }
 
-static void combo_stats(const struct gup_bench *b, const struct gup_combo *c,
+static void combo_stats(const struct gup_printer *p, unsigned int combo,
 			struct combo_stats *st)
 {
-	unsigned int n = b->opts->repeats * b->opts->threads;
+	const struct gup_test_sample *samples = gup_test_samples(p->test, combo);
+	unsigned int n = nr_samples(p);
 	double *get = calloc(3 * (size_t)n, sizeof(*get));
 	double sum = 0, sq = 0, put = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (!get)
 		return;
-	combo_samples(b, c, get, get + n, get + 2 * n);
+	combo_samples(p, combo, get, get + n, get + 2 * n);
 	for (unsigned int i = 0; i < n; i++) {
 		sum += get[i];
-		put += (double)c->samples[i].put_ns / 1000.0;
+		put += (double)samples[i].put_ns / 1000.0;
 	}
 	st->get_mean_us = sum / n;
 	for (unsigned int i = 0; i < n; i++)
@@ -720,17 +575,17 @@ static void combo_stats(const struct gup_bench *b, const struct gup_combo *c,
  * The ratio of the medians of get time per page, with its 95% bootstrap
  * interval: the same rule the report uses for every ratio.
  */
-static int get_ratio(const struct gup_bench *b, const struct gup_combo *num,
-		     const struct gup_combo *den, struct stats_ratio *r)
+static int get_ratio(const struct gup_printer *p, unsigned int num,
+		     unsigned int den, struct stats_ratio *r)
 {
-	unsigned int n = b->opts->repeats * b->opts->threads;
+	unsigned int n = nr_samples(p);
 	double *v = calloc(6 * (size_t)n, sizeof(*v));
 	int ret;
 
 	if (!v)
 		return -1;
-	combo_samples(b, num, v, v + n, v + 2 * n);
-	combo_samples(b, den, v + 3 * n, v + 4 * n, v + 5 * n);
+	combo_samples(p, num, v, v + n, v + 2 * n);
+	combo_samples(p, den, v + 3 * n, v + 4 * n, v + 5 * n);
 	ret = stats_ratio_of_medians(v + n, n, v + 4 * n, n, r);
 	free(v);
 	return ret;
@@ -739,7 +594,13 @@ static int get_ratio(const struct gup_bench *b, const struct gup_combo *num,
 /* The longterm-check switch only matters to a fast call with FOLL_LONGTERM. */
 static bool check_matters(const struct gup_options *o)
 {
-	return o->longterm && (o->cmd == PIN_FAST_BENCHMARK || o->cmd == GUP_FAST_BENCHMARK);
+	return (o->cfg.gup_flags & FOLL_LONGTERM) &&
+	       (o->cfg.cmd == PIN_FAST_BENCHMARK || o->cfg.cmd == GUP_FAST_BENCHMARK);
+}
+
+static unsigned int key_mode(const struct gup_test_combo_key *k)
+{
+	return k->private_buffers ? MODE_PRIVATE : MODE_SHARED;
 }
 
 /*
@@ -771,80 +632,76 @@ static const char *seed_figure(const struct gup_options *o, unsigned int first,
 	return NULL;
 }
 
-static void print_ratio(const struct gup_bench *b, const struct gup_combo *first,
-			const struct gup_combo *other, bool variants)
+static void print_ratio(const struct gup_printer *p, unsigned int first,
+			unsigned int other, bool variants)
 {
-	const struct gup_options *o = b->opts;
-	struct combo_stats a, z;
+	const struct gup_options *o = p->opts;
+	const struct gup_test_combo_key *f = &o->cfg.combos[first];
+	const struct gup_test_combo_key *z = &o->cfg.combos[other];
+	struct combo_stats a, b;
 	struct stats_ratio r;
 	char ci[64] = "", text[512];
 	const char *seed;
 
-	combo_stats(b, first, &a);
-	combo_stats(b, other, &z);
-	if (z.get_mean_us <= 0 || z.get_median_us <= 0 || get_ratio(b, first, other, &r))
+	combo_stats(p, first, &a);
+	combo_stats(p, other, &b);
+	if (b.get_mean_us <= 0 || b.get_median_us <= 0 || get_ratio(p, first, other, &r))
 		return;
 	if (isfinite(r.lo))
 		snprintf(ci, sizeof(ci), " [95%% CI %.2f-%.2f]", r.lo, r.hi);
-	seed = seed_figure(o, variants ? first->variant : first->check,
-			   variants ? other->variant : other->check, variants,
-			   first->mode, text, sizeof(text));
+	seed = seed_figure(o, variants ? f->variant : f->check,
+			   variants ? z->variant : z->check, variants,
+			   key_mode(f), text, sizeof(text));
 	printf("# %s / %s, %s%s%s: %.2fx by mean get time, %.2fx by median get per page%s%s%s%s\n",
-	       variants ? gup_flag_update_names[first->variant] : gup_longterm_check_names[first->check],
-	       variants ? gup_flag_update_names[other->variant] : gup_longterm_check_names[other->check],
-	       mode_names[first->mode],
+	       variants ? gup_flag_update_names[f->variant] : gup_longterm_check_names[f->check],
+	       variants ? gup_flag_update_names[z->variant] : gup_longterm_check_names[z->check],
+	       mode_names[key_mode(f)],
 	       variants && check_matters(o) ? ", " : "",
-	       variants && check_matters(o) ? gup_longterm_check_names[first->check] : "",
-	       a.get_mean_us / z.get_mean_us, r.ratio, ci,
+	       variants && check_matters(o) ? gup_longterm_check_names[f->check] : "",
+	       a.get_mean_us / b.get_mean_us, r.ratio, ci,
 	       seed ? " (" : "", seed ? seed : "", seed ? ")" : "");
 }
 
-static void print_ratios(const struct gup_bench *b)
+static void print_ratios(const struct gup_printer *p)
 {
-	const struct gup_options *o = b->opts;
+	const struct gup_options *o = p->opts;
+	const struct gup_test_config *cfg = &o->cfg;
 
-	for (unsigned int i = 0; i < b->nr_combos; i++) {
-		const struct gup_combo *c = &b->combos[i];
+	for (unsigned int i = 0; i < cfg->nr_combos; i++) {
+		const struct gup_test_combo_key *c = &cfg->combos[i];
 
-		for (unsigned int k = 0; k < b->nr_combos; k++) {
-			const struct gup_combo *f = &b->combos[k];
+		for (unsigned int k = 0; k < cfg->nr_combos; k++) {
+			const struct gup_test_combo_key *f = &cfg->combos[k];
 
-			if (f->mode != c->mode)
+			if (f->private_buffers != c->private_buffers)
 				continue;
 			if (f->check == c->check && f->variant == o->variants[0] &&
 			    c->variant != o->variants[0])
-				print_ratio(b, f, c, true);
+				print_ratio(p, k, i, true);
 			if (check_matters(o) && f->variant == c->variant &&
 			    f->check == o->checks[0] && c->check != o->checks[0])
-				print_ratio(b, f, c, false);
+				print_ratio(p, k, i, false);
 		}
 	}
 }
 
 /* How often the slow path, the seqcount retry and the recheck ran. */
-static void print_paths(const struct gup_bench *b, const struct gup_combo *c)
+static void print_paths(const struct gup_printer *p, unsigned int combo)
 {
-	struct gup_stats sum = { 0 };
+	struct gup_stats sum;
+	uint64_t writer_changes;
 
-	for (unsigned int t = 0; t < b->opts->threads; t++) {
-		const struct gup_stats *st = &c->tasks[t].stats;
-
-		sum.fast_calls += st->fast_calls;
-		sum.slow_path_calls += st->slow_path_calls;
-		sum.seq_retries += st->seq_retries + st->seq_busy;
-		sum.recheck_failures += st->recheck_failures;
-		sum.longterm_rejects += st->longterm_rejects;
-		sum.longterm_migrations += st->longterm_migrations;
-	}
-	if (!sum.slow_path_calls && !b->opts->writer)
+	gup_test_combo_paths(p->test, combo, &sum, &writer_changes);
+	if (!sum.slow_path_calls && !p->opts->cfg.writer)
 		return;
 	printf("#   %llu fast calls, %llu slow-path calls, %llu seqcount retries, %llu recheck failures, "
 	       "%llu longterm rejects, %llu CMA migrations, %llu writer changes\n",
 	       (unsigned long long)sum.fast_calls, (unsigned long long)sum.slow_path_calls,
-	       (unsigned long long)sum.seq_retries, (unsigned long long)sum.recheck_failures,
+	       (unsigned long long)(sum.seq_retries + sum.seq_busy),
+	       (unsigned long long)sum.recheck_failures,
 	       (unsigned long long)sum.longterm_rejects,
 	       (unsigned long long)sum.longterm_migrations,
-	       (unsigned long long)c->writer_changes);
+	       (unsigned long long)writer_changes);
 }
 
 /*
@@ -852,116 +709,141 @@ static void print_paths(const struct gup_bench *b, const struct gup_combo *c)
  * kernel: 477729.97 (+-3.79%)"), the median, and get and put per page
  * apart: the seeds quote get times, so get and put are never added.
  */
-static void gup_print_summary(const struct gup_bench *b)
+static void print_summary(const struct gup_printer *p)
 {
-	const struct gup_options *o = b->opts;
+	const struct gup_options *o = p->opts;
+	const struct gup_test_config *cfg = &o->cfg;
+	unsigned int repeats = gup_test_repeats(p->test);
 	char per_call[32];
 
-	if (o->pages_per_call < 0)
-		snprintf(per_call, sizeof(per_call), "the whole buffer");
-	else
-		snprintf(per_call, sizeof(per_call), "%ld page%s", o->pages_per_call,
-			 o->pages_per_call > 1 ? "s" : "");
+	snprintf(per_call, sizeof(per_call), "%lu page%s", cfg->pages_per_call,
+		 cfg->pages_per_call > 1 ? "s" : "");
 	printf("# %s, %lu MiB of %s pages, %s per call, %u thread%s, %u repeat%s%s\n",
-	       cmd_names[o->cmd], o->mib, o->page_size == GUP_PAGES_2M ? "2M THP" : "4K",
-	       per_call, o->threads, o->threads > 1 ? "s" : "", o->repeats,
-	       o->repeats > 1 ? "s" : "", b->nr_combos > 1 ? ", interleaved" : "");
+	       gup_test_cmd_names[cfg->cmd], o->mib,
+	       cfg->backing == GUP_BACKING_HUGETLB ? "2M hugetlb" :
+	       cfg->page_size == GUP_PAGES_2M ? "2M THP" : "4K",
+	       per_call, cfg->threads, cfg->threads > 1 ? "s" : "", repeats,
+	       repeats > 1 ? "s" : "", cfg->nr_combos > 1 ? ", interleaved" : "");
 	printf("# get ns/page: per repeat, the median over stretches of %d pages of the get loop\n"
 	       "# (an interrupt lands in one stretch, not in the figure); put ns/page: put / pages;\n"
-	       "# each the median over threads and repeats\n", GUP_STRETCH_PAGES);
+	       "# each the median over threads and repeats\n", GUP_TEST_STRETCH_PAGES);
 	printf("# %-18s %-8s %-12s %24s %12s %10s %12s %12s\n", "variant", "mode", "longterm",
 	       "get us: mean (+-sd)", "median", "put us", "get ns/page", "put ns/page");
-	for (unsigned int i = 0; i < b->nr_combos; i++) {
-		const struct gup_combo *c = &b->combos[i];
+	for (unsigned int i = 0; i < cfg->nr_combos; i++) {
+		const struct gup_test_combo_key *c = &cfg->combos[i];
 		struct combo_stats st;
 		char mean[40];
 
-		combo_stats(b, c, &st);
+		combo_stats(p, i, &st);
 		snprintf(mean, sizeof(mean), "%.2f (+-%.2f%%)", st.get_mean_us, st.get_sd_pct);
 		printf("# %-18s %-8s %-12s %24s %12.2f %10.2f %12.2f %12.2f\n",
-		       gup_flag_update_names[c->variant], mode_names[c->mode],
+		       gup_flag_update_names[c->variant], mode_names[key_mode(c)],
 		       check_matters(o) ? gup_longterm_check_names[c->check] : "-",
 		       mean, st.get_median_us, st.put_mean_us, st.get_ns_per_page,
 		       st.put_ns_per_page);
-		print_paths(b, c);
+		print_paths(p, i);
 	}
-	print_ratios(b);
+	print_ratios(p);
 }
 
-static int run_bench(struct gup_bench *b)
-{
-	struct gup_worker *w = calloc(b->opts->threads, sizeof(*w));
-	int started, ret;
+/* ---- the run ------------------------------------------------------------ */
 
-	if (!w)
-		return runtime_error("gup: out of memory for %u threads", b->opts->threads);
-	pthread_barrier_init(&b->start, NULL, b->opts->threads + 1);
-	pthread_barrier_init(&b->done, NULL, b->opts->threads + 1);
-	pthread_mutex_init(&b->print_lock, NULL);
-	started = start_workers(b, w);
-	if (started < 0) {
-		fprintf(stderr, "bouncelab: gup: cannot start thread %d\n", -started - 1);
-		free(w);
-		return EXIT_RUNTIME;	/* the started threads are left waiting */
-	}
-	run_all(b);
-	b->quit = true;
-	pthread_barrier_wait(&b->start);
-	for (unsigned int t = 0; t < b->opts->threads; t++) {
-		pthread_join(w[t].tid, NULL);
-		free(w[t].pages);
-		free(w[t].stretches.ns_per_page);
-	}
-	free(w);
+/*
+ * Threads over CPUs: compact placement of as many as there are CPUs, the
+ * rest taking those CPUs in turn. gup_test does not cap -j (seed 000 ran
+ * -j 40), so neither does this; the line says what the numbers share.
+ */
+static int plan_threads(struct gup_printer *p, char *note, size_t len)
+{
+	unsigned int threads = p->opts->cfg.threads;
+	unsigned int cpus = topo_nr_allowed_cpus(p->topo);
+	unsigned int placed = threads < cpus ? threads : cpus;
+	char err[256];
+
+	note[0] = '\0';
+	if (topo_plan(p->topo, "compact", placed, &p->placement, err, sizeof(err)))
+		return usage_error("gup: -j '%u': %s", threads, err);
+	if (threads > cpus)
+		snprintf(note, len,
+			 "# %u threads on %u allowed CPU%s: threads share CPUs, up to %u on one (gup_test does not cap -j)\n",
+			 threads, cpus, cpus == 1 ? "" : "s", (threads + cpus - 1) / cpus);
+	return 0;
+}
+
+/* From the TAP header to the exit status, as gup_test's main() and ksft_finished(). */
+static int run_and_print(struct gup_printer *p, const char *note)
+{
+	const struct gup_options *o = p->opts;
+	unsigned int pass = 0, fail = 0;
+	char err[256], why[160];
+	int status;
+
+	/* ksft_print_header(): line by line, so a long run shows each line as it comes */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..%u\n%s", o->cfg.threads, note);
 	fflush(stdout);
-	if (atomic_load(&b->failed))
-		return runtime_error("%s", b->failure);
-	ret = check_combos(b);
-	if (!ret && (b->opts->summary || b->nr_combos > 1) &&
-	    b->opts->cmd != GUP_BASIC_TEST && b->opts->cmd != PIN_BASIC_TEST)
-		gup_print_summary(b);
-	return ret;
+	if (gup_test_run(p->test, err, sizeof(err))) {
+		/* ksft_exit_fail_msg() */
+		printf("Bail out! %s\n", err);
+		print_totals(0, 0);
+		fflush(stdout);
+		return runtime_error("%s", err);
+	}
+	for (unsigned int t = 0; t < o->cfg.threads; t++) {
+		if (gup_test_thread_passed(p->test, t, &status, why, sizeof(why))) {
+			printf("ok %u ioctl status %d\n", pass + fail + 1, status);
+			pass++;
+			continue;
+		}
+		/* the kernel WARNs in its log and still returns 0 */
+		printf("# thread %u: %s\n", t, why);
+		printf("not ok %u ioctl status %d\n", pass + fail + 1, status);
+		fail++;
+	}
+	if (!fail && (o->summary || o->cfg.nr_combos > 1) && gup_test_cmd_is_benchmark(o->cfg.cmd))
+		print_summary(p);
+	print_totals(pass, fail);
+	return pass == o->cfg.threads ? KSFT_PASS : KSFT_FAIL;
 }
 
 int cmd_gup(int argc, char **argv)
 {
 	struct gup_options o = {
-		.cmd = GUP_FAST_BENCHMARK, .mib = 128, .pages_per_call = 1,
-		.repeats = 1, .threads = 1, .page_size = GUP_PAGES_4K, .write = true,
+		.cfg = {
+			.cmd = GUP_FAST_BENCHMARK, .pages_per_call = 1, .repeats = 1,
+			.threads = 1,
+		},
+		.mib = 128, .write = true,
 		.nr_variants = 1, .variants = { GUP_TEST_THEN_SET_BIT },
 		.nr_modes = 1, .modes = { MODE_SHARED },
 		.nr_checks = 1, .checks = { GUP_LONGTERM_IN_WALK },
 	};
-	struct gup_bench *b;
-	char err[256];
+	struct gup_printer p = { .opts = &o };
+	struct gup_test_ops ops = {
+		.arg = &p,
+		.bind_thread = bind_thread,
+		.median = stats_median,
+		.sample = print_sample,
+		.dump_page = print_page_dump,
+	};
+	char err[256], note[160];
 	int ret;
 
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret == 1 ? 0 : ret;
-	if (o.nr_variants * o.nr_modes * o.nr_checks > GUP_MAX_COMBOS)
-		return usage_error("gup: %u combinations of --variant, --mode and --longterm-check: expected at most %d",
-				   o.nr_variants * o.nr_modes * o.nr_checks, GUP_MAX_COMBOS);
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return runtime_error("gup: out of memory");
-	b->opts = &o;
-	b->topo = topo_open(NULL, err, sizeof(err));
-	if (!b->topo) {
-		free(b);
+	ret = finish_options(argc, argv, &o);
+	if (ret)
+		return ret;
+	p.topo = topo_open(NULL, err, sizeof(err));
+	if (!p.topo)
 		return topo_from_user(NULL) ? usage_error("%s", err) : runtime_error("%s", err);
+	ret = plan_threads(&p, note, sizeof(note));
+	if (!ret) {
+		p.test = gup_test_create(&o.cfg, &ops, err, sizeof(err));
+		ret = p.test ? run_and_print(&p, note) : runtime_error("%s", err);
 	}
-	if (o.threads > topo_nr_allowed_cpus(b->topo))
-		ret = usage_error("gup: -j '%u': expected 1 to %u threads, one per allowed CPU",
-				  o.threads, topo_nr_allowed_cpus(b->topo));
-	else if (topo_plan(b->topo, "compact", o.threads, &b->placement, err, sizeof(err)))
-		ret = usage_error("gup: -j '%u': %s", o.threads, err);
-	else
-		ret = plan_combos(b);
-	if (!ret)
-		ret = run_bench(b);
-	free_combos(b);
-	topo_close(b->topo);
-	free(b);
+	gup_test_destroy(p.test);
+	topo_close(p.topo);
 	return ret;
 }

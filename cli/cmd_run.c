@@ -437,6 +437,22 @@ static void print_summary(const struct run_progress *pr)
 }
 
 /*
+ * On a hybrid machine a placement over a P-core and an E-core measures
+ * neither kind: said once here, and recorded in each such row.
+ */
+static void warn_mixed_cpu_kinds(const struct suite *suite)
+{
+	unsigned int mixed = 0;
+
+	for (unsigned int i = 0; i < suite->nr_cases; i++)
+		mixed += suite->cases[i].placement.mixes_cpu_kinds;
+	if (mixed)
+		fprintf(stderr, "bouncelab: warning: %u case%s place%s threads on CPUs of different kinds "
+			"(hybrid cores, see 'bouncelab topo'): their rows say mixes_cpu_kinds\n",
+			mixed, mixed == 1 ? "" : "s", mixed == 1 ? "s" : "");
+}
+
+/*
  * More threads than CPUs is allowed (families that do not spin), but the
  * threads then take turns on a CPU and their ns/op measures the scheduler
  * as much as the cache line; the report flags those rows too.
@@ -724,6 +740,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	fprintf(stderr, "bouncelab: %u cases x %d repetitions, interleaved in rounds; each finished one goes to %s\n",
 		suite->nr_cases, opts->repetitions, pr.journal.path);
 	warn_shared_cpus(suite);
+	warn_mixed_cpu_kinds(suite);
 	fatal.claim = claim;
 	fatal.context = context;
 	fatal.pr = &pr;
@@ -933,13 +950,15 @@ int cmd_run(int argc, char **argv)
 	if (!topo)
 		return topo_from_user(NULL) ? usage_error("%s", err) : runtime_error("%s", err);
 	/*
-	 * Another machine's topology (HWLOC_SYNTHETIC, HWLOC_XMLFILE) can be
-	 * planned on, not run on: scripts/lab fleet checks the options for
-	 * its compute nodes that way, on a login node of other CPUs.
+	 * Another machine's topology (HWLOC_SYNTHETIC, HWLOC_XMLFILE,
+	 * HWLOC_FSROOT) can be planned on, not run on: scripts/lab fleet
+	 * checks the options for its compute nodes that way, on a login node
+	 * of other CPUs. The hint names the variable that is set.
 	 */
 	if (!topo_is_this_system(topo) && !dry_run) {
-		ret = usage_error("run: the topology is %s, not this system's: unset HWLOC_SYNTHETIC or HWLOC_XMLFILE (run --dry-run and 'bouncelab topo' plan on it)",
-				  topo_describe(topo));
+		ret = usage_error("run: the topology is %s, not this system's: unset %s (run --dry-run and 'bouncelab topo' plan on it)",
+				  topo_describe(topo),
+				  topo_source_env() ? topo_source_env() : "HWLOC_THISSYSTEM and HWLOC_COMPONENTS");
 		topo_close(topo);
 		return ret;
 	}

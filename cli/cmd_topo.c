@@ -50,9 +50,10 @@ static void topo_usage(FILE *out)
 		"usage: bouncelab topo [OPTIONS]\n\n"
 		"Prints the topology tree, the distance classes present with an example\n"
 		"pair, the NUMA distance matrix, and where a policy places threads.\n\n"
-		"  --topology SPEC         a synthetic topology (\"pack:2 numa:1 core:64 pu:2\") or an\n"
-		"                          XML file, instead of this system: plans only, never binds\n"
-		"                          (HWLOC_SYNTHETIC and HWLOC_XMLFILE also work)\n"
+		"  --topology SPEC         a synthetic topology (\"pack:2 numa:1 core:64 pu:2\"), an\n"
+		"                          XML file or a directory hwloc-gather-topology wrote,\n"
+		"                          instead of this system: plans only, never binds\n"
+		"                          (HWLOC_SYNTHETIC, HWLOC_XMLFILE and HWLOC_FSROOT also work)\n"
 		"  --numa-distances LIST   NUMA distance matrix, row by row (N x N values), or\n"
 		"                          LOCAL,REMOTE for every pair, e.g. 10,32\n"
 		"  --policy P, --placement P\n"
@@ -81,6 +82,21 @@ static int apply_numa_distances(struct topo *topo, const char *text)
 	return 0;
 }
 
+/*
+ * What a pair's class does not say: that the nearest cache both share is
+ * a memory-side one (their class names no CPU cache), or kinds apart.
+ */
+static const char *pair_note(const struct topo *topo, enum distance_class cls,
+			     int a, int b)
+{
+	bool kinds_differ = topo_cpu_kind(topo, a) != topo_cpu_kind(topo, b);
+
+	if (cls >= DISTANCE_PACKAGE && topo_share_memory_side_cache(topo, a, b))
+		return kinds_differ ? ", under one memory-side cache (no CPU cache level), CPU kinds differ" :
+				      ", under one memory-side cache (no CPU cache level)";
+	return kinds_differ ? ", CPU kinds differ" : "";
+}
+
 static void print_classes(const struct topo *topo)
 {
 	struct topo_class_example ex[NR_DISTANCE_CLASSES];
@@ -98,8 +114,40 @@ static void print_classes(const struct topo *topo)
 			snprintf(dist, sizeof(dist), "unknown");
 		else
 			snprintf(dist, sizeof(dist), "%d", ex[c].numa_distance);
-		printf("  %-14s %-14s %s\n", distance_class_name((enum distance_class)c),
-		       cpus, dist);
+		printf("  %-14s %-14s %s%s\n", distance_class_name((enum distance_class)c),
+		       cpus, dist, pair_note(topo, (enum distance_class)c, ex[c].cpu_a,
+					     ex[c].cpu_b));
+	}
+}
+
+/* Hybrid machines' P- and E-cores, when the topology records kinds. */
+static void print_cpu_kinds(const struct topo *topo)
+{
+	char kind[256];
+
+	if (!topo_nr_cpu_kinds(topo))
+		return;
+	printf("\nCPU kinds: %u (most power-efficient first)\n", topo_nr_cpu_kinds(topo));
+	for (unsigned int k = 0; k < topo_nr_cpu_kinds(topo); k++) {
+		topo_format_cpu_kind(topo, k, kind, sizeof(kind));
+		printf("  kind %u: %s\n", k, kind);
+	}
+}
+
+static void print_matrix(const struct topo *topo,
+			 int (*value)(const struct topo *, unsigned int, unsigned int))
+{
+	unsigned int n = topo_nr_numa_nodes(topo);
+
+	printf("  %6s", "from\\to");
+	for (unsigned int j = 0; j < n; j++)
+		printf(" %5u", j);
+	printf("\n");
+	for (unsigned int i = 0; i < n; i++) {
+		printf("  %6u ", i);
+		for (unsigned int j = 0; j < n; j++)
+			printf(" %5d", value(topo, i, j));
+		printf("\n");
 	}
 }
 
@@ -116,17 +164,18 @@ static void print_numa_matrix(const struct topo *topo)
 	}
 	if (n && topo_numa_node_distance(topo, 0, 0) < 0) {
 		printf("NUMA distances: none given (one node, or the OS and --numa-distances gave no matrix)\n");
-		return;
+	} else if (topo_numa_local_distance(topo) >= 0) {
+		/* The matrix's own diagonal: 10 from ACPI's SLIT, 1 in some. */
+		printf("NUMA distances (relative latency, %d = local):\n",
+		       topo_numa_local_distance(topo));
+		print_matrix(topo, topo_numa_node_distance);
+	} else {
+		printf("NUMA distances (relative latency, local on the diagonal):\n");
+		print_matrix(topo, topo_numa_node_distance);
 	}
-	printf("NUMA distances (relative latency, 10 = local):\n  %6s", "from\\to");
-	for (unsigned int j = 0; j < n; j++)
-		printf(" %5u", j);
-	printf("\n");
-	for (unsigned int i = 0; i < n; i++) {
-		printf("  %6u ", i);
-		for (unsigned int j = 0; j < n; j++)
-			printf(" %5d", topo_numa_node_distance(topo, i, j));
-		printf("\n");
+	if (n && topo_numa_node_bandwidth(topo, 0, 0) >= 0) {
+		printf("NUMA bandwidth (relative bandwidth, higher is nearer; shown, not used to place):\n");
+		print_matrix(topo, topo_numa_node_bandwidth);
 	}
 }
 
@@ -144,21 +193,31 @@ static int plan_policy(const struct topo *topo, const char *policy,
 
 static void print_plan(const struct topo *topo, const struct placement *pl)
 {
+	unsigned int t;
+
 	printf("\nPlacement %s, %u thread%s:\n  CPUs", pl->policy, pl->nr_cpus,
 	       pl->nr_cpus == 1 ? "" : "s");
-	for (unsigned int t = 0; t < pl->nr_cpus; t++)
+	for (t = 0; t < pl->nr_cpus; t++)
 		printf("%s%d", t ? "," : " ", pl->cpus[t]);
 	printf("\n  widest class %s", distance_class_name(pl->widest));
 	if (pl->numa_distance >= 0)
 		printf(", NUMA distance %d", pl->numa_distance);
 	if (placement_shares_cpu(pl))
 		printf(", CPUs shared (more threads than CPUs: spinning families refuse this)");
+	for (t = 1; t < pl->nr_cpus; t++)
+		if (!topo_share_memory_side_cache(topo, pl->cpus[0], pl->cpus[t]))
+			break;
+	if (pl->widest >= DISTANCE_PACKAGE && t == pl->nr_cpus)
+		printf(", under one memory-side cache (no CPU cache level)");
+	if (pl->mixes_cpu_kinds)
+		printf(", spans CPU kinds (hybrid cores: one kind's latency is not the other's)");
 	printf("\n  %s\n", topo_is_this_system(topo) ?
 	       "planned only: 'bouncelab run --placement' binds threads like this" :
 	       "planned only: this topology is not this system, so nothing is bound");
 }
 
-static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
+static void print_latency_table(const struct topo *topo, json_t *lat,
+				const struct latency_pair *pairs,
 				unsigned int nr_pairs, const struct topo_options *o)
 {
 	json_t *classes = json_object_get(lat, "classes"), *c;
@@ -189,8 +248,9 @@ static void print_latency_table(json_t *lat, const struct latency_pair *pairs,
 		struct latency_summary s;
 
 		latency_summarize(pairs[p].samples, pairs[p].nr_samples, &s);
-		printf("    CPUs %d and %d (%s): median %.1f, min %.1f ns%s\n",
+		printf("    CPUs %d and %d (%s%s): median %.1f, min %.1f ns%s\n",
 		       pairs[p].cpu_a, pairs[p].cpu_b, distance_class_name(pairs[p].cls),
+		       pair_note(topo, pairs[p].cls, pairs[p].cpu_a, pairs[p].cpu_b),
 		       s.median, s.min, s.bimodal ? ", bimodal" : "");
 	}
 	printf("  Medians and minima, not means: a VM can switch latency modes mid-run.\n");
@@ -303,7 +363,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 	if (!ret && done) {
 		lat = latency_json(topo, o->variant, (unsigned int)o->round_trips,
 				   pairs, done);
-		print_latency_table(lat, pairs, done, o);
+		print_latency_table(topo, lat, pairs, done, o);
 		ret = write_latency(topo, &o->claim, context, signo ? why : NULL, lat);
 		json_decref(lat);
 	}
@@ -460,6 +520,7 @@ int cmd_topo(int argc, char **argv)
 	printf("Allowed CPUs: %s (%u)\n\n", allowed, topo_nr_allowed_cpus(topo));
 	topo_print_tree(topo, stdout);
 	print_classes(topo);
+	print_cpu_kinds(topo);
 	print_numa_matrix(topo);
 	for (unsigned int i = 0; i < o.nr_policies; i++)
 		print_plan(topo, &plans[i]);

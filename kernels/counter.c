@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "kernel.h"
+#include "counter_lesson.h"
 
 /* A per-thread slot, 128 bytes from the next (see CACHE_PAD). */
 struct counter_slot {
@@ -497,55 +498,20 @@ static void counter_access(const struct kernel_config *cfg,
 const struct kernel_family counter_family = {
 	.name = "counter",
 	.title = "A statistic every thread updates: shared atomic vs per-CPU counters",
-	.lesson =
-	"A counter that every CPU increments with an atomic add (on x86 a "
-	"lock-prefixed add) is exact and "
-	"cheap to read, but each update must own the line: the updates of all "
-	"CPUs serialise on it, and per-update cost grows with the distance "
-	"the line travels. Dropping the lock (a plain ++) loses updates, and "
-	"the line still bounces. Giving each CPU its own counter makes updates "
-	"local and moves the cost to the reader, who sums every slot; but only "
-	"if the slots sit on lines of their own. Packed side by side, locked "
-	"updates (percpu_packed_locked) pay a line transfer per update when "
-	"both threads run at once, as in false_sharing. Plain packed updates (percpu_packed) can pay "
-	"less on x86: the store buffer commits many increments per transfer of the "
-	"line, so the cost is per drain, not per update. How many a drain "
-	"commits is up to the core, and in a VM to where the host placed the "
-	"vCPUs: where the line must come back often, a plain update costs a "
-	"good part of a transfer. Read percpu_packed against percpu_padded and "
-	"against the physical baseline's one-way transfer; percpu_packed over "
-	"percpu_padded at 2 threads: {ratio:percpu_packed/percpu_padded@2}. The kernel's "
-	"percpu_counter folds a local delta into a shared count every batch "
-	"updates, trading read accuracy (off by up to batch per CPU) for rare "
-	"shared writes. With read_every=64 each thread also sums every slot "
-	"every 64 updates, and its reads of the other thread's slots miss: "
-	"padded slots, which shared nothing before, pay for the reader most "
-	"(the other settings' row against the table above).",
-	.lesson_line = "Per-CPU counters on lines of their own scale; a shared atomic does not, and "
-		       "packed slots with locked updates bounce like one shared line.",
+	.reading_order = 4,
+	.lesson = LESSON,
+	.lesson_line = LESSON_LINE,
 	.claims = counter_claims,
 	.nr_claims = sizeof(counter_claims) / sizeof(counter_claims[0]),
-	.exercise_question =
-	"Predict, at 2 threads, the time per update of a shared atomic counter, of per-thread "
-	"slots packed 8 bytes apart, and of padded slots, with plain and with locked updates.",
-	.exercise_command =
-	"bouncelab run --filter 'counter/(shared_atomic|percpu_)' --threads 1,2 --out ctr.json "
-	"&& bouncelab report ctr.json -o ctr",
-	.exercise_reading =
-	"In ctr/report.md, at 2 threads: shared_atomic is many times percpu_padded_locked; "
-	"percpu_packed_locked is several times percpu_padded_locked (a transfer per update); "
-	"on x86 percpu_packed costs less than percpu_packed_locked when the store buffer commits "
-	"many updates per transfer: compare its ns/op with the one-way transfer of pingpong. "
-	"At 1 thread the locked variants cost the latency of a locked add and nothing bounces.",
-	.source = "seeds/000 (mm_struct's atomic64_t pinned_vm and rss_stat, reset in mm_init()); "
-		  "lib/percpu_counter.c percpu_counter_add_batch(); perfbook CodeSamples/count",
-	.before = "atomic64_add(1, &mm->pinned_vm);",
+	.exercise_question = LESSON_EXERCISE_QUESTION,
+	.exercise_command = LESSON_EXERCISE_COMMAND,
+	.exercise_reading = LESSON_EXERCISE_READING,
+	.source = LESSON_SOURCE,
+	.before = LESSON_BEFORE,
 	.before_variant = "shared_atomic",
 	/* locked as before: the pair differs in the line only, not the lock prefix */
 	.after_variant = "percpu_padded_locked",
-	.after = "atomic_long_inc(this_cpu_ptr(counter));\t/* reader: for_each_possible_cpu() sum */\n"
-		 "/* this_cpu_inc() also drops the lock (percpu_padded), or */\n"
-		 "percpu_counter_add_batch(&fbc, 1, batch);",
+	.after = LESSON_AFTER,
 	.params = counter_params,
 	.nr_params = sizeof(counter_params) / sizeof(counter_params[0]),
 	.variants = counter_variants,
@@ -555,3 +521,4 @@ const struct kernel_family counter_family = {
 	.destroy = counter_destroy,
 	.access = counter_access,
 };
+KERNEL_FAMILY_REGISTER(counter_family);

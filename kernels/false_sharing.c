@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "kernel.h"
+#include "false_sharing_lesson.h"
 
 #define PAGE_BYTES 4096
 
@@ -222,60 +223,17 @@ static void false_sharing_access(const struct kernel_config *cfg,
 const struct kernel_family false_sharing_family = {
 	.name = "false_sharing",
 	.title = "Private variables, shared lines: how far apart is far enough",
-	.lesson =
-	"Coherence works on lines, not variables. Two threads that each "
-	"update only their own variable still fight over the line if the "
-	"variables share one. How much that costs depends on the update. An "
-	"atomic update (atomic_inc(), on x86 a lock-prefixed add) must own "
-	"the line before it completes, and on x86 it also drains the store "
-	"buffer, so every update of one thread waits for "
-	"the line to come back from the other: same_line then pays a line "
-	"transfer per update where padded_128 pays none, and runs several "
-	"times slower. How many times is the transfer's cost over the "
-	"update's own, so it differs between machines, and in a VM between "
-	"the host's placements of the vCPUs; same_line over padded_128 with "
-	"locked updates at 2 threads: {ratio:same_line/padded_128@2:update=locked}. "
-	"A plain increment on x86 does not wait: its store goes to "
-	"the store buffer, the next load of the same variable is served from "
-	"there (store forwarding), and the buffer commits its stores in "
-	"bursts whenever the core holds the line. Each drain that needs the "
-	"line back costs one transfer however many stores it commits, so the "
-	"cost is per drain, not per update. How many stores a drain commits "
-	"is up to the core, and in a VM to the host's placement: plain false "
-	"sharing can cost next to nothing, or a good part of a transfer per "
-	"update where the line must come back often. Compare it with the "
-	"physical baseline's one-way transfer; plain same_line per update at 2 "
-	"threads: {ns:same_line@2:update=plain}, and over padded_128: "
-	"{ratio:same_line/padded_128@2:update=plain}. Weaker memory "
-	"models (aarch64) differ again: their plain stores need not drain in "
-	"order, and their atomics need not drain the buffer. Padding to 128 bytes also guards "
-	"against the adjacent-line prefetcher, which fetches 128-byte pairs; "
-	"whether that shows depends on the prefetcher, so it is not claimed "
-	"here; adjacent_lines over padded_128 with locked updates at 2 threads: "
-	"{ratio:adjacent_lines/padded_128@2:update=locked}.",
-	.lesson_line = "A locked update on a line shared with another thread's variable pays a line "
-		       "transfer per update; on x86 the store buffer can hide part of it from plain "
-		       "updates, how much depending on the machine.",
+	.reading_order = 7,
+	.lesson = LESSON,
+	.lesson_line = LESSON_LINE,
 	.claims = false_sharing_claims,
 	.nr_claims = sizeof(false_sharing_claims) / sizeof(false_sharing_claims[0]),
-	.exercise_question =
-	"Two threads each increment their own counter, 8 bytes apart. Predict the time per "
-	"increment, relative to counters 128 bytes apart, with a locked add and with a plain "
-	"increment.",
-	.exercise_command =
-	"bouncelab run --filter 'false_sharing/(same_line|padded_128)' --threads 1,2 "
-	"--param false_sharing.update=locked,plain --out fs.json && bouncelab report fs.json -o fs",
-	.exercise_reading =
-	"In fs/report.md compare same_line with padded_128 at 2 threads in each setting. With "
-	"update=locked the ratio is several times (a transfer per update). With update=plain "
-	"on x86 compare same_line's ns per update with a one-way transfer (bouncelab topo "
-	"--latency): far below one, the store buffer committed many updates per transfer; near "
-	"half of one or more, the line came back often, which in a VM can change with the host's "
-	"placement of the vCPUs. At 1 thread the layout makes no difference: nothing is shared.",
-	.source = "seeds/003: 292648ac5cf1 \"mm: gup: allow FOLL_PIN to scale in SMP\" "
-		  "(\"true non-sharing\" vs false sharing); Documentation/kernel-hacking/false-sharing.rst",
-	.before = "struct stats {\n\tunsigned long hits[NR_CPUS];\t/* 8 bytes apart */\n};",
-	.after = "struct stats {\n\tunsigned long hits;\n} __aligned(128);\t/* one per CPU */",
+	.exercise_question = LESSON_EXERCISE_QUESTION,
+	.exercise_command = LESSON_EXERCISE_COMMAND,
+	.exercise_reading = LESSON_EXERCISE_READING,
+	.source = LESSON_SOURCE,
+	.before = LESSON_BEFORE,
+	.after = LESSON_AFTER,
 	.before_variant = "same_line",
 	.after_variant = "padded_128",
 	.params = false_sharing_params,
@@ -287,3 +245,4 @@ const struct kernel_family false_sharing_family = {
 	.destroy = false_sharing_destroy,
 	.access = false_sharing_access,
 };
+KERNEL_FAMILY_REGISTER(false_sharing_family);

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "has_pinned_lesson.h"
 
 /* The bit a458b76a4171 took in mm->flags. */
 #define MMF_HAS_PINNED 28
@@ -633,62 +634,17 @@ static void has_pinned_access(const struct kernel_config *cfg,
 const struct kernel_family has_pinned_family = {
 	.name = "has_pinned",
 	.title = "Setting a shared flag: unconditional store vs read-then-set",
-	.lesson =
-	"A store to a line that other CPUs also use takes the line exclusive: "
-	"every other copy is invalidated, and the next CPU to touch the line "
-	"must fetch it back. Writing a flag that is already set changes "
-	"nothing in memory but still pays that transfer, so the calls of all "
-	"CPUs serialise on one line; here the line also holds "
-	"write_protect_seq, which every call reads, so each store makes the "
-	"other CPU's next read miss. Reading first keeps the line shared in "
-	"every cache once the flag is set, and each CPU hits its own copy. "
-	"test_and_set_bit() is no better than set_bit(): it is one atomic "
-	"read-modify-write, which takes the line exclusive whatever it finds, "
-	"and on x86 a lock-prefixed instruction also drains the store buffer "
-	"and waits for the line before it completes, so the locked variants "
-	"pay the most. A plain store does not wait: on x86 it retires into "
-	"the store buffer and the buffer drains in the background, which is "
-	"why store_always loses less to read_then_set than set_bit_always "
-	"does to test_then_set_bit, and why the gap shrinks with pin_work=0 "
-	"(no locked page pin to drain the buffer). Reading first is a bet "
-	"that the flag is usually set. At already_set=0 every call pins a "
-	"fresh mm whose line another CPU wrote last, and the call's own "
-	"seqcount read and first write move that line whatever the flag code "
-	"does: no_flag pays it too, at 2 threads several times its 1-thread "
-	"cost. The flag then adds little either way, and which way is up to "
-	"the machine: the blind store is one more request for a line already "
-	"on its way, while reading first fetches the line shared and must "
-	"then take it exclusive to set the flag, two requests where the "
-	"store makes one (as last_nidpid's read before its cmpxchg); and "
-	"with pin_work=1, on x86, the locked pin drains the buffered store "
-	"mid-call. So the fix's several-fold gain shrinks to a ratio near 1, "
-	"on either side of it. Per call at already_set=0 and 2 threads: "
-	"no_flag {ns:no_flag@2:already_set=0}, read_then_set "
-	"{ns:read_then_set@2:already_set=0}, store_always "
-	"{ns:store_always@2:already_set=0}.",
-	.lesson_line = "Writing a shared flag on every call bounces its line between CPUs; reading it "
-		       "first keeps the line shared once set, and gains little when the flag is clear.",
+	.reading_order = 1,
+	.lesson = LESSON,
+	.lesson_line = LESSON_LINE,
 	.claims = has_pinned_claims,
 	.nr_claims = sizeof(has_pinned_claims) / sizeof(has_pinned_claims[0]),
-	.exercise_question =
-	"Two threads pin pages in one mm. Predict how much slower an unconditional atomic_set() "
-	"of has_pinned is than reading it first, and what happens when most calls find the flag "
-	"clear (already_set=0).",
-	.exercise_command =
-	"bouncelab run --filter 'has_pinned/(store_always|read_then_set|set_bit_always|test_then_set_bit)' "
-	"--threads 1,2 --param has_pinned.already_set=0,50,100 --out hp.json && bouncelab report hp.json -o hp",
-	.exercise_reading =
-	"In hp/details.md read the before-and-after table of each already_set. At 100 the fix is "
-	"faster at 2 threads and the locked set_bit_always loses most; at 0 every variant pays "
-	"for the fresh mm's line, and the fix gains little either way: compare both with "
-	"no_flag. At 1 thread "
-	"no line moves: only the locked variants cost more, by the latency of a locked "
-	"instruction. Then add --param has_pinned.pin_work=0 to see, on x86, the store buffer "
-	"hide the plain store.",
-	.source = "seeds/000 and 003: 292648ac5cf1 \"mm: gup: allow FOLL_PIN to scale in SMP\", "
-		  "a458b76a4171 \"mm: gup: pack has_pinned in MMF_HAS_PINNED\" (Linux 5.14)",
-	.before = "atomic_set(&mm->has_pinned, 1);",
-	.after = "if (!atomic_read(&mm->has_pinned))\n\tatomic_set(&mm->has_pinned, 1);",
+	.exercise_question = LESSON_EXERCISE_QUESTION,
+	.exercise_command = LESSON_EXERCISE_COMMAND,
+	.exercise_reading = LESSON_EXERCISE_READING,
+	.source = LESSON_SOURCE,
+	.before = LESSON_BEFORE,
+	.after = LESSON_AFTER,
 	.before_variant = "store_always",
 	.after_variant = "read_then_set",
 	.params = has_pinned_params,
@@ -700,3 +656,4 @@ const struct kernel_family has_pinned_family = {
 	.destroy = has_pinned_destroy,
 	.access = has_pinned_access,
 };
+KERNEL_FAMILY_REGISTER(has_pinned_family);

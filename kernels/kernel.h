@@ -208,7 +208,19 @@ struct access_profile {
 struct kernel_family {
 	const char *name;
 	const char *title;
-	/* one paragraph: why one variant scales and the other does not */
+	/*
+	 * Where the suite and the report present the family, lowest first:
+	 * the lessons build on each other (the flag, the whole path it sits
+	 * in, then the physical floor both are measured against). 0: after
+	 * those, in the order of the names.
+	 */
+	unsigned int reading_order;
+	/*
+	 * The prose comes from kernels/lessons/NAME.md, as the macros of the
+	 * generated NAME_lesson.h (kernels/lessons/README.md).
+	 *
+	 * One paragraph: why one variant scales and the other does not.
+	 */
 	const char *lesson;
 	/* seed file and commit it comes from */
 	const char *source;
@@ -269,6 +281,18 @@ struct kernel_family {
 	 */
 	void (*access)(const struct kernel_config *cfg, struct access_profile *p);
 };
+
+/*
+ * Puts a family in the catalogue (kernels/catalog.c), at file scope after
+ * its definition: a pointer to it in the linker section
+ * bouncelab_families, so that a new family is one new file and no list
+ * elsewhere names it. Kernels are linked whole (link_whole in meson), or
+ * the linker would drop the file nothing else refers to. The pointer is
+ * writable for the catalogue to sort the section in place.
+ */
+#define KERNEL_FAMILY_REGISTER(family)					\
+	static const struct kernel_family *family##_entry		\
+	__attribute__((used, section("bouncelab_families"))) = &family
 
 /*
  * A stop request from the harness (watchdog, interrupt). Spin-waits check

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "kernel.h"
+#include "last_nidpid_lesson.h"
 
 /*
  * The model's page->flags: the field in the top 16 bits, the rest below.
@@ -461,66 +462,18 @@ static void last_nidpid_access(const struct kernel_config *cfg,
 const struct kernel_family last_nidpid_family = {
 	.name = "last_nidpid",
 	.title = "Updating a packed field in a shared word: cmpxchg loop vs xchg",
-	.lesson =
-	"A field packed into a word that other CPUs also modify cannot be "
-	"stored directly: the store would write back stale copies of the "
-	"neighbouring bits and erase their updates (plain_store measures how "
-	"many, in lost_fraction). A cmpxchg loop is correct: it reads the "
-	"word, computes the new one and retries if the word changed in "
-	"between. An attempt fails only when another writer's update lands "
-	"between the read and the cmpxchg, so with two writers there is at "
-	"most one retry per success of the other; how many there are is a "
-	"matter of timing (retries_per_success): writers that fall into step "
-	"retry up to every other attempt, and take longer for it. "
-	"The read costs by timing too: it fetches the line shared, and the "
-	"cmpxchg must then take it exclusive, a second request for the line "
-	"where xchg makes one, unless the line is still there when the "
-	"cmpxchg runs (on x86 both are locked instructions, which own the "
-	"line until they complete: xchg with memory always, cmpxchg with the "
-	"lock prefix). So with two writers cmpxchg_loop can be slower than "
-	"xchg, or not, by how the writers fall: cmpxchg_loop over xchg at 2 "
-	"threads: {ratio:cmpxchg_loop/xchg@2}. What every update pays with "
-	"two writers is the line's move: cmpxchg_loop per update "
-	"{ns:cmpxchg_loop@2} at 2 threads against {ns:cmpxchg_loop@1} alone. "
-	"Alone the line "
-	"stays put and only the instructions differ: a load, the new word's "
-	"arithmetic and a lock cmpxchg against one xchg, which cost more or "
-	"less on each microarchitecture; alone: {ratio:cmpxchg_loop/xchg@1}. "
-	"Retries grow with the "
-	"number of writers that race between a read and its "
-	"cmpxchg; success_share_min and _max show whether some CPUs lose "
-	"repeatedly (1 / writers when fair; a vCPU the host descheduled shows "
-	"up there too). When the field owns its whole word, one xchg does the "
-	"job and never retries; it still moves the line on every call. "
-	"readers=50 makes half the threads read only: that changes the mix "
-	"of work with the thread count, so its table is not a scaling series.",
-	.lesson_line = "A packed field needs a cmpxchg loop (a plain store loses other CPUs' updates); "
-		       "with two writers its line moves on every update and some attempts retry.",
+	.reading_order = 5,
+	.lesson = LESSON,
+	.lesson_line = LESSON_LINE,
 	.claims = last_nidpid_claims,
 	.nr_claims = sizeof(last_nidpid_claims) / sizeof(last_nidpid_claims[0]),
-	.exercise_question =
-	"Two threads update one packed field of a shared word. Predict how many cmpxchg attempts "
-	"fail per success, and how many updates a plain store loses.",
-	.exercise_command =
-	"bouncelab run --filter last_nidpid --threads 1,2 --out ln.json && bouncelab report ln.json -o ln",
-	.exercise_reading =
-	"In ln/report.md read the table at 2 threads: cmpxchg_loop costs several times its "
-	"1-thread time, and so does xchg; which of the two is slower depends on how often "
-	"the writers collide: retries_per_success of cmpxchg_loop is above 0 and below 1 "
-	"(one retry per success of the other "
-	"writer at most), and lost_fraction of plain_store is far above 0. On a "
-	"machine with more CPUs, rerun with --threads 1,2,4,8 and watch retries_per_success "
-	"and success_share_min as writers are added.",
-	.source = "seeds/004: \"[PATCH 1/2] numa: Track last pid accessing a page\" "
-		  "(Srikar Dronamraju, 2013, from tip/numa/core ff2a9f9), page_xchg_last_nidpid()",
+	.exercise_question = LESSON_EXERCISE_QUESTION,
+	.exercise_command = LESSON_EXERCISE_COMMAND,
+	.exercise_reading = LESSON_EXERCISE_READING,
+	.source = LESSON_SOURCE,
 	/* page_nid_reset_last()'s update, safe only on a page nobody else holds */
-	.before = "page->flags &= ~(LAST_NID_MASK << LAST_NID_PGSHIFT);\n"
-		  "page->flags |= (nid & LAST_NID_MASK) << LAST_NID_PGSHIFT;",
-	.after = "do {\n\told_flags = flags = page->flags;\n"
-		 "\tlast_nidpid = (flags >> LAST_NIDPID_PGSHIFT) & LAST_NIDPID_MASK;\n"
-		 "\tflags &= ~(LAST_NIDPID_MASK << LAST_NIDPID_PGSHIFT);\n"
-		 "\tflags |= (nidpid & LAST_NIDPID_MASK) << LAST_NIDPID_PGSHIFT;\n"
-		 "} while (unlikely(cmpxchg(&page->flags, old_flags, flags) != old_flags));",
+	.before = LESSON_BEFORE,
+	.after = LESSON_AFTER,
 	.params = last_nidpid_params,
 	.nr_params = sizeof(last_nidpid_params) / sizeof(last_nidpid_params[0]),
 	.variants = last_nidpid_variants,
@@ -530,3 +483,4 @@ const struct kernel_family last_nidpid_family = {
 	.destroy = last_nidpid_destroy,
 	.access = last_nidpid_access,
 };
+KERNEL_FAMILY_REGISTER(last_nidpid_family);

@@ -65,6 +65,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "longterm_check_lesson.h"
 
 #define PG_REFERENCED 2
 #define PTE_PRESENT 1UL
@@ -840,32 +841,11 @@ static const struct kernel_claim longterm_claims[] = {
 const struct kernel_family longterm_check_family = {
 	.name = "longterm_check",
 	.title = "FOLL_LONGTERM in gup fast: a second pass over pages[] vs the check in the walk",
-	.lesson =
-	"Work that is cheap per page is still paid per page. Both designs "
-	"look up every page's migratetype (its section, the section's "
-	"pageblock bitmap, the pageblock's bits); the second pass does it in "
-	"a loop of its own after the walk, reloading each page pointer the "
-	"walk already had in hand, and runs that loop even when no CMA page "
-	"exists, which is the common case. Testing each page inside the walk "
-	"does the same lookup while the page is at hand, and stopping at the "
-	"first bad page before pinning it means nothing has to be released, "
-	"where the second pass pins the CMA pages and then gives them back. "
-	"Both designs pin exactly the same pages: the difference is pure "
-	"overhead paid per page, so in ns per call it grows with nr_pages; "
-	"its share of the call depends on what a page's lookup costs on the "
-	"machine against the rest of the walk, from hardly visible to a "
-	"large part of it; at nr_pages=1 the second pass is a loop of one. "
-	"second_pass over check_in_walk at 1 thread and the default nr_pages: "
-	"{ratio:second_pass/check_in_walk@1}. gup_benchmark (seed 002) timed the get alone "
-	"and saw about 17%: compare get_ns_per_page, since ns_per_op also holds the put.",
-	.source = "seeds/002: \"[PATCHv3 1/2] mm/gup: fix omission of check on FOLL_LONGTERM in "
-		  "get_user_pages_fast()\" (Pingfan Liu, John Hubbard, Andrew Morton, June 2019); "
-		  "merged as df3a0a21b698 (v5.7) with the check in try_grab_compound_head()",
-	.before = "nr_pinned = gup_pgd_range(...);\t/* walk */\n"
-		  "nr_pinned = reject_cma_pages(nr_pinned, pages);\t/* loop over pages[] again */",
-	.after = "/* in gup_pte_range(), before taking the pin: */\n"
-		 "if (unlikely(flags & FOLL_LONGTERM) && is_migrate_cma_page(page))\n"
-		 "\tgoto pte_unmap;",
+	.reading_order = 6,
+	.lesson = LESSON,
+	.source = LESSON_SOURCE,
+	.before = LESSON_BEFORE,
+	.after = LESSON_AFTER,
 	.params = longterm_params,
 	.nr_params = sizeof(longterm_params) / sizeof(longterm_params[0]),
 	.variants = longterm_variants,
@@ -876,18 +856,9 @@ const struct kernel_family longterm_check_family = {
 	.access = longterm_access,
 	.claims = longterm_claims,
 	.nr_claims = sizeof(longterm_claims) / sizeof(longterm_claims[0]),
-	.lesson_line = "Checking each page inside the walk spares a second loop over pages[]: the same "
-		       "lookup, done while the page is at hand; an overhead paid per page, which grows "
-		       "with the pages per call.",
-	.exercise_question =
-	"A call pins nr_pages pages with FOLL_LONGTERM. Predict how the cost of a second pass "
-	"over pages[] grows against the check inside the walk from 1 page to 512.",
-	.exercise_command =
-	"bouncelab run --filter '^longterm_check/' --threads 1 --param longterm_check.nr_pages=1,64,512 "
-	"--repetitions 15 --out lt.json && bouncelab report lt.json -o lt",
-	.exercise_reading =
-	"In lt/report.md compare second_pass with check_in_walk in each nr_pages table, on "
-	"get_ns_per_page where the counters table has it (ns/op also holds the unpin). At 1 "
-	"page the two are within noise; the gap, where there is one, grows with the pages per "
-	"call. A small gap needs an idle machine and many repetitions to separate.",
+	.lesson_line = LESSON_LINE,
+	.exercise_question = LESSON_EXERCISE_QUESTION,
+	.exercise_command = LESSON_EXERCISE_COMMAND,
+	.exercise_reading = LESSON_EXERCISE_READING,
 };
+KERNEL_FAMILY_REGISTER(longterm_check_family);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "kernel.h"
+#include "pingpong_lesson.h"
 
 /*
  * Spins between looks at the partner and the stop flag: often enough to
@@ -222,47 +223,17 @@ static void pingpong_access(const struct kernel_config *cfg,
 const struct kernel_family pingpong_family = {
 	.name = "pingpong",
 	.title = "The physical floor: one cache line bounced between two CPUs",
-	.lesson =
-	"Before a CPU can write a line that another CPU holds, the line must "
-	"travel: the other copy is invalidated and the data moves through "
-	"the cache hierarchy, across an L3, a mesh or a socket link. Two "
-	"threads that take turns on one line pay that trip on every turn, "
-	"and no code can make it cheaper; it can only be avoided. The time "
-	"depends on where the two CPUs sit: a few ns for SMT siblings, tens "
-	"within an L3, hundreds across packages. This is the latency of one "
-	"handover, not a floor under every contended operation: when two "
-	"threads hammer one line with locked adds, a CPU that holds the line "
-	"often completes several updates before the other takes it, so "
-	"counter's shared_atomic can cost less per update than one one-way "
-	"trip here. The CAS variant waits with compare-and-swap attempts (on "
-	"x86 a lock cmpxchg), each of which takes the line exclusive, so the "
-	"waiter takes the line exclusive too; on some parts this is faster "
-	"(the line arrives ready to write), on others slower. In a VM the host "
-	"can move or deschedule the vCPUs, and the same pair shows several "
-	"latencies, one per placement, and far more on a loaded host: read the "
-	"minimum and the spread, not only the median.",
-	.lesson_line = "One cache line handed between two cores costs tens to hundreds of ns one way: "
-		       "the latency of a handover, which batching of updates can beat.",
+	.reading_order = 3,
+	.lesson = LESSON,
+	.lesson_line = LESSON_LINE,
 	.claims = pingpong_claims,
 	.nr_claims = sizeof(pingpong_claims) / sizeof(pingpong_claims[0]),
-	.exercise_question =
-	"Predict the one-way time for a cache line to move between two cores of this machine, "
-	"and whether a CAS handover is faster than a store.",
-	.exercise_command =
-	"bouncelab run --filter pingpong --threads 2 --repetitions 15 --out pp.json "
-	"&& bouncelab report pp.json -o pp",
-	.exercise_reading =
-	"In pp/report.md the physical-baseline table gives the one-way ns with its CI and the "
-	"fastest repetition (min). Compare it with bouncelab topo --latency, and with "
-	"counter's shared_atomic at 2 threads: locked adds that batch while a CPU holds the line "
-	"can cost less per update than one handover.",
-	.source = "no patch: the baseline under every seed's numbers, measured as c2clat and "
-		  "core-to-core-latency do (reference/coherence-anchors.md)",
-	.before = "/* store/load: wait with loads, hand over with a store */\n"
-		  "while (atomic_load(&line->seq) != mine)\n\t;\n"
-		  "atomic_store(&line->seq, mine + 1);",
-	.after = "/* CAS: waiting and handing over are one locked instruction */\n"
-		 "while (!atomic_compare_exchange(&line->seq, &mine, mine + 1))\n\t;",
+	.exercise_question = LESSON_EXERCISE_QUESTION,
+	.exercise_command = LESSON_EXERCISE_COMMAND,
+	.exercise_reading = LESSON_EXERCISE_READING,
+	.source = LESSON_SOURCE,
+	.before = LESSON_BEFORE,
+	.after = LESSON_AFTER,
 	.variants = pingpong_variants,
 	.nr_variants = sizeof(pingpong_variants) / sizeof(pingpong_variants[0]),
 	.spins = true,
@@ -275,3 +246,4 @@ const struct kernel_family pingpong_family = {
 	.destroy = pingpong_destroy,
 	.access = pingpong_access,
 };
+KERNEL_FAMILY_REGISTER(pingpong_family);

@@ -2,9 +2,10 @@
 /*
  * Numbers in a lesson's text come from the run it is read beside, never
  * from the machine the lesson was written on. A lesson string
- * (kernels/kernel.h: lesson, lesson_line, exercise_reading) may hold
- * placeholders, which the report fills in from the numbers its tables
- * print and `bouncelab lesson` gives in words:
+ * (kernels/kernel.h: lesson, lesson_line, exercise_reading; written in
+ * kernels/lessons/NAME.md, whose build step refuses a malformed one) may
+ * hold placeholders, which the report fills in from the numbers its
+ * tables print and `bouncelab lesson` gives in words:
  *
  *   {ratio:A/B@T}          A's ns/op over B's at T threads, as the tables
  *                          compare two cases (paired by round where they can be)

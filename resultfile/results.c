@@ -208,6 +208,9 @@ static json_t *placement_object(const struct placement *pl)
 	json_object_set_new(obj, "numa_distance",
 			    pl->numa_distance < 0 ? json_null() :
 						    json_integer(pl->numa_distance));
+	/* Only where it happens: files from machines of one kind stay as they were. */
+	if (pl->mixes_cpu_kinds)
+		json_object_set_new(obj, "mixes_cpu_kinds", json_true());
 	return obj;
 }
 

@@ -110,7 +110,7 @@ if "$bouncelab" gup -a -m 16 -r 4 --summary >out 2>err; then
 	"$py" - out <<'EOF' || fail "gup fields: see above"
 import re, sys
 text = open(sys.argv[1]).read()
-lines = re.findall(r"^PIN_FAST_BENCHMARK: Time: get:(\d+) put:(\d+) us$", text, re.M)
+lines = re.findall(r"^# PIN_FAST_BENCHMARK: Time: get:(\d+) put:(\d+) us# $", text, re.M)
 # the columns: get us mean (+-sd), median, put us, then per-page figures
 if not re.search(r"get us: mean \(\+-sd\)\s+median\s+put us", text):
     sys.exit(f"the summary's columns are no longer get mean, median, put:\n{text}")

@@ -109,11 +109,14 @@ def run(cmd, **kw):
 def build_and_check(cc, check, objdump, root, tmp, name, source, variant, params):
     """(disasm passed, verify passed, what they said) for one family source."""
     kernels = os.path.join(root, "kernels")
+    # the family's NAME_lesson.h, which the build generates from kernels/lessons/
+    generated = ["-I", os.environ["BOUNCELAB_LESSON_HEADERS"]] \
+        if "BOUNCELAB_LESSON_HEADERS" in os.environ else []
     obj = os.path.join(tmp, name.replace(".c", ".c.o"))
     src = os.path.join(tmp, name)
     with open(src, "w") as f:
         f.write(source)
-    r = run(cc + CFLAGS + ["-I", kernels, "-c", src, "-o", obj])
+    r = run(cc + CFLAGS + ["-I", kernels] + generated + ["-c", src, "-o", obj])
     if r.returncode:
         raise RuntimeError(f"{name} does not compile: {r.stderr[:500]}")
     d = run([sys.executable, check, objdump, obj])

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "gup/gup_internal.h"
+#include "gup/gup_test_driver.h"
 
 #define MIB (1UL << 20)
 
@@ -906,6 +907,219 @@ static void cma_percent_is_exactly_that_share(void **state)
 		assert_true(gup_folio_in_cma(i, 25) == (i == 3 || i == 7));
 }
 
+/*
+ * The kernel refuses a long-term writable pin of page cache, and only
+ * that (mm/gup.c: writable_file_mapping_allowed() in the slow path,
+ * gup_fast_folio_allowed() in the fast one; both want FOLL_PIN,
+ * FOLL_LONGTERM and FOLL_WRITE): anonymous memory, shmem and hugetlb
+ * pass, and so do a get, a read pin and a pin that is not long-term.
+ */
+static void only_longterm_writable_pins_of_page_cache_are_refused(void **state)
+{
+	static const struct {
+		enum gup_backing backing;
+		bool fast, pin;
+		unsigned int flags;
+		bool refused;
+	} cases[] = {
+		{ GUP_BACKING_FILE, true, true, FOLL_LONGTERM | FOLL_WRITE, true },
+		{ GUP_BACKING_FILE, false, true, FOLL_LONGTERM | FOLL_WRITE, true },
+		{ GUP_BACKING_FILE, true, true, FOLL_LONGTERM, false },
+		{ GUP_BACKING_FILE, true, true, FOLL_WRITE, false },
+		{ GUP_BACKING_FILE, true, false, FOLL_LONGTERM | FOLL_WRITE, false },
+		{ GUP_BACKING_FILE, false, false, FOLL_LONGTERM | FOLL_WRITE, false },
+		{ GUP_BACKING_ANON, true, true, FOLL_LONGTERM | FOLL_WRITE, false },
+		{ GUP_BACKING_SHMEM, true, true, FOLL_LONGTERM | FOLL_WRITE, false },
+		{ GUP_BACKING_SHMEM, false, true, FOLL_LONGTERM | FOLL_WRITE, false },
+		{ GUP_BACKING_HUGETLB, false, true, FOLL_LONGTERM | FOLL_WRITE, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gup_layout layout = {
+			.nr_buffers = 1, .buffer_bytes = 2 * MIB,
+			.page_size = cases[i].backing == GUP_BACKING_HUGETLB ?
+				     GUP_PAGES_2M : GUP_PAGES_4K,
+			.backing = cases[i].backing,
+		};
+		char err[256];
+		struct gup_mm *mm = gup_mm_create(&layout, err, sizeof(err));
+		struct gup_page *pages[4];
+		struct gup_task task;
+		unsigned long start;
+		long got;
+
+		if (!mm)
+			fail_msg("gup_mm_create: %s", err);
+		start = gup_buffer_start(mm, 0);
+		gup_task_init(&task, mm);
+		if (cases[i].pin)
+			got = cases[i].fast ?
+			      pin_user_pages_fast(&task, start, 4, cases[i].flags, pages) :
+			      pin_user_pages(&task, start, 4, cases[i].flags, pages);
+		else
+			got = cases[i].fast ?
+			      get_user_pages_fast(&task, start, 4, cases[i].flags, pages) :
+			      get_user_pages(&task, start, 4, cases[i].flags, pages);
+		if (got != (cases[i].refused ? -EFAULT : 4))
+			fail_msg("case %zu (%s): got %ld", i, gup_backing_names[cases[i].backing], got);
+		if (got > 0 && cases[i].pin)
+			unpin_user_pages(&task, pages, (unsigned long)got);
+		else if (got > 0)
+			put_user_pages(&task, pages, (unsigned long)got);
+		assert_at_rest(mm);
+		gup_mm_destroy(mm);
+	}
+}
+
+/* mmap(MAP_HUGETLB) maps whole huge pages: the model has no 4K tail for it. */
+static void hugetlb_layouts_are_whole_huge_pages(void **state)
+{
+	struct gup_layout layout = {
+		.nr_buffers = 1, .buffer_bytes = 3 * MIB, .page_size = GUP_PAGES_2M,
+		.backing = GUP_BACKING_HUGETLB,
+	};
+	char err[256];
+
+	(void)state;
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+	layout.buffer_bytes = 4 * MIB;
+	layout.page_size = GUP_PAGES_4K;
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+}
+
+struct driver_seen {
+	unsigned int samples;
+	unsigned int per_thread[4];
+	unsigned long pages, sizes;
+	unsigned int dumps;
+	int refcount;
+};
+
+static double median_of_first(const double *values, size_t n)
+{
+	return n ? values[0] : 0;
+}
+
+static void seen_sample(void *arg, unsigned int t, unsigned int combo,
+			const struct gup_test_sample *s)
+{
+	struct driver_seen *seen = arg;
+
+	(void)combo;
+	seen->samples++;
+	seen->per_thread[t]++;
+	seen->pages += s->pages;
+	seen->sizes += s->size;
+	assert_int_equal(s->full_size, MIB);
+}
+
+static void seen_dump(void *arg, unsigned int t, const struct gup_test_page_dump *d)
+{
+	struct driver_seen *seen = arg;
+
+	(void)t;
+	seen->dumps++;
+	seen->refcount = d->out_of_range ? -1 : d->refcount;
+}
+
+static struct gup_test_config driver_config(enum gup_test_cmd cmd)
+{
+	return (struct gup_test_config){
+		.cmd = cmd, .buffer_bytes = MIB, .pages_per_call = 16, .repeats = 3,
+		.threads = 2, .page_size = GUP_PAGES_4K, .gup_flags = FOLL_WRITE,
+		.nr_combos = 1, .combos = { { .variant = GUP_TEST_THEN_SET_BIT } },
+	};
+}
+
+/*
+ * The driver runs every thread's every repeat (the *_TEST commands
+ * once), each over the whole buffer, hands each sample over once, and
+ * leaves the pins balanced: 2 threads x 3 repeats x 256 pages.
+ */
+static void the_driver_runs_each_thread_and_repeat(void **state)
+{
+	struct driver_seen seen = { 0 };
+	struct gup_test_ops ops = {
+		.arg = &seen, .median = median_of_first, .sample = seen_sample,
+	};
+	struct gup_test_config cfg = driver_config(PIN_FAST_BENCHMARK);
+	char err[256], why[160];
+	struct gup_test *t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	struct gup_stats sum;
+	uint64_t changes;
+	int status;
+
+	(void)state;
+	if (!t || gup_test_run(t, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(seen.samples, 6);
+	assert_int_equal(seen.per_thread[0], 3);
+	assert_int_equal(seen.per_thread[1], 3);
+	assert_int_equal(seen.pages, 6 * 256);
+	assert_int_equal(seen.sizes, 6 * MIB);
+	gup_test_combo_paths(t, 0, &sum, &changes);
+	assert_int_equal(sum.pins_acquired, 6 * 256);
+	assert_int_equal(sum.pins_released, 6 * 256);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_true(gup_test_thread_passed(t, i, &status, why, sizeof(why)));
+		assert_int_equal(status, 0);
+	}
+	gup_test_destroy(t);
+
+	memset(&seen, 0, sizeof(seen));
+	cfg = driver_config(PIN_BASIC_TEST);
+	t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	if (!t || gup_test_run(t, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(seen.samples, 2);
+	gup_test_destroy(t);
+}
+
+/*
+ * DUMP_USER_PAGES_TEST shows page 0 while it is held: a get adds 1 to
+ * the refcount, a pin GUP_PIN_COUNTING_BIAS; a page the calls did not
+ * reach is zeroed from which_pages[] (here: a refused pin, size 0).
+ */
+static void the_driver_dumps_pages_while_held(void **state)
+{
+	static const struct {
+		bool pin;
+		enum gup_backing backing;
+		unsigned int flags;
+		int refcount;
+		unsigned long size;
+	} cases[] = {
+		{ false, GUP_BACKING_ANON, FOLL_WRITE, 1 + 1, MIB },
+		{ true, GUP_BACKING_ANON, FOLL_WRITE, 1 + GUP_PIN_COUNTING_BIAS, MIB },
+		{ true, GUP_BACKING_FILE, FOLL_WRITE | FOLL_LONGTERM, -1, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct driver_seen seen = { 0 };
+		struct gup_test_ops ops = {
+			.arg = &seen, .sample = seen_sample, .dump_page = seen_dump,
+		};
+		struct gup_test_config cfg = driver_config(DUMP_USER_PAGES_TEST);
+		char err[256];
+		struct gup_test *t;
+
+		cfg.threads = 1;
+		cfg.dump_use_pin = cases[i].pin;
+		cfg.backing = cases[i].backing;
+		cfg.gup_flags = cases[i].flags;
+		cfg.which_pages[0] = 1;
+		t = gup_test_create(&cfg, &ops, err, sizeof(err));
+		if (!t || gup_test_run(t, err, sizeof(err)))
+			fail_msg("case %zu: %s", i, err);
+		assert_int_equal(seen.dumps, 1);
+		assert_int_equal(seen.refcount, cases[i].refcount);
+		assert_int_equal(seen.sizes, cases[i].size);
+		gup_test_destroy(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -926,6 +1140,10 @@ int main(void)
 		cmocka_unit_test(odd_seqcount_skips_the_walk),
 		cmocka_unit_test(walks_stop_at_entries_they_cannot_use),
 		cmocka_unit_test(bad_layouts_are_refused),
+		cmocka_unit_test(only_longterm_writable_pins_of_page_cache_are_refused),
+		cmocka_unit_test(hugetlb_layouts_are_whole_huge_pages),
+		cmocka_unit_test(the_driver_runs_each_thread_and_repeat),
+		cmocka_unit_test(the_driver_dumps_pages_while_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

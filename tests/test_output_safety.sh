@@ -25,8 +25,9 @@
 #   - a hostile results file (a tag and a code fence in names) is refused
 #     or reaches report.md escaped; a UTF-8 BOM is accepted; control bytes
 #     from input files reach report.md, compare and model escaped;
-#   - a FIFO as HWLOC_XMLFILE is refused, not waited on, and so is
-#     HWLOC_FSROOT (and hwloc's other directories it would read itself);
+#   - a FIFO as HWLOC_XMLFILE is refused, not waited on, and so is one
+#     in HWLOC_FSROOT's directory (hwloc's other directories it would read
+#     itself are refused whole);
 #   - a run whose every repetition fails exits 1;
 #   - out of memory reading a results file is said so, exit 1, and so is
 #     a benchmark thread that cannot be created (ulimit -v);
@@ -328,8 +329,9 @@ if [ "$has_hwloc" = 1 ]; then
 expect 2 "HWLOC_XMLFILE a FIFO" -- env HWLOC_XMLFILE=fifo "$bouncelab" topo
 grep -q "'fifo': not a regular file (a FIFO): expected a regular file" err.txt &&
 	ok "the refusal names the FIFO" || not_ok "the refusal does not name the FIFO: $(head -1 err.txt)"
-# hwloc's test hooks that have it read a directory's files itself (a fake
+# hwloc's hooks that have it read a directory's files itself (a fake
 # sysfs with a FIFO where a CPU list goes): refused, by every command
+# (HWLOC_FSROOT's files checked first, the others not read at all)
 mkdir -p fsroot/sys/devices/system/cpu && mkfifo fsroot/sys/devices/system/cpu/online
 for var in HWLOC_FSROOT HWLOC_CPUID_PATH HWLOC_DUMPED_HWDATA_DIR; do
 	expect 2 "$var: topo" -- env "$var=$PWD/fsroot" timeout 10 "$bouncelab" topo

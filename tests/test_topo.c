@@ -3,8 +3,10 @@
  * Topology: distance classes and every placement policy on synthetic
  * machines (a seed-like 2 x 64 x 2 with NUMA distances 10/32, a Zen-like
  * one with several L3s and NUMA nodes per package, and a clustered-L2 one
- * without SMT); refused policies; binding on this machine, checked with
- * sched_getcpu(); and the suite's placement rules.
+ * without SMT); other machines' XML files (tests/data/topo/: KNL's
+ * MCDRAM, hybrid CPU kinds, 1-based and bandwidth matrices, one under
+ * HWLOC_THISSYSTEM=1); refused policies; binding on this machine, checked
+ * with sched_getcpu(); and the suite's placement rules.
  */
 #include <errno.h>
 #include <sched.h>
@@ -380,6 +382,94 @@ static void xml_and_environment_topologies(void **unused)
 	assert_false(topo_is_this_system(topo));
 	assert_non_null(strstr(topo_describe(topo), "HWLOC_SYNTHETIC"));
 	assert_int_equal(topo_nr_allowed_cpus(topo), 6);
+	assert_int_equal(topo_bind_self(topo, 0), -EOPNOTSUPP);
+	assert_null(topo_save_binding(topo));
+	topo_close(topo);
+}
+
+/* tests/data/topo/NAME, opened; the directory comes from meson. */
+static struct topo *open_data_file(const char *name)
+{
+	const char *dir = getenv("BOUNCELAB_TOPO_DATA");
+	char path[1024];
+
+	if (!dir)
+		fail_msg("BOUNCELAB_TOPO_DATA is unset: run this through meson test");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return open_or_fail(path);
+}
+
+/*
+ * Other machines' files, as test_cli_topo_files.sh checks them against
+ * lstopo and hwloc-calc: MCDRAM in cache mode is no L3; CPU kinds mark a
+ * placement across them; a 1-based matrix's local value is 1; a
+ * bandwidth matrix never stands in for latency; HWLOC_THISSYSTEM=1 does
+ * not make a file this system.
+ */
+static void files_from_other_machines(void **unused)
+{
+	static const char *const knl[] = { "knl-cache-mode.xml", "knl-mscache-as-l3.xml" };
+	static struct placement pl;
+	struct topo *topo;
+	char kind[256];
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(knl) / sizeof(knl[0]); i++) {
+		topo = open_data_file(knl[i]);
+		assert_int_equal(topo_classify(topo, 0, 1), DISTANCE_SMT);
+		assert_int_equal(topo_classify(topo, 0, 2), DISTANCE_L2);
+		/* two tiles under the 16 GB MCDRAM: one package, not an L3 */
+		assert_int_equal(topo_classify(topo, 0, 4), DISTANCE_PACKAGE);
+		assert_true(topo_share_memory_side_cache(topo, 0, 4));
+		assert_true(topo_share_memory_side_cache(topo, 7, 0));
+		topo_close(topo);
+	}
+	topo = open_or_fail("pack:1 l3:1 core:2 pu:1");
+	assert_false(topo_share_memory_side_cache(topo, 0, 1));
+	topo_close(topo);
+
+	topo = open_data_file("hybrid.xml");
+	assert_int_equal(topo_nr_cpu_kinds(topo), 2);
+	assert_int_equal(topo_cpu_kind(topo, 1), 0);
+	assert_int_equal(topo_cpu_kind(topo, 2), 1);
+	assert_int_equal(topo_cpu_kind(topo, 4), -1);
+	topo_format_cpu_kind(topo, 1, kind, sizeof(kind));
+	assert_string_equal(kind, "CPUs 2-3: efficiency 1, CoreType=IntelCore");
+	plan_ok(topo, "pair:l2", 2, &pl);
+	assert_false(pl.mixes_cpu_kinds);
+	plan_ok(topo, "pair:l3", 2, &pl);
+	assert_true(pl.mixes_cpu_kinds);
+	plan_ok(topo, "cpus:3,2,1", 3, &pl);
+	assert_true(pl.mixes_cpu_kinds);
+	topo_close(topo);
+	topo = open_or_fail("pack:1 core:2 pu:1");
+	assert_int_equal(topo_nr_cpu_kinds(topo), 0);
+	plan_ok(topo, "compact", 2, &pl);
+	assert_false(pl.mixes_cpu_kinds);
+	topo_close(topo);
+
+	topo = open_data_file("numa-1based.xml");
+	assert_int_equal(topo_numa_local_distance(topo), 1);
+	assert_int_equal(topo_numa_node_distance(topo, 0, 1), 3);
+	assert_int_equal(topo_numa_node_bandwidth(topo, 0, 1), -1);
+	topo_close(topo);
+	topo = open_data_file("numa-bandwidth.xml");
+	assert_int_equal(topo_numa_node_distance(topo, 0, 1), -1);
+	assert_int_equal(topo_numa_local_distance(topo), -1);
+	assert_int_equal(topo_numa_node_bandwidth(topo, 0, 0), 90000);
+	assert_int_equal(topo_numa_node_bandwidth(topo, 1, 0), 30000);
+	/* a placement's NUMA distance is latency: unknown here */
+	plan_ok(topo, "pair:cross_package", 2, &pl);
+	assert_int_equal(pl.numa_distance, -1);
+	topo_close(topo);
+
+	setenv("HWLOC_THISSYSTEM", "1", 1);
+	topo = open_data_file("smt-interleaved.xml");
+	unsetenv("HWLOC_THISSYSTEM");
+	assert_false(topo_is_this_system(topo));
+	assert_int_equal(topo_nr_allowed_cpus(topo), 4);
+	assert_int_equal(topo_classify(topo, 0, 2), DISTANCE_SMT);
+	assert_int_equal(topo_classify(topo, 0, 1), DISTANCE_PACKAGE);
 	assert_int_equal(topo_bind_self(topo, 0), -EOPNOTSUPP);
 	assert_null(topo_save_binding(topo));
 	topo_close(topo);
@@ -772,6 +862,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(clustered_l2_without_smt),
 		cmocka_unit_test(invalid_policies_are_refused),
 		cmocka_unit_test(xml_and_environment_topologies),
+		cmocka_unit_test(files_from_other_machines),
 		cmocka_unit_test(latency_pairs_are_sampled_per_class),
 		cmocka_unit_test(homes_on_synthetic_machines),
 		cmocka_unit_test(homes_on_this_machine),

@@ -61,14 +61,19 @@ void topo_free_cpus(struct topo *topo)
 
 /*
  * hwloc's test hooks that have it read files under a directory the
- * environment names (a fake /sys and /proc, dumped CPUID or hardware
- * data): it opens what it finds there itself, so a FIFO makes it wait
- * forever and no size bound holds. Refused: a topology that is not this
- * system's comes through --topology, HWLOC_XMLFILE or HWLOC_SYNTHETIC,
- * which are read by the rule for every input (input_file.h).
+ * environment names (dumped CPUID or hardware data): it opens what it
+ * finds there itself, so a FIFO makes it wait forever and no size bound
+ * holds. Refused: a topology that is not this system's comes through
+ * --topology, HWLOC_XMLFILE, HWLOC_SYNTHETIC or HWLOC_FSROOT, whose files
+ * are checked by the rule for every input (input_file.h) first.
  */
 static const char *const unread_env[] = {
-	"HWLOC_FSROOT", "HWLOC_CPUID_PATH", "HWLOC_DUMPED_HWDATA_DIR",
+	"HWLOC_CPUID_PATH", "HWLOC_DUMPED_HWDATA_DIR",
+};
+
+/* hwloc_topology_load()'s order: the first one set wins. */
+static const char *const source_env[] = {
+	"HWLOC_FSROOT", "HWLOC_SYNTHETIC", "HWLOC_XMLFILE",
 };
 
 const char *topo_unread_env(void)
@@ -79,10 +84,17 @@ const char *topo_unread_env(void)
 	return NULL;
 }
 
+const char *topo_source_env(void)
+{
+	for (size_t i = 0; i < sizeof(source_env) / sizeof(source_env[0]); i++)
+		if (getenv(source_env[i]))
+			return source_env[i];
+	return NULL;
+}
+
 bool topo_from_user(const char *spec)
 {
-	return spec || getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC") ||
-	       topo_unread_env();
+	return spec || topo_source_env() || topo_unread_env();
 }
 
 bool topo_is_this_system(const struct topo *topo)
@@ -319,6 +331,11 @@ static void finish_placement(const struct topo *topo, const char *policy,
 			pl->widest = c;
 	}
 	pl->numa_distance = placement_numa_distance(topo, pl);
+	/* A P-core and an E-core are not one latency: never averaged silently. */
+	pl->mixes_cpu_kinds = false;
+	for (unsigned int t = 1; t < pl->nr_cpus; t++)
+		if (topo_cpu_kind(topo, pl->cpus[t]) != topo_cpu_kind(topo, pl->cpus[0]))
+			pl->mixes_cpu_kinds = true;
 	snprintf(pl->policy, sizeof(pl->policy), "%s", policy);
 }
 

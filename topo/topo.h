@@ -36,15 +36,19 @@ struct placement {
 	int cpus[PLACEMENT_MAX_CPUS];	/* OS CPU numbers, thread t on cpus[t] */
 	enum distance_class widest;
 	int numa_distance;		/* between the farthest threads; -1: unknown */
+	bool mixes_cpu_kinds;		/* threads on CPUs of different kinds */
 };
 
 struct topo;
 
 /*
  * Opens this system's topology (spec NULL), or a synthetic description
- * ("pack:2 numa:1 core:64 pu:2") or an XML file (a path that exists or ends
- * in .xml). hwloc's HWLOC_SYNTHETIC and HWLOC_XMLFILE also apply when spec
- * is NULL. Returns NULL with err filled on failure.
+ * ("pack:2 numa:1 core:64 pu:2"), an XML file (a path that exists or ends
+ * in .xml) or a directory hwloc-gather-topology wrote (sys/ and proc/
+ * inside). hwloc's HWLOC_FSROOT, HWLOC_SYNTHETIC and HWLOC_XMLFILE also
+ * apply when spec is NULL. Any of these is another machine's as far as
+ * binding goes, HWLOC_THISSYSTEM or not. Returns NULL with err filled on
+ * failure.
  */
 struct topo *topo_open(const char *spec, char *err, size_t errlen);
 
@@ -57,10 +61,16 @@ bool topo_from_user(const char *spec);
 
 /*
  * The first of hwloc's environment variables that would have it read
- * files bouncelab cannot check (HWLOC_FSROOT, ...), if one is set: such a
- * topology is refused. NULL when none is.
+ * files bouncelab cannot check (HWLOC_CPUID_PATH, ...), if one is set:
+ * such a topology is refused. NULL when none is.
  */
 const char *topo_unread_env(void);
+/*
+ * The hwloc variable a topology opened with spec NULL comes from, in
+ * hwloc's order (HWLOC_FSROOT, HWLOC_SYNTHETIC, HWLOC_XMLFILE), or NULL
+ * when it is this system's: what to unset to run here.
+ */
+const char *topo_source_env(void);
 void topo_close(struct topo *topo);
 
 /* True when the topology is the running system, so binding is real. */
@@ -111,6 +121,39 @@ int topo_set_numa_distances(struct topo *topo, unsigned int nr_values,
  */
 int topo_parse_numa_distances(struct topo *topo, const char *text, char *err,
 			      size_t errlen);
+
+/*
+ * The local value of the NUMA matrix, its diagonal (10 from the ACPI SLIT,
+ * 1 in some hand-made matrices), or -1 when there is no matrix or the
+ * diagonal is not one value.
+ */
+int topo_numa_local_distance(const struct topo *topo);
+
+/*
+ * A NUMA bandwidth matrix (higher is nearer), when the topology has one:
+ * never used to place, only shown. -1: unknown.
+ */
+int topo_numa_node_bandwidth(const struct topo *topo, unsigned int from,
+			     unsigned int to);
+
+/*
+ * CPU kinds (hybrid cores: P and E), as hwloc ranks them: kind 0 is the
+ * most power-efficient. 0 kinds when the topology records none.
+ */
+unsigned int topo_nr_cpu_kinds(const struct topo *topo);
+/* The kind of an OS CPU, or -1 when unknown. */
+int topo_cpu_kind(const struct topo *topo, int cpu);
+/* "CPUs 0-3: efficiency 0, CoreType=IntelAtom": one kind, for people. */
+void topo_format_cpu_kind(const struct topo *topo, unsigned int kind,
+			  char *buf, size_t len);
+
+/*
+ * Whether both CPUs sit under one memory-side cache (KNL's MCDRAM in cache
+ * mode, HWLOC_OBJ_MEMCACHE). It caches memory for them; it is no CPU cache
+ * level, so it never makes their distance class l2 or l3.
+ */
+bool topo_share_memory_side_cache(const struct topo *topo, int cpu_a,
+				  int cpu_b);
 
 /* The tree: packages, NUMA nodes, caches, cores and PUs. */
 void topo_print_tree(const struct topo *topo, FILE *out);

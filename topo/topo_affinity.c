@@ -123,6 +123,53 @@ int topo_set_numa_distances(struct topo *topo, unsigned int nr_values,
 	return -1;
 }
 
+int topo_numa_local_distance(const struct topo *topo)
+{
+	(void)topo;
+	return -1;
+}
+
+int topo_numa_node_bandwidth(const struct topo *topo, unsigned int from,
+			     unsigned int to)
+{
+	(void)topo;
+	(void)from;
+	(void)to;
+	return -1;
+}
+
+/* sched_getaffinity() says nothing of kinds: none known, none mixed. */
+unsigned int topo_nr_cpu_kinds(const struct topo *topo)
+{
+	(void)topo;
+	return 0;
+}
+
+int topo_cpu_kind(const struct topo *topo, int cpu)
+{
+	(void)topo;
+	(void)cpu;
+	return -1;
+}
+
+void topo_format_cpu_kind(const struct topo *topo, unsigned int kind,
+			  char *buf, size_t len)
+{
+	(void)topo;
+	(void)kind;
+	if (len)
+		buf[0] = '\0';
+}
+
+bool topo_share_memory_side_cache(const struct topo *topo, int cpu_a,
+				  int cpu_b)
+{
+	(void)topo;
+	(void)cpu_a;
+	(void)cpu_b;
+	return false;
+}
+
 void topo_print_tree(const struct topo *topo, FILE *out)
 {
 	char cpus[512];

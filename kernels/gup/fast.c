@@ -198,6 +198,8 @@ static unsigned long gup_fast(struct gup_task *task, unsigned long start,
 	};
 	unsigned int seq = 0;
 
+	if (gup_file_pin_refused(mm, flags))
+		return 0;
 	/*
 	 * raw_read_seqcount() and read_seqcount_retry(). Both loads are
 	 * seq_cst, like the rechecks: any entry the walk kept was rechecked

@@ -39,6 +39,7 @@
 #define FOLL_PIN	0x04	/* take a pin (pin_user_pages*) */
 #define FOLL_LONGTERM	0x08	/* the pin may last: no CMA pages */
 #define FOLL_FAST_ONLY	0x10	/* never fall back to the slow path */
+#define FOLL_MODEL_MASK	0x1f	/* every bit the walker honours */
 
 enum gup_flag_update {
 	GUP_STORE_ALWAYS,	/* 008cfe4418b3: atomic_set(&mm->has_pinned, 1) */
@@ -55,10 +56,26 @@ enum gup_longterm_check {
 
 enum gup_page_size { GUP_PAGES_4K, GUP_PAGES_2M, NR_GUP_PAGE_SIZES };
 
+/*
+ * What the buffer maps, as gup_test's mmap() chooses it: -f (default
+ * /dev/zero), -S (MAP_SHARED) and -H (MAP_HUGETLB). A private mapping
+ * ends up anonymous whatever its file, because gup_test writes every page
+ * before the first call (copy on write); a shared one of /dev/zero is
+ * shmem, of a regular file page cache.
+ */
+enum gup_backing {
+	GUP_BACKING_ANON,	/* MAP_PRIVATE: anonymous folios */
+	GUP_BACKING_SHMEM,	/* MAP_SHARED of /dev/zero */
+	GUP_BACKING_FILE,	/* MAP_SHARED of a regular file: page cache */
+	GUP_BACKING_HUGETLB,	/* MAP_HUGETLB: 2M hugetlb folios, whole buffer */
+	NR_GUP_BACKINGS
+};
+
 /* NULL-terminated names, indexed by the enums above. */
 extern const char *const gup_flag_update_names[];
 extern const char *const gup_longterm_check_names[];
 extern const char *const gup_page_size_names[];
+extern const char *const gup_backing_names[];
 
 /* What the mm looks like: its switches and its buffers. */
 struct gup_layout {
@@ -68,6 +85,7 @@ struct gup_layout {
 	unsigned long buffer_bytes;	/* a whole number of 4K pages */
 	enum gup_page_size page_size;	/* 2M: THP leaves where 2M fit */
 	unsigned int cma_percent;	/* share of folios that sit in CMA */
+	enum gup_backing backing;	/* hugetlb: 2M leaves, the whole buffer */
 };
 
 /*

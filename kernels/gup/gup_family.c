@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "gup.h"
+#include "gup_lesson.h"
 
 enum { MODE_SHARED, MODE_PRIVATE };
 enum { LONGTERM_NONE, LONGTERM_IN_WALK, LONGTERM_SECOND_PASS };
@@ -554,44 +555,11 @@ static const struct kernel_claim gup_claims[] = {
 const struct kernel_family gup_family = {
 	.name = "gup",
 	.title = "The whole fast-GUP path: walk, grab, recheck, unpin",
-	.lesson =
-	"Pinning a page is a few atomic read-modify-writes (on x86 "
-	"lock-prefixed instructions) on the page's own cache line, plus whatever the call does to lines every pinner shares. "
-	"Before 5.14 every pin_user_pages_fast() call stored 1 to "
-	"mm->has_pinned, on the line holding write_protect_seq, which the same "
-	"call reads twice: each call took that line exclusive and every other "
-	"CPU's next seqcount read missed. With one page per call that is one "
-	"line transfer per page; reading the flag first (292648ac5cf1) leaves "
-	"the line shared in every cache once set. The defaults are pin_fast's: "
-	"each thread pins its own buffer of THPs one page per call (private "
-	"mode), so the flag is the only line shared on every call (the "
-	"NR_FOLL_PIN_* counters' lines take a fold once every 126 pins), and "
-	"from 2 threads on reading first beats storing on every call: the "
-	"transfer it saves is a good part of a whole pin on any machine with "
-	"more than one core, and on the seed's 256 CPUs it was nearly all of "
-	"it (pin_fast: 46.6x); what is left to queue on is those counters. In "
-	"shared mode, as gup_test -j runs it, the pages' refcount lines bounce "
-	"between the pinners whatever the flag code does: with the default 4 "
-	"MiB both threads pin in the same two THPs at once, so each grab's "
-	"cmpxchg and each pincount update takes a line the other pinner wrote "
-	"last, a transfer that can cost as much as a whole pin alone, so 2 "
-	"threads pin little more, or fewer, pages per second than 1, before the "
-	"fix and after it. The "
-	"fix then removes one transfer among several and its gain is smaller "
-	"and noisier than in private mode (gup_test: 5.4x on 40 CPUs). With "
-	"512 MiB the threads are seldom in the same THP (or 4K page's line) at "
-	"the same time, and after the fix shared mode scales again. More pages per call "
-	"amortise the flag and the seqcount over more pages, and a THP leaf "
-	"costs one grab and one recheck for up to 512 pages. The FOLL_LONGTERM "
-	"check costs little inside the walk, where the page's line is already "
-	"at hand, and a second loop over pages[] when done after it (seed "
-	"002). With only two CPUs one other pinner fights for the flag's line, "
-	"so the gain is far from the seeds': they grew with the CPUs.",
-	.source = "seeds/000, 002 and 003: 292648ac5cf1 \"mm: gup: allow FOLL_PIN to scale in SMP\", "
-		  "a458b76a4171 \"mm: gup: pack has_pinned in MMF_HAS_PINNED\", "
-		  "df3a0a21b698 \"mm/gup: fix omission of check on FOLL_LONGTERM in gup fast path\"",
-	.before = "if (gup_flags & FOLL_PIN)\n\tatomic_set(&current->mm->has_pinned, 1);",
-	.after = "if (gup_flags & FOLL_PIN)\n\tmm_set_has_pinned_flag(&current->mm->flags);",
+	.reading_order = 2,
+	.lesson = LESSON,
+	.source = LESSON_SOURCE,
+	.before = LESSON_BEFORE,
+	.after = LESSON_AFTER,
 	.before_variant = "store_always",
 	.after_variant = "read_then_set",
 	.params = gup_params,
@@ -604,23 +572,9 @@ const struct kernel_family gup_family = {
 	.access = gup_access,
 	.claims = gup_claims,
 	.nr_claims = sizeof(gup_claims) / sizeof(gup_claims[0]),
-	.lesson_line = "Each pin is a few atomic operations on the page's line; storing the has_pinned "
-		       "flag on every call adds a transfer of a line every pinner reads, which reading "
-		       "first saves when the pages are private; pinners of the same pages bounce "
-		       "their lines whatever the flag code does.",
-	.exercise_question =
-	"Two threads pin pages one per call. Predict the gain of reading has_pinned first when "
-	"each thread pins its own pages (private, the default) and when both pin the same buffer "
-	"(shared), and whether 2 threads pin more pages per second than 1 in each mode.",
-	.exercise_command =
-	"bouncelab run --filter '^gup/(store_always|read_then_set)' --threads 1,2 "
-	"--param gup.mode=private,shared --out gup.json && bouncelab report gup.json -o gup",
-	.exercise_reading =
-	"In gup/details.md read the before-and-after table of each mode at 2 threads: the gain "
-	"is larger in private mode, where the flag's line is the only one the threads share on "
-	"every call, and the summary's claims table gives the bound its claim asks for there. "
-	"In shared mode the pages' own lines move between the pinners: compare the Mops/s "
-	"column at 1 and 2 threads, where 2 threads may pin no more pages per second than 1 "
-	"with either variant (the claim: a pin costs well over one alone). At 1 thread the "
-	"two variants are close: nothing moves.",
+	.lesson_line = LESSON_LINE,
+	.exercise_question = LESSON_EXERCISE_QUESTION,
+	.exercise_command = LESSON_EXERCISE_COMMAND,
+	.exercise_reading = LESSON_EXERCISE_READING,
 };
+KERNEL_FAMILY_REGISTER(gup_family);

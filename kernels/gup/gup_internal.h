@@ -220,6 +220,7 @@ struct gup_mm {
 	/* Read-mostly from here on: set up before any thread walks. */
 	_Alignas(CACHE_PAD) enum gup_flag_update flag_update;
 	enum gup_longterm_check longterm_check;
+	enum gup_backing backing;
 	struct gup_table *tables;	/* [0] is the pgd */
 	unsigned long nr_tables;
 	unsigned long tables_cap;
@@ -506,6 +507,26 @@ static inline void folio_set_referenced(struct gup_page *folio)
 				 memory_order_relaxed);
 }
 
+
+/*
+ * A long-term writable pin of page cache is refused: the filesystem
+ * writes those folios back and tracks them dirty, which a device writing
+ * through a pin defeats. The slow path's writable_file_mapping_allowed()
+ * (check_vma_flags(): -EFAULT) and the fast path's
+ * gup_fast_folio_allowed() (the walk stops at the first such folio) ask
+ * for FOLL_PIN, FOLL_LONGTERM and FOLL_WRITE together; anonymous memory,
+ * shmem and hugetlb pass (6.5 and later, after Lorenzo Stoakes' "mm/gup:
+ * disallow FOLL_LONGTERM GUP-nonfast writing to file-backed mappings").
+ * The model's mapping is one kind for the whole mm, so the fast walk
+ * asks once per call rather than per folio: the first folio would fail.
+ */
+static inline bool gup_file_pin_refused(const struct gup_mm *mm,
+					unsigned int flags)
+{
+	const unsigned int all = FOLL_PIN | FOLL_LONGTERM | FOLL_WRITE;
+
+	return mm->backing == GUP_BACKING_FILE && (flags & all) == all;
+}
 
 /* mm.c */
 void mm_set_has_pinned_flag(struct gup_mm *mm);

@@ -22,6 +22,14 @@ const char *const gup_longterm_check_names[] = {
 	NULL,
 };
 
+const char *const gup_backing_names[] = {
+	[GUP_BACKING_ANON] = "anon",
+	[GUP_BACKING_SHMEM] = "shmem",
+	[GUP_BACKING_FILE] = "file",
+	[GUP_BACKING_HUGETLB] = "hugetlb",
+	NULL,
+};
+
 const char *const gup_page_size_names[] = {
 	[GUP_PAGES_4K] = "4k",
 	[GUP_PAGES_2M] = "2m",
@@ -80,13 +88,21 @@ static int check_layout(const struct gup_layout *l, char *err, size_t errlen)
 {
 	if ((unsigned int)l->flag_update >= NR_GUP_FLAG_UPDATES ||
 	    (unsigned int)l->longterm_check >= NR_GUP_LONGTERM_CHECKS ||
-	    (unsigned int)l->page_size >= NR_GUP_PAGE_SIZES) {
+	    (unsigned int)l->page_size >= NR_GUP_PAGE_SIZES ||
+	    (unsigned int)l->backing >= NR_GUP_BACKINGS) {
 		snprintf(err, errlen, "gup: unknown switch value in the layout");
 		return -1;
 	}
 	if (!l->nr_buffers || !l->buffer_bytes || l->buffer_bytes % GUP_PAGE_SIZE) {
 		snprintf(err, errlen, "gup: %u buffers of %lu bytes: expected at least one buffer of whole 4K pages",
 			 l->nr_buffers, l->buffer_bytes);
+		return -1;
+	}
+	/* mmap(MAP_HUGETLB) maps whole huge pages: no 4K tail to fall back on */
+	if (l->backing == GUP_BACKING_HUGETLB &&
+	    (l->page_size != GUP_PAGES_2M || l->buffer_bytes % GUP_HPAGE_SIZE)) {
+		snprintf(err, errlen, "gup: hugetlb buffer of %lu bytes: expected 2M pages and a multiple of 2 MiB",
+			 l->buffer_bytes);
 		return -1;
 	}
 	if (l->cma_percent > 100) {
@@ -300,6 +316,7 @@ struct gup_mm *gup_mm_create(const struct gup_layout *l, char *err,
 	atomic_init(&mm->mm_count, 1);
 	mm->flag_update = l->flag_update;
 	mm->longterm_check = l->longterm_check;
+	mm->backing = l->backing;
 	mm->buffer_pages = l->buffer_bytes / GUP_PAGE_SIZE;
 	if (pthread_rwlock_init(&mm->mmap_lock, NULL)) {
 		snprintf(err, errlen, "gup: cannot initialise mmap_lock");

@@ -121,6 +121,9 @@ long gup_slow_path(struct gup_task *task, unsigned long start,
 	long got;
 
 	task->stats.slow_path_calls++;
+	/* check_vma_flags() refuses it before any page is looked up */
+	if (gup_file_pin_refused(mm, flags))
+		return -EFAULT;
 	for (unsigned int attempt = 0; ; attempt++) {
 		pthread_rwlock_rdlock(&mm->mmap_lock);
 		/* __get_user_pages_locked() sets the flag too. */

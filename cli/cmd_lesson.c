@@ -23,7 +23,8 @@ static void lesson_usage(FILE *out)
 		"Without FAMILY: every family and its lesson in one line. With FAMILY:\n"
 		"the lesson, the claims the report checks on every run (marked seen,\n"
 		"not seen or not testable here), and an exercise: predict first, then\n"
-		"run the command and read the answer as described.\n");
+		"run the command and read the answer as described.\n\n"
+		"  -h, --help  this help\n");
 }
 
 /* Prints text wrapped at WRAP_COLUMNS: first after lead, then after indent. */

@@ -128,8 +128,10 @@ int cmd_list(int argc, char **argv)
 			printf("usage: bouncelab list [--json] [FAMILY...]\n"
 			       "       bouncelab list --events [--json]\n\n"
 			       "Lists the kernel families, their variants and parameters;\n"
-			       "with --events, the counter sets and whether each works here.\n"
-			       "With --json, the same as one JSON document on stdout.\n");
+			       "with --events, the counter sets and whether each works here.\n\n"
+			       "  --events    the counter sets and events, and whether each works here\n"
+			       "  --json      the same as one JSON document on stdout\n"
+			       "  -h, --help  this help\n");
 			return 0;
 		}
 		if (c == 'e')

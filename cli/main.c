@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "config.h"
 #include "counters.h"
+#include "revision.h"
 
 struct command {
 	const char *name;
@@ -40,7 +41,10 @@ static void usage(FILE *out)
 		"Commands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'bouncelab COMMAND --help' describes each command.\n");
+	fprintf(out, "\nOptions:\n"
+		"  -V, --version  the version and git revision it was built from\n"
+		"  -h, --help     this help\n"
+		"\n'bouncelab COMMAND --help' describes each command.\n");
 }
 
 /* "run, list, report": what a command may be. */
@@ -78,8 +82,9 @@ int main(int argc, char **argv)
 		return close_stdout(0);
 	}
 	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
-		printf("bouncelab %s (Google Benchmark %s, %s)\n", BOUNCELAB_VERSION,
-		       BOUNCELAB_GBENCH_VERSION, BOUNCELAB_COMPILER);
+		/* The same two facts a run records: context.bouncelab_version, _revision. */
+		printf("bouncelab %s (revision %s; Google Benchmark %s, %s)\n", BOUNCELAB_VERSION,
+		       BOUNCELAB_REVISION, BOUNCELAB_GBENCH_VERSION, BOUNCELAB_COMPILER);
 		return close_stdout(0);
 	}
 	/* Every command's output is checked once, here (exit 1 if lost). */

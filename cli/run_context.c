@@ -4,7 +4,7 @@
  * context: Google Benchmark's facts and bouncelab's (results_context()),
  * the command, one identity, the topology, and what it measures on the
  * machine first: a cold miss beside its ping-pong and the share of its
- * CPUs it gets; and a build that just ended.
+ * CPUs it gets; a build that just ended; and the Slurm job it ran in.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -43,6 +43,40 @@ static void add_build_ended(json_t *context)
 	if (errno || *end || ago < 0 || ago > BUILD_LOAD_MEMORY_S)
 		return;
 	json_object_set_new(context, "build_ended_s_before", json_integer(ago));
+}
+
+/*
+ * The Slurm job the run ran in (scripts/slurm/fleet's tasks, or any
+ * sbatch), as context.slurm: which job, cluster, nodes and partition a
+ * results file came from, when several nodes' files are merged. Only the
+ * variables Slurm set; none outside a job.
+ */
+static void add_slurm(json_t *context)
+{
+	static const struct {
+		const char *key, *env;
+	} facts[] = {
+		{ "job_id", "SLURM_JOB_ID" },
+		{ "array_job_id", "SLURM_ARRAY_JOB_ID" },
+		{ "array_task_id", "SLURM_ARRAY_TASK_ID" },
+		{ "cluster_name", "SLURM_CLUSTER_NAME" },
+		{ "node_list", "SLURM_JOB_NODELIST" },
+		{ "partition", "SLURM_JOB_PARTITION" },
+	};
+	const char *job = getenv("SLURM_JOB_ID");
+	json_t *slurm;
+
+	if (!job || !*job)
+		return;
+	slurm = json_object();
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		const char *value = getenv(facts[i].env);
+
+		/* json_string() refuses what is not UTF-8: that fact is left out */
+		if (value && *value)
+			json_object_set_new(slurm, facts[i].key, json_string(value));
+	}
+	json_object_set_new(context, "slurm", slurm);
 }
 
 /*
@@ -140,5 +174,6 @@ json_t *run_context_new(const struct suite *suite, const char *command)
 	add_cold_miss(context, suite);
 	add_cpu_share(context, suite);
 	add_build_ended(context);
+	add_slurm(context);
 	return context;
 }

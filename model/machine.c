@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "cpu_id.h"
+#include "data_dir.h"
 #include "model.h"
 #include "profile_read.h"
 #include "run_context.h"
@@ -94,18 +94,23 @@ int machine_profile_load(const char *path, struct machine_profile *m,
 int machine_profile_load_shipped(const char *name, struct machine_profile *m,
 				 char *err, size_t errlen)
 {
-	char path[1024];
+	char data[PATH_MAX], profiles[PATH_MAX + 16], path[PATH_MAX + 300], why[512];
 	size_t used;
 	DIR *dir;
 	struct dirent *e;
 
-	snprintf(path, sizeof(path), "%s/%s.json", BOUNCELAB_PROFILE_DIR, name);
-	if (!access(path, F_OK))
-		return machine_profile_load(path, m, err, errlen);
 	*m = (struct machine_profile){ 0 };
+	if (data_dir_find(data, sizeof(data), why, sizeof(why))) {
+		snprintf(err, errlen, "'%s': no such file, and no shipped profiles: %s", name, why);
+		return -1;
+	}
+	snprintf(profiles, sizeof(profiles), "%s/profiles", data);
+	snprintf(path, sizeof(path), "%s/%s.json", profiles, name);
+	if (!strchr(name, '/') && !access(path, F_OK))
+		return machine_profile_load(path, m, err, errlen);
 	used = (size_t)snprintf(err, errlen, "'%s': no such file, and not a shipped profile, expected one of:",
 				name);
-	dir = opendir(BOUNCELAB_PROFILE_DIR);
+	dir = opendir(profiles);
 	while (dir && (e = readdir(dir)) && used < errlen) {
 		size_t n = strlen(e->d_name);
 

@@ -147,8 +147,9 @@ int machine_profile_of_run(const struct run_context *run, const char *name, bool
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen);
 /*
- * Reads the profile shipped as NAME.json in model/profiles/. An unknown
- * name is an error that lists the shipped ones.
+ * Reads the profile shipped as NAME.json in the data directory's
+ * profiles/ (data_dir_find()). An unknown name is an error that lists the
+ * shipped ones; no data directory, one that names where it looked.
  */
 int machine_profile_load_shipped(const char *name, struct machine_profile *m,
 				 char *err, size_t errlen);

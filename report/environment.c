@@ -324,6 +324,48 @@ static void row_bouncelab(FILE *out, const struct report_input *in, unsigned int
 	}
 }
 
+/* "job 1234 (array 1233, task 2), cluster c, nodes n1, partition p" */
+static void row_slurm(FILE *out, const struct report_input *in, unsigned int f)
+{
+	const struct run_slurm *s = &ctx(in, f)->slurm;
+	const struct {
+		const char *label, *value;
+	} facts[] = {
+		{ ", cluster ", s->cluster_name },
+		{ ", nodes ", s->node_list },
+		{ ", partition ", s->partition },
+	};
+
+	if (!s->job_id) {
+		fputs("not in a Slurm job", out);
+		return;
+	}
+	fputs("job ", out);
+	md_escape(out, s->job_id);
+	if (s->array_job_id && s->array_task_id) {
+		fputs(" (array ", out);
+		md_escape(out, s->array_job_id);
+		fputs(", task ", out);
+		md_escape(out, s->array_task_id);
+		fputc(')', out);
+	}
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		if (!facts[i].value)
+			continue;
+		fputs(facts[i].label, out);
+		md_escape(out, facts[i].value);
+	}
+}
+
+/* Whether any file ran in a Slurm job: the row is left out otherwise. */
+static bool any_slurm(const struct report_input *in)
+{
+	for (unsigned int f = 0; f < in->nr_files; f++)
+		if (ctx(in, f)->slurm.job_id)
+			return true;
+	return false;
+}
+
 static void row_host(FILE *out, const struct report_input *in, unsigned int f)
 {
 	cell_string(out, ctx(in, f)->host_name);
@@ -377,6 +419,7 @@ void markdown_environment(FILE *out, const struct report_input *in, bool all_row
 		{ "Load average", row_load_avg, true },
 		{ "bouncelab", row_bouncelab, false },
 		{ "Repetitions", row_rows, true },
+		{ "Slurm", row_slurm, true },
 	};
 
 	fputs("## Environment\n\n| |", out);
@@ -390,7 +433,7 @@ void markdown_environment(FILE *out, const struct report_input *in, bool all_row
 		fputs("---|", out);
 	fputc('\n', out);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-		if (!all_rows && !rows[r].essential)
+		if ((!all_rows && !rows[r].essential) || (rows[r].fn == row_slurm && !any_slurm(in)))
 			continue;
 		fprintf(out, "| %s |", rows[r].label);
 		for (unsigned int f = 0; f < in->nr_files; f++) {

@@ -472,6 +472,28 @@ static const struct {
 #undef CONTEXT_STRING
 };
 
+/* context.slurm: each fact a string where present. */
+static int read_slurm(struct reader *r, json_t *obj, struct run_slurm *slurm)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} facts[] = {
+#define SLURM_FACT(field) { #field, offsetof(struct run_slurm, field) }
+		SLURM_FACT(job_id), SLURM_FACT(array_job_id), SLURM_FACT(array_task_id),
+		SLURM_FACT(cluster_name), SLURM_FACT(node_list), SLURM_FACT(partition),
+#undef SLURM_FACT
+	};
+
+	r->prefix = "context.slurm.";
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+		if (check_string(r, obj, facts[i].key, false,
+				 (const char **)((char *)slurm + facts[i].offset)))
+			return -1;
+	r->prefix = "context.";
+	return 0;
+}
+
 /*
  * The context into the file's struct run_context: bouncelab's and Google
  * Benchmark's known keys, typed and checked where read, once.
@@ -529,6 +551,11 @@ static int read_context(struct reader *r, json_t *ctx)
 		return -1;
 	v = json_object_get(ctx, "load_avg");
 	if (v && read_load_avg(r, v, run))
+		return -1;
+	v = json_object_get(ctx, "slurm");
+	if (v && !json_is_object(v))
+		return bad(r, "slurm", v, "expected an object");
+	if (v && read_slurm(r, v, &run->slurm))
 		return -1;
 	if (read_cpu(r, ctx, &run->cpu))
 		return -1;

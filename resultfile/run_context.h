@@ -87,6 +87,15 @@ struct run_counters {
 	const json_t *as_recorded;
 };
 
+/*
+ * The Slurm job the run ran in (context.slurm, cli/run_context.c): each
+ * fact NULL when not recorded; job_id NULL: not in a Slurm job.
+ */
+struct run_slurm {
+	const char *job_id, *array_job_id, *array_task_id;
+	const char *cluster_name, *node_list, *partition;
+};
+
 #define RUN_LOAD_AVG_MAX 3
 
 struct run_context {
@@ -124,6 +133,7 @@ struct run_context {
 	 */
 	double cold_miss_ns;
 	double cpu_share;
+	struct run_slurm slurm;
 	/* why the run stopped early, "" without a reason; NULL: it did not */
 	const char *incomplete;
 	/*

@@ -35,6 +35,13 @@ expect_bad "--nodes" --nodes
 expect_bad "--nodes '2' and --nodelist 'a'" --nodes 2 --nodelist a
 expect_bad "--partition 'a b'" --partition 'a b' --nodes 1
 expect_bad "--time 'soon'" --time soon --nodes 1
+expect_bad "--account 'a b'" --account 'a b' --nodes 1
+expect_bad "--account 'lab;rm'" --account 'lab;rm' --nodes 1
+expect_bad "--qos 'high\$'" --qos 'high$' --nodes 1
+expect_bad "--constraint 'a b'" --constraint 'a b' --nodes 1
+expect_bad "--constraint '&epyc'" --constraint '&epyc' --nodes 1
+expect_bad "--constraint 'epyc|'" --constraint 'epyc|' --nodes 1
+expect_bad "--account" --nodes 1 --account
 expect_bad "--nodelist 'a;b'" --nodelist 'a;b'
 # a count past Slurm's array indices (bash's arithmetic wrapped it into
 # --array=0-7766279631452241918), and host lists whose brackets do not pair
@@ -83,6 +90,49 @@ done
 for want in --dependency=afterok: --kill-on-invalid-dep=yes --partition=batch "$tmp/dry"; do
 	grep -qF -- "$want" <<<"$merge" || fail "the report job lacks $want: $merge"
 done
+
+# The site's options: account and QOS on both jobs, the constraint and
+# the time limit on the suite's nodes only (the report job runs anywhere).
+fleet --nodes 2 --account lab-7 --qos high --constraint 'epyc&(ib|roce)' --time 1:30:00 \
+	--partition batch --results "$tmp/dry" --dry-run >"$tmp/site.out" 2>"$tmp/err" ||
+	fail "--dry-run with the site's options exited $?: $(cat "$tmp/err")"
+suite=$(grep "suite.sbatch" "$tmp/site.out")
+merge=$(grep "merge.sbatch" "$tmp/site.out")
+# each as sbatch receives it: the printed command is shell-quoted
+suite_words=$(eval "printf '%s\n' $suite")
+merge_words=$(eval "printf '%s\n' $merge")
+for want in --account=lab-7 --qos=high '--constraint=epyc&(ib|roce)' --time=1:30:00 --partition=batch; do
+	grep -qxF -- "$want" <<<"$suite_words" || fail "the suite job lacks $want: $suite"
+done
+for want in --account=lab-7 --qos=high --partition=batch; do
+	grep -qxF -- "$want" <<<"$merge_words" || fail "the report job lacks $want: $merge"
+done
+grep -q -- "--constraint" <<<"$merge" && fail "the report job is held to the suite's node features: $merge"
+
+# A run inside a Slurm job records the job in its context; the report's
+# environment names it on one line, and a run outside one records none.
+slurm_run() {
+	"$bouncelab" run --filter '^has_pinned/nop$' --threads 1 --repetitions 1 --min-time 0.001 \
+		--counters none --out "$1" >/dev/null 2>"$tmp/err" || fail "run exited $?: $(cat "$tmp/err")"
+}
+SLURM_JOB_ID=4242 SLURM_CLUSTER_NAME=lab SLURM_JOB_NODELIST='node[01-02]' SLURM_JOB_PARTITION=batch \
+	SLURM_ARRAY_JOB_ID=4240 SLURM_ARRAY_TASK_ID=2 slurm_run "$tmp/slurm.json"
+(unset SLURM_JOB_ID; slurm_run "$tmp/plain.json")
+python3 - "$tmp/slurm.json" "$tmp/plain.json" <<'PY' || fail "context.slurm is not the job's variables"
+import json, sys
+slurm = json.load(open(sys.argv[1]))["context"].get("slurm")
+want = {"job_id": "4242", "cluster_name": "lab", "node_list": "node[01-02]",
+        "partition": "batch", "array_job_id": "4240", "array_task_id": "2"}
+assert slurm == want, slurm
+assert "slurm" not in json.load(open(sys.argv[2]))["context"]
+PY
+"$bouncelab" report "$tmp/slurm.json" -o "$tmp/slurm-report" >/dev/null 2>"$tmp/err" ||
+	fail "report exited $?: $(cat "$tmp/err")"
+grep -qxF '| Slurm | job 4242 (array 4240, task 2), cluster lab, nodes node\[01-02\], partition batch |' \
+	"$tmp/slurm-report/report.md" || fail "the report's environment does not name the Slurm job: $(grep -i slurm "$tmp/slurm-report/report.md")"
+"$bouncelab" report "$tmp/plain.json" -o "$tmp/plain-report" >/dev/null 2>"$tmp/err" ||
+	fail "report exited $?: $(cat "$tmp/err")"
+grep -q '| Slurm |' "$tmp/plain-report/report.md" && fail "a run outside Slurm has a Slurm row"
 
 # A node list: one job per node, each sent to its node.
 fleet --nodelist n1,n2 --placement cores --results "$tmp/dry" --dry-run >"$tmp/list.out" 2>&1 ||

@@ -204,7 +204,7 @@ start=$(date +%s)
 # In the background, waited for: a SIGTERM (meson's timeout) interrupts
 # `wait` at once and the cleanup runs now, not after the fleet ends.
 BOUNCELAB=$bouncelab timeout 150 "$top/scripts/lab" fleet --quick --nodes 2 \
-	--results "$tmp/results" --wait >"$tmp/fleet.out" 2>&1 &
+	--partition fleet --time 10 --results "$tmp/results" --wait >"$tmp/fleet.out" 2>&1 &
 fleet_pid=$!
 wait $fleet_pid
 rc=$?
@@ -229,6 +229,23 @@ if [ -f "$report" ]; then
 else
 	fail "no merged report at $report"
 fi
+# Each task's run recorded the job Slurm ran it in, as Slurm set it.
+for f in "${files[@]}"; do
+	task=${f##*-}
+	task=${task%.json}
+	python3 - "$f" "$host" "$task" <<'PY' || fail "$(basename "$f"): context.slurm is not its job's"
+import json, sys
+path, host, task = sys.argv[1:]
+s = json.load(open(path))["context"].get("slurm") or {}
+want = {"cluster_name": "bouncelab-test", "partition": "fleet", "node_list": host,
+        "array_task_id": task}
+bad = {k: s.get(k) for k in want if s.get(k) != want[k]}
+if bad or not s.get("job_id", "").isdigit() or not s.get("array_job_id", "").isdigit():
+    sys.exit(f"context.slurm {s}, expected {want} and numeric job ids")
+PY
+done
+grep -q '^| Slurm | job [0-9]* (array [0-9]*, task [01]), cluster bouncelab-test' "$report" ||
+	fail "the report's environment does not name the Slurm jobs"
 for task in 0 1; do
 	log=$(echo "$tmp"/results/slurm-bouncelab-suite-*_$task.out)
 	[ -n "$log" ] && grep -q "^fleet: $host: job [0-9]* task $task" $log ||

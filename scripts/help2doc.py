@@ -92,7 +92,9 @@ def parse(text):
 
 def option_words(spec):
     """[(option, takes_value, value name)] of an option line's spec or a usage line."""
-    words = spec.replace("[", " ").replace("]", " ").split()
+    # brackets kept as words: "[--json] [FAMILY...]" closes --json's group
+    # before FAMILY, which is then no value of it
+    words = spec.replace("[", " [ ").replace("]", " ] ").split()
     out = []
     for k, w in enumerate(words):
         w = w.rstrip(",")
@@ -100,7 +102,8 @@ def option_words(spec):
             continue
         # a value: "FILE", "N", "local|remote"; not "-T" of "-t, -T" nor "|"
         nxt = words[k + 1] if k + 1 < len(words) and not words[k].endswith(",") else ""
-        takes = bool(nxt) and not nxt.startswith(("-", "|")) and (nxt[0].isupper() or "|" in nxt)
+        takes = bool(nxt) and not nxt.startswith(("-", "|", "[", "]")) and \
+            (nxt[0].isupper() or "|" in nxt)
         out.append((w, takes, nxt if takes else ""))
     return out
 

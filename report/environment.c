@@ -195,7 +195,7 @@ static void topology_text(FILE *out, json_t *topo)
 	json_t *classes = json_object_get(topo, "classes");
 
 	if (json_is_string(source)) {
-		md_escape(out, json_string_value(source));
+		md_escape_short_paths(out, json_string_value(source));
 		fputs(": ", out);
 	}
 	if (json_is_integer(nr))
@@ -379,31 +379,40 @@ void markdown_environment(FILE *out, const struct report_input *in, bool all_row
 		{ "Repetitions", NULL, row_rows, true },
 	};
 
-	fputs("## Environment\n\n| |", out);
-	for (unsigned int f = 0; f < in->nr_files; f++) {
-		fputc(' ', out);
-		md_code(out, in->files[f]);
-		fputs(" |", out);
-	}
-	fputs("\n|---|", out);
-	for (unsigned int f = 0; f < in->nr_files; f++)
-		fputs("---|", out);
-	fputc('\n', out);
-	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-		if (!all_rows && !rows[r].essential)
-			continue;
-		fprintf(out, "| %s |", rows[r].label);
-		for (unsigned int f = 0; f < in->nr_files; f++) {
+	/* A table of the files a page shows side by side, then the next. */
+	const unsigned int per_table = MD_TABLE_MAX_COLUMNS - 1;
+
+	fputs("## Environment\n\n", out);
+	for (unsigned int first = 0; first < in->nr_files; first += per_table) {
+		unsigned int end = first + per_table < in->nr_files ?
+				   first + per_table : in->nr_files;
+
+		fputs("| |", out);
+		for (unsigned int f = first; f < end; f++) {
 			fputc(' ', out);
-			if (rows[r].fn)
-				rows[r].fn(out, in, f);
-			else
-				row_key(out, in, f, rows[r].key);
+			md_code(out, in->files[f]);
 			fputs(" |", out);
+		}
+		fputs("\n|---|", out);
+		for (unsigned int f = first; f < end; f++)
+			fputs("---|", out);
+		fputc('\n', out);
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			if (!all_rows && !rows[r].essential)
+				continue;
+			fprintf(out, "| %s |", rows[r].label);
+			for (unsigned int f = first; f < end; f++) {
+				fputc(' ', out);
+				if (rows[r].fn)
+					rows[r].fn(out, in, f);
+				else
+					row_key(out, in, f, rows[r].key);
+				fputs(" |", out);
+			}
+			fputc('\n', out);
 		}
 		fputc('\n', out);
 	}
-	fputc('\n', out);
 }
 
 /* A shell word: quoted when it holds anything but safe characters. */

@@ -195,7 +195,8 @@ static bool seen_case(const struct validation *v, const struct result_row *r)
  * move the vCPUs between two runs).
  */
 static void append_machine(struct validation *v, const struct analysis *a,
-			   unsigned int file, double one_way, const double share_of[2],
+			   unsigned int file, const char *name, double one_way,
+			   const double share_of[2],
 			   double cold_share, const struct result_row *cold_case)
 {
 	const struct results *set = a->set;
@@ -222,7 +223,7 @@ static void append_machine(struct validation *v, const struct analysis *a,
 	else
 		miss[0] = '\0';
 	snprintf(v->machines + used, sizeof(v->machines) - used, "; %s: one-way %.1f ns%s%s",
-		 set->files[file].path, one_way, miss, share);
+		 name, one_way, miss, share);
 }
 
 /* The machine's transfer at every class one_way, and file's cold miss at it. */
@@ -604,7 +605,8 @@ static int build_validation(const struct report_input *in, struct validation *v)
 				v->cold_miss = in->set->files[file].cold_miss_ns;
 				v->cold_share = cold_share;
 			}
-			append_machine(v, in->a, file, one_way, share, cold_share, cold_case);
+			append_machine(v, in->a, file, in->files[file], one_way, share, cold_share,
+				       cold_case);
 		}
 		machine_profile_close(&m);
 	}

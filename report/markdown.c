@@ -45,9 +45,10 @@ void markdown_banner(FILE *out, const struct report_input *in)
 	}
 }
 
-/* How to read the tables: the appendix's, which report.md links. */
+/* How to read the summary and the tables: the appendix's, which report.md links. */
 static void write_intro(FILE *out)
 {
+	markdown_summary_legend(out);
 	fputs("How to read the tables: *ns/op* is the time of one operation in one thread and *Mops/s* the "
 	      "throughput of all threads together, both medians over the repetitions with a 95% confidence "
 	      "interval by order statistics. *× best* divides a variant's ns/op by that of the fastest "
@@ -141,8 +142,7 @@ static void write_lesson(FILE *out, const struct report_input *in,
 	}
 	fputs(" — ", out);
 	md_escape(out, kf->title);
-	fputs("\n\nWhy it holds, and what each variant stands for: the lesson in [" DETAILS_NAME
-	      "](" DETAILS_NAME ").", out);
+	fputs("\n\nThe lesson, and each variant: [" DETAILS_NAME "](" DETAILS_NAME ").", out);
 	markdown_family_claims(out, in, f, false);
 	fputs("\n\n*Source:* ", out);
 	md_source(out, kf->source);
@@ -292,11 +292,16 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 		p->threads, format_plural(p->threads), pv[0] == '<' ? "" : "= ", pv);
 }
 
-static void write_verdict(FILE *out, const struct group_view *g)
+/*
+ * with_pair: the fix's gains in words too (details.md); report.md's
+ * before-and-after table, right under the verdict, says them once.
+ */
+static void write_verdict(FILE *out, const struct group_view *g, bool with_pair)
 {
 	fputs("**Verdict.** ", out);
 	write_best_sentence(out, g, g->threads[g->nr_threads - 1]);
-	write_pair_sentence(out, g);
+	if (with_pair)
+		write_pair_sentence(out, g);
 	fputs("\n\n", out);
 }
 
@@ -345,13 +350,17 @@ static bool *shown_counters(const struct analysis *a, const struct group_view *g
 
 /*
  * The main table: a case's times and how it compares, in eight columns.
- * Its spread (CV, n) and counters are write_spread_table()'s.
+ * Its spread (CV, n) and counters are write_spread_table()'s. ends_only:
+ * only the fewest and the most threads (report.md: a page that scrolls in
+ * a minute); the appendix has every thread count.
  */
 static void write_main_table(FILE *out, const struct report_input *in,
-			     const struct group_view *g)
+			     const struct group_view *g, bool ends_only)
 {
 	char ns[FORMAT_LEN], tput[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN];
+	long fewest = g->threads[0], most = g->threads[g->nr_threads - 1];
 	double low_coverage = 1;
+	bool left_out = false;
 
 	fputs("| threads | variant | distance | ns/op (95% CI) | Mops/s (95% CI) | × best | p vs best | flags |\n"
 	      "|---:|---|---|---:|---:|---:|---:|---|\n", out);
@@ -359,6 +368,10 @@ static void write_main_table(FILE *out, const struct report_input *in,
 		const struct case_view *v = &g->cases[i];
 		const struct result_case *c = v->c;
 
+		if (ends_only && c->threads != fewest && c->threads != most) {
+			left_out = true;
+			continue;
+		}
 		fprintf(out, "| %ld | ", c->threads);
 		md_name(out, c->variant);
 		fputs(c->baseline ? " (baseline) | " : c->racy ? " (racy) | " : " | ", out);
@@ -374,6 +387,9 @@ static void write_main_table(FILE *out, const struct report_input *in,
 			low_coverage = c->ns_stats.ci_coverage;
 	}
 	fputc('\n', out);
+	if (left_out)
+		fprintf(out, "At %ld and %ld threads; every thread count: [" DETAILS_NAME "]("
+			DETAILS_NAME ").\n\n", fewest, most);
 	if (low_coverage < STATS_CONFIDENCE)
 		fprintf(out, "† Fewer than 6 repetitions: no interval of the median reaches 95%%, so the range of the "
 			"repetitions is shown, which covers the median with only %.0f%% confidence, and the "
@@ -485,8 +501,7 @@ static void write_pair_table(FILE *out, const struct group_view *g)
 			format_ratio_ci(r, &pv->gain), format_p(p, pv->p));
 	}
 	if (paired)
-		fputs("\n† paired by round: the times of the round whose ratio is the median, which "
-		      "agree with the gain; each variant's median over the rounds is in the table above.\n",
+		fputs("\n† paired by round: the times of the median round, which agree with the gain.\n",
 		      out);
 	fputc('\n', out);
 }
@@ -659,9 +674,9 @@ static void write_group(FILE *out, const struct report_input *in,
 	const struct analysis *a = in->a;
 
 	write_setting_heading(out, in, g, "###");
-	write_verdict(out, g);
+	write_verdict(out, g, false);
 	write_pair_table(out, g);
-	write_main_table(out, in, g);
+	write_main_table(out, in, g, true);
 	if (g->mix_param)
 		write_mix_note(out, g);
 	else if (g->nr_threads < 2)
@@ -679,9 +694,9 @@ static void write_group_details(FILE *out, const struct report_input *in,
 				const struct group_view *g)
 {
 	write_setting_heading(out, in, g, "###");
-	write_verdict(out, g);
+	write_verdict(out, g, true);
 	write_pair_table(out, g);
-	write_main_table(out, in, g);
+	write_main_table(out, in, g, false);
 	write_spread_table(out, in, g);
 	write_counters_note(out, in, g);
 	/* With two thread counts the main table's Mops/s column is the scaling. */
@@ -916,10 +931,11 @@ char *markdown_details(const struct report_input *in, size_t *len)
 		const struct family_view *f = &a->families[i];
 		bool first_file = i == 0 || strcmp(a->families[i - 1].name, f->name);
 
-		if (f->pingpong)
-			continue;
 		if (first_file)
 			write_lesson_details(out, in, f);
+		/* The ping-pong's tables are report.md's physical baseline. */
+		if (f->pingpong)
+			continue;
 		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
 			write_group_details(out, in, &a->groups[k]);
 	}
@@ -943,7 +959,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	fputs("# bouncelab report\n\n", out);
 	markdown_banner(out, in);
 	markdown_run_warnings(out, in);
-	markdown_summary(out, in);
+	markdown_summary(out, in, false);
 	write_appendix_note(out, in);
 	markdown_environment(out, in, false);
 	write_failures(out, in);

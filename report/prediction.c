@@ -675,7 +675,7 @@ static double log_miss(const struct validation_point *pt)
 
 #define WORST_MISSES 5
 
-/* For report.md: the few cases the model misses most, and what it lacks there. */
+/* The few cases the model misses most, and what it lacks there. */
 static void write_worst(FILE *out, const struct validation *v)
 {
 	const struct validation_point *worst[WORST_MISSES];
@@ -799,25 +799,17 @@ void markdown_prediction(FILE *out, const struct report_input *in)
 	const struct validation *v = validation_of(in, &storage);
 
 	fputs("## Prediction: a contention model from measured primitives\n\n"
-	      "Each shared line is a server: a handoff costs a one-way line transfer and keeps the "
-	      "line for one more, the new owner's tenure; each case is predicted from its own 1-thread "
-	      "cost and the run's pingpong, with nothing fitted but the tenure's share, measured on "
-	      "one case per kind of update, and the cold share, on one case that pays for nothing but "
-	      "lines another CPU wrote last. Every case, the seeds' curves and how the model works: "
-	      "[" PREDICTION_FILE "]("
+	      "Each case predicted from its own 1-thread cost and the run's pingpong, each shared "
+	      "line a server whose handoff costs a one-way transfer. Every case, the five worst "
+	      "misses, the seeds' machines and how the model works: [" PREDICTION_FILE "]("
 	      PREDICTION_FILE ").\n\n", out);
 	if (seed_prediction_headline(in))
 		fprintf(out, "![the model's prediction on seed 000's 256-CPU machine](" PLOT_DIR
 			"/prediction-%s.svg)\n\n", seed_prediction_headline(in)->profile);
-	if (!v) {
+	if (!v)
 		write_no_validation(out);
-	} else {
+	else
 		write_median(out, v);
-		write_worst(out, v);
-	}
-	fputs("**On the seeds' machines** (this run's 1-thread costs scaled by the clock ratio, "
-	      "published latencies):\n\n", out);
-	seed_prediction_write(out, in, false);
 }
 
 /* PREDICTION_FILE: the whole check, the seeds with their curves, the derivation. */
@@ -838,6 +830,7 @@ static char *prediction_file(const struct report_input *in,
 		fputs("Each 2-thread case predicted from its own 1-thread median and the run's "
 		      "one-way transfer, beside what it measured.\n\n", out);
 		write_median(out, v);
+		write_worst(out, v);
 		fputs("![predicted against measured ns/op at 2 threads](" PREDICTION_SCATTER ")\n\n", out);
 		write_validation(out, v);
 	}

@@ -241,12 +241,28 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 		write_marks(out, cr, f);
 		fputs(" |\n", out);
 	}
-	fputs("\n*gain* is the before variant's ns/op over the after variant's, in the family's default "
-	      "setting, with a 95% CI; above 1 the fix is faster. Marked *paired by round* (both variants "
-	      "ran once in each round of one run), it is the median of the per-round ratios with an "
-	      "order-statistic CI and the sign test; otherwise the ratio of the medians with a bootstrap "
-	      "CI and the Mann–Whitney U test. A gain is called faster or slower only when its CI "
-	      "excludes 1 and that test gives p < 0.05; otherwise it is within noise.\n\n", out);
+	fputc('\n', out);
+}
+
+/* What a gain and a claim's mark mean: said once, on the page that has the summary. */
+static const char gain_legend[] =
+	"*gain* is the before variant's ns/op over the after variant's, in the family's default "
+	"setting, with a 95% CI; above 1 the fix is faster. Marked *paired by round* (both variants "
+	"ran once in each round of one run), it is the median of the per-round ratios with an "
+	"order-statistic CI and the sign test; otherwise the ratio of the medians with a bootstrap "
+	"CI and the Mann–Whitney U test. A gain is called faster or slower only when its CI "
+	"excludes 1 and that test gives p < 0.05; otherwise it is within noise.";
+static const char claims_legend[] =
+	"*at least x*: the median ratio is at least "
+	"x and the rule above calls the first variant slower; *at most x*: the ratio's whole 95% CI "
+	"lies at or below x; *within x*: the ratio's whole "
+	"95% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
+	"95% CI is below (above) the bound. A median on the claim's side that its interval (or "
+	"test) does not confirm is *not testable here*: the run cannot decide it either way.";
+
+void markdown_summary_legend(FILE *out)
+{
+	fprintf(out, "%s\n\nA claim's mark: %s\n\n", gain_legend, claims_legend);
 }
 
 static bool has_figure(const struct analysis *a)
@@ -261,22 +277,18 @@ static bool has_figure(const struct analysis *a)
 }
 
 static void write_claims_table(FILE *out, const struct report_input *in,
-			       const struct claim_report *cr)
+			       const struct claim_report *cr, bool legend)
 {
 	char buf[1024];
 
 	if (!cr->nr)
 		return;
 	fprintf(out, "### The lessons' claims, checked on this run\n\n"
-		"%zu seen, %zu not seen, %zu not testable here. *at least x*: the median ratio is at least "
-		"x and the rule above calls the first variant slower; *at most x*: the ratio's whole 95%% CI "
-		"lies at or below x; *within x*: the ratio's whole "
-		"95%% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
-		"95%% CI is below (above) the bound. A median on the claim's side that its interval (or "
-		"test) does not confirm is *not testable here*: the run cannot decide it either way.\n\n"
-		"| family | claim | expected | condition | mark | measured |\n"
-		"|---|---|---|---|---|---|\n",
-		cr->nr_seen, cr->nr_not_seen, cr->nr_not_testable);
+		"%zu seen, %zu not seen, %zu not testable here.", cr->nr_seen, cr->nr_not_seen,
+		cr->nr_not_testable);
+	fprintf(out, " %s\n\n| family | claim | expected | condition | mark | measured |\n"
+		"|---|---|---|---|---|---|\n", legend ? claims_legend :
+		"What each mark means: [" DETAILS_NAME "](" DETAILS_NAME ").");
 	for (size_t i = 0; i < cr->nr; i++) {
 		const struct claim_result *r = &cr->results[i];
 
@@ -299,7 +311,7 @@ static void write_claims_table(FILE *out, const struct report_input *in,
 	fputc('\n', out);
 }
 
-void markdown_summary(FILE *out, const struct report_input *in)
+void markdown_summary(FILE *out, const struct report_input *in, bool legend)
 {
 	const struct claim_report *cr = in->claims;
 
@@ -312,10 +324,12 @@ void markdown_summary(FILE *out, const struct report_input *in)
 		fprintf(out, "> **None of the lessons' %zu claims could be tested on this run**: the claims "
 			"table below says why for each, with the numbers measured anyway.\n\n", cr->nr);
 	write_family_rows(out, in, cr);
+	if (legend)
+		fprintf(out, "%s\n\n", gain_legend);
 	if (has_figure(in->a))
 		fputs("![The fix's gain in every family, at 1 thread and at the most threads](" SUMMARY_FIGURE ")\n\n",
 		      out);
-	write_claims_table(out, in, cr);
+	write_claims_table(out, in, cr, legend);
 }
 
 /*

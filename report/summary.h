@@ -18,8 +18,13 @@
 /* The key figure, beside report.md. */
 #define SUMMARY_FIGURE PLOT_DIR "/summary-gains.svg"
 
-/* The summary page, in markdown. */
-void markdown_summary(FILE *out, const struct report_input *in);
+/*
+ * The summary page, in markdown. legend: with what a gain and a claim's
+ * mark mean (the brief, which stands alone); otherwise report.md points
+ * to the appendix, which has them (markdown_summary_legend()).
+ */
+void markdown_summary(FILE *out, const struct report_input *in, bool legend);
+void markdown_summary_legend(FILE *out);
 
 /* A family's claims and their marks, under its lesson. */
 void markdown_family_claims(FILE *out, const struct report_input *in,

@@ -959,7 +959,7 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	fputs("# bouncelab report\n\n", out);
 	markdown_banner(out, in);
 	markdown_run_warnings(out, in);
-	markdown_summary(out, in, false);
+	markdown_summary(out, in, SUMMARY_IN_REPORT);
 	write_appendix_note(out, in);
 	markdown_environment(out, in, false);
 	write_failures(out, in);

@@ -351,8 +351,8 @@ static bool *shown_counters(const struct analysis *a, const struct group_view *g
 /*
  * The main table: a case's times and how it compares, in eight columns.
  * Its spread (CV, n) and counters are write_spread_table()'s. ends_only:
- * only the fewest and the most threads (report.md: a page that scrolls in
- * a minute); the appendix has every thread count.
+ * only the fewest and the most threads (report.md without --full: a page
+ * that scrolls in a minute); the appendix has every thread count.
  */
 static void write_main_table(FILE *out, const struct report_input *in,
 			     const struct group_view *g, bool ends_only)
@@ -676,7 +676,7 @@ static void write_group(FILE *out, const struct report_input *in,
 	write_setting_heading(out, in, g, "###");
 	write_verdict(out, g, false);
 	write_pair_table(out, g);
-	write_main_table(out, in, g, true);
+	write_main_table(out, in, g, !in->full);
 	if (g->mix_param)
 		write_mix_note(out, g);
 	else if (g->nr_threads < 2)

@@ -100,7 +100,9 @@ def check_outputs(label, out):
 # ---- the inputs, under xyzzy-PATHLEAK ----
 fixed_doc = json.load(open(os.path.join(tests, "data", "results-fixed.json")))
 doc = copy.deepcopy(fixed_doc)
-doc["context"]["topology"]["source"] = "XML file %s/machine/topo.xml (HWLOC_XMLFILE)" % root
+# As bouncelab records a topology read from a file (no summary line).
+doc["context"]["topology"] = {"source": "XML file %s/machine/topo.xml (HWLOC_XMLFILE)" % root,
+                              "nr_allowed_cpus": 4, "numa_nodes": 1}
 fixed = put(os.path.join(root, "runs", "a", "results.json"), doc)
 latency = shutil.copy(os.path.join(tests, "data", "latency-fixed.json"), os.path.join(root, "runs", "a"))
 second = put(os.path.join(root, "runs", "b", "results.json"), fixed_doc)

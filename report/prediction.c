@@ -838,7 +838,7 @@ static char *prediction_file(const struct report_input *in,
 	      "The fix ratio predicted on each seed's machine profile (`model/profiles/`, every "
 	      "number cited there) from this run's 1-thread costs; no constant is fitted to the "
 	      "seed.\n\n", out);
-	seed_prediction_write(out, in, true);
+	seed_prediction_write(out, in);
 	fputs("## How the model works\n\n", out);
 	write_appendix(out);
 	if (fclose(out)) {

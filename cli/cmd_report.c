@@ -15,6 +15,7 @@ int cmd_report(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "full", no_argument, NULL, 'f' },
 		{ "brief", no_argument, NULL, 'b' },
+		{ "text", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -40,8 +41,11 @@ int cmd_report(int argc, char **argv)
 		case 'b':
 			opts.brief = true;
 			break;
+		case 't':
+			opts.text = true;
+			break;
 		case 'h':
-			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE] [--force] [--full | --brief]\n\n"
+			printf("usage: bouncelab report RESULTS.json... -o DIR [--latency FILE] [--force] [--full | --brief] [--text]\n\n"
 			       "Writes DIR/report.md, its plots in DIR/plots/ and will-it-scale-style\n"
 			       "CSV files in DIR/will-it-scale/ from one or more results files (several\n"
 			       "machines' files give one report comparing them).\n\n"
@@ -53,6 +57,8 @@ int cmd_report(int argc, char **argv)
 			       "                       defaults' table in full, other settings a row each)\n"
 			       "  --brief              only the summary, the claims and the key figure, in\n"
 			       "                       two printed pages; PNG copies with rsvg-convert\n"
+			       "  --text               also DIR/report.txt: the brief as plain text for a\n"
+			       "                       mailing list (72 columns, no markdown)\n"
 			       "  -h, --help           this help\n");
 			return 0;
 		default:
@@ -87,5 +93,7 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret == 2 ? usage_error("%s", err) : runtime_error("%s", err);
 	printf("%s/report.md\n", opts.outdir);
+	if (opts.text)
+		printf("%s/report.txt\n", opts.outdir);
 	return 0;
 }

@@ -125,8 +125,29 @@ bool ascii_alnum(char c)
 	       (c >= '0' && c <= '9');
 }
 
+/*
+ * Would "&..." read as a character reference ("&amp;", "&#62;")? Only
+ * then does an ampersand need its backslash: "&mm->flags" is plain text.
+ */
+static bool starts_reference(const char *s)
+{
+	size_t n = 1;
+
+	if (s[n] == '#') {
+		n++;
+		if (s[n] == 'x' || s[n] == 'X')
+			n++;
+	}
+	if (!ascii_alnum(s[n]))
+		return false;
+	while (ascii_alnum(s[n]))
+		n++;
+	return s[n] == ';';
+}
+
 void md_escape(FILE *out, const char *s)
 {
+	const char *start = s;
 	char prev = ' ';
 
 	for (; s && *s; prev = *s, s++) {
@@ -147,14 +168,20 @@ void md_escape(FILE *out, const char *s)
 			fputc('\\', out);
 			fputc(*s, out);
 			break;
+		/*
+		 * The character itself, as a reader of the raw text sees it:
+		 * a backslash only where markdown would take it for a tag or
+		 * an autolink (<), a quote at the start of a line (>), or a
+		 * character reference (&amp;).
+		 */
 		case '<':
-			fputs("&lt;", out);
+			fputs("\\<", out);
 			break;
 		case '>':
-			fputs("&gt;", out);
+			fputs(s == start ? "\\>" : ">", out);
 			break;
 		case '&':
-			fputs("&amp;", out);
+			fputs(starts_reference(s) ? "\\&" : "&", out);
 			break;
 		case '\n':
 		case '\r':
@@ -169,6 +196,35 @@ void md_escape(FILE *out, const char *s)
 				fputc(*s, out);
 		}
 	}
+}
+
+void md_escape_short_paths(FILE *out, const char *s)
+{
+	char *text = strdup(s ? s : ""), *to = text;
+	char prev = ' ';
+
+	if (!text) {
+		md_escape(out, s);
+		return;
+	}
+	for (const char *from = s ? s : ""; *from; prev = *from, from++) {
+		if (*from == '/' && strchr(" ('\"=", prev)) {
+			size_t len = strcspn(from, " )'\",;");
+			const char *last = from;
+
+			for (size_t i = 0; i < len; i++)
+				if (from[i] == '/' && i + 1 < len)
+					last = from + i + 1;
+			if (last != from) {
+				from = last;
+				prev = '/';
+			}
+		}
+		*to++ = *from;
+	}
+	*to = '\0';
+	md_escape(out, text);
+	free(text);
 }
 
 void md_code(FILE *out, const char *s)

@@ -41,10 +41,19 @@ const char *format_percent(char *buf, double fraction);
 bool ascii_alnum(char c);
 
 /*
- * Text for a markdown table cell or paragraph: | < > ` * _ escaped, line
- * breaks and tabs as spaces, any other control byte shown as \xNN.
+ * Text for a markdown table cell or paragraph: | < ` * _ [ ] \ escaped
+ * with a backslash, and > and & where markdown would read them as a quote
+ * or a character reference; never an HTML entity. Line breaks and tabs as
+ * spaces, any other control byte shown as \xNN.
  */
 void md_escape(FILE *out, const char *s);
+
+/*
+ * md_escape(), each absolute path in the text ("XML file /home/x/t.xml")
+ * shortened to its last component: a report never names the directories
+ * of the machine that wrote it.
+ */
+void md_escape_short_paths(FILE *out, const char *s);
 
 /* A name as is when it is an identifier (has_pinned), else escaped. */
 void md_name(FILE *out, const char *s);

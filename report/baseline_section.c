@@ -169,9 +169,11 @@ void markdown_baseline(FILE *out, const struct report_input *in)
 
 		if (!f->pingpong)
 			continue;
+		/* The lesson's one line; its whole text is the appendix's. */
 		if (!any && f->kf) {
-			md_lesson(out, f->kf->lesson, a, f);
-			fputs("\n\n", out);
+			md_lesson(out, f->kf->lesson_line ? f->kf->lesson_line : f->kf->lesson, a, f);
+			fputs(" The lesson in full, and how to read the floor on a VM: "
+			      "[" DETAILS_NAME "](" DETAILS_NAME ").\n\n", out);
 		}
 		any = true;
 		if (in->nr_files > 1) {

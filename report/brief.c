@@ -126,7 +126,7 @@ static void write_summary(FILE *out, const struct report_input *in, bool png)
 
 	if (!mem)
 		return;
-	markdown_summary(mem, in);
+	markdown_summary(mem, in, SUMMARY_IN_BRIEF);
 	if (fclose(mem)) {
 		free(buf);
 		return;

@@ -179,7 +179,7 @@ static void topology_classes(FILE *out, const struct run_topology *topo)
 static void topology_text(FILE *out, const struct run_topology *topo)
 {
 	if (topo->source) {
-		md_escape(out, topo->source);
+		md_escape_short_paths(out, topo->source);
 		fputs(": ", out);
 	}
 	if (topo->nr_allowed_cpus >= 0)
@@ -422,28 +422,38 @@ void markdown_environment(FILE *out, const struct report_input *in, bool all_row
 		{ "Slurm", row_slurm, true },
 	};
 
-	fputs("## Environment\n\n| |", out);
-	for (unsigned int f = 0; f < in->nr_files; f++) {
-		fputc(' ', out);
-		md_code(out, in->files[f]);
-		fputs(" |", out);
-	}
-	fputs("\n|---|", out);
-	for (unsigned int f = 0; f < in->nr_files; f++)
-		fputs("---|", out);
-	fputc('\n', out);
-	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-		if ((!all_rows && !rows[r].essential) || (rows[r].fn == row_slurm && !any_slurm(in)))
-			continue;
-		fprintf(out, "| %s |", rows[r].label);
-		for (unsigned int f = 0; f < in->nr_files; f++) {
+	/* A table of the files a page shows side by side, then the next. */
+	const unsigned int per_table = MD_TABLE_MAX_COLUMNS - 1;
+
+	fputs("## Environment\n\n", out);
+	for (unsigned int first = 0; first < in->nr_files; first += per_table) {
+		unsigned int end = first + per_table < in->nr_files ?
+				   first + per_table : in->nr_files;
+
+		fputs("| |", out);
+		for (unsigned int f = first; f < end; f++) {
 			fputc(' ', out);
-			rows[r].fn(out, in, f);
+			md_code(out, in->files[f]);
 			fputs(" |", out);
+		}
+		fputs("\n|---|", out);
+		for (unsigned int f = first; f < end; f++)
+			fputs("---|", out);
+		fputc('\n', out);
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			if ((!all_rows && !rows[r].essential) ||
+			    (rows[r].fn == row_slurm && !any_slurm(in)))
+				continue;
+			fprintf(out, "| %s |", rows[r].label);
+			for (unsigned int f = first; f < end; f++) {
+				fputc(' ', out);
+				rows[r].fn(out, in, f);
+				fputs(" |", out);
+			}
+			fputc('\n', out);
 		}
 		fputc('\n', out);
 	}
-	fputc('\n', out);
 }
 
 /* A shell word: quoted when it holds anything but safe characters. */

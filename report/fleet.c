@@ -19,8 +19,12 @@
 #include "svg.h"
 #include "sweeps.h"
 
-/* Thread counts shown beside the most threads, at most. */
-#define FLEET_MAX_SHARED 8
+/*
+ * Thread counts shown beside the most threads, at most: what a page's
+ * width leaves beside the table's six other columns. Each machine's own
+ * tables have the others.
+ */
+#define FLEET_MAX_SHARED (MD_TABLE_MAX_COLUMNS - 6)
 
 static bool same_string(const char *x, const char *y)
 {

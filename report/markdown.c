@@ -45,9 +45,10 @@ void markdown_banner(FILE *out, const struct report_input *in)
 	}
 }
 
-/* in: report.md's, which links the appendix; NULL: the appendix's own. */
-static void write_intro(FILE *out, const struct report_input *in)
+/* How to read the summary and the tables: the appendix's, which report.md links. */
+static void write_intro(FILE *out)
 {
+	markdown_summary_legend(out);
 	fputs("How to read the tables: *ns/op* is the time of one operation in one thread and *Mops/s* the "
 	      "throughput of all threads together, both medians over the repetitions with a 95% confidence "
 	      "interval by order statistics. *× best* divides a variant's ns/op by that of the fastest "
@@ -61,12 +62,17 @@ static void write_intro(FILE *out, const struct report_input *in)
 	      "*noisy*; two separated clusters are flagged *bimodal*, as when a VM moves a vCPU mid-run. "
 	      "Baseline variants (the harness's empty loop) and deliberately racy ones (which lose "
 	      "updates) are never *best*.", out);
-	if (in && in->a->nr_groups)
-		fputs(" The appendix, [" DETAILS_NAME "](" DETAILS_NAME "), has every setting's full "
-		      "table with the fix's before-and-after table that each verdict quotes, the whole "
-		      "environment (host, date, kernel, compiler, library versions) and the command that "
-		      "reproduces the run.", out);
 	fputs("\n\n", out);
+}
+
+/* report.md's pointer to the appendix, which says how to read the tables. */
+static void write_appendix_note(FILE *out, const struct report_input *in)
+{
+	if (!in->a->nr_groups)
+		return;
+	fputs("How to read the tables, each family's lesson in full, every setting's spread, "
+	      "counters, scaling and model fit, the whole environment and the command that "
+	      "reproduces the run: the appendix, [" DETAILS_NAME "](" DETAILS_NAME ").\n\n", out);
 }
 
 static void write_failures(FILE *out, const struct report_input *in)
@@ -118,7 +124,11 @@ static void write_image(FILE *out, const struct analysis *a,
 	fprintf(out, "%s![%s](%s)", strcmp(kind, "ns") ? " " : "", alt, name);
 }
 
-/* The lesson, and how its claims fared in this run, in one paragraph. */
+/*
+ * report.md's head of a family: how its claims fared, where the lesson
+ * is, its source and the patch's two lines. The lesson's one line is the
+ * summary's; its full text is the appendix's (write_lesson_details()).
+ */
 static void write_lesson(FILE *out, const struct report_input *in,
 			 const struct family_view *f)
 {
@@ -132,8 +142,7 @@ static void write_lesson(FILE *out, const struct report_input *in,
 	}
 	fputs(" — ", out);
 	md_escape(out, kf->title);
-	fputs("\n\n", out);
-	md_lesson(out, kf->lesson, in->a, f);
+	fputs("\n\nThe lesson, and each variant: [" DETAILS_NAME "](" DETAILS_NAME ").", out);
 	markdown_family_claims(out, in, f, false);
 	fputs("\n\n*Source:* ", out);
 	md_source(out, kf->source);
@@ -148,7 +157,25 @@ static void write_lesson(FILE *out, const struct report_input *in,
 			fprintf(out, ": %s", kf->after_variant);
 		fprintf(out, " */\n%s\n```\n\n", kf->after);
 	}
-	fputs("*Variants:* ", out);
+}
+
+/* details.md's head of a family: the lesson in full and every variant. */
+static void write_lesson_details(FILE *out, const struct report_input *in,
+				 const struct family_view *f)
+{
+	const struct kernel_family *kf = f->kf;
+
+	fputs("## ", out);
+	md_name(out, f->name);
+	if (!kf) {
+		fputs("\n\n", out);
+		return;
+	}
+	fputs(" — ", out);
+	md_escape(out, kf->title);
+	fputs("\n\n", out);
+	md_lesson(out, kf->lesson, in->a, f);
+	fputs("\n\n*Variants:* ", out);
 	for (unsigned int v = 0; v < kf->nr_variants; v++) {
 		md_code(out, kf->variants[v].name);
 		fputs(": ", out);
@@ -265,11 +292,16 @@ static void write_pair_sentence(FILE *out, const struct group_view *g)
 		p->threads, format_plural(p->threads), pv[0] == '<' ? "" : "= ", pv);
 }
 
-static void write_verdict(FILE *out, const struct group_view *g)
+/*
+ * with_pair: the fix's gains in words too (details.md); report.md's
+ * before-and-after table, right under the verdict, says them once.
+ */
+static void write_verdict(FILE *out, const struct group_view *g, bool with_pair)
 {
 	fputs("**Verdict.** ", out);
 	write_best_sentence(out, g, g->threads[g->nr_threads - 1]);
-	write_pair_sentence(out, g);
+	if (with_pair)
+		write_pair_sentence(out, g);
 	fputs("\n\n", out);
 }
 
@@ -316,60 +348,121 @@ static bool *shown_counters(const struct analysis *a, const struct group_view *g
 	return shown;
 }
 
+/*
+ * The main table: a case's times and how it compares, in eight columns.
+ * Its spread (CV, n) and counters are write_spread_table()'s. ends_only:
+ * only the fewest and the most threads (report.md without --full: a page
+ * that scrolls in a minute); the appendix has every thread count.
+ */
 static void write_main_table(FILE *out, const struct report_input *in,
-			     const struct group_view *g)
+			     const struct group_view *g, bool ends_only)
 {
-	char ns[FORMAT_LEN], tput[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN], cv[FORMAT_LEN];
-	bool *shown = shown_counters(in->a, g);
+	char ns[FORMAT_LEN], tput[FORMAT_LEN], r[FORMAT_LEN], p[FORMAT_LEN];
+	long fewest = g->threads[0], most = g->threads[g->nr_threads - 1];
 	double low_coverage = 1;
+	bool left_out = false;
 
-	if (!shown)
-		return;
-	fputs("| threads | variant | distance | ns/op (95% CI) | Mops/s (95% CI) | × best | p vs best | CV | n | flags |", out);
-	for (size_t k = 0; k < g->nr_counter_names; k++) {
+	fputs("| threads | variant | distance | ns/op (95% CI) | Mops/s (95% CI) | × best | p vs best | flags |\n"
+	      "|---:|---|---|---:|---:|---:|---:|---|\n", out);
+	for (size_t i = 0; i < g->group->nr; i++) {
+		const struct case_view *v = &g->cases[i];
+		const struct result_case *c = v->c;
+
+		if (ends_only && c->threads != fewest && c->threads != most) {
+			left_out = true;
+			continue;
+		}
+		fprintf(out, "| %ld | ", c->threads);
+		md_name(out, c->variant);
+		fputs(c->baseline ? " (baseline) | " : c->racy ? " (racy) | " : " | ", out);
+		md_escape(out, c->widest_class ? c->widest_class : "n/a");
+		fprintf(out, " | %s | %s | %s | %s | ",
+			format_median_ci(ns, &c->ns_stats, 1),
+			format_median_ci(tput, &c->tput_stats, 1e-6),
+			v->best == c ? "best" : format_ratio_ci(r, &v->vs_best),
+			format_p(p, v->p_vs_best));
+		write_flags(out, in, c);
+		fputs(" |\n", out);
+		if (c->n > 1 && c->ns_stats.ci_coverage < low_coverage)
+			low_coverage = c->ns_stats.ci_coverage;
+	}
+	fputc('\n', out);
+	if (left_out)
+		fprintf(out, "At %ld and %ld threads; every thread count: [" DETAILS_NAME "]("
+			DETAILS_NAME ").\n\n", fewest, most);
+	if (low_coverage < STATS_CONFIDENCE)
+		fprintf(out, "† Fewer than 6 repetitions: no interval of the median reaches 95%%, so the range of the "
+			"repetitions is shown, which covers the median with only %.0f%% confidence, and the "
+			"bootstrap intervals of ratios are rough too. Run more repetitions (the default is 9).\n\n",
+			low_coverage * 100);
+}
+
+/*
+ * One table of the spread (with_spread: CV and n) and of the counters
+ * from *next on, as many as fit beside threads and variant; *next is
+ * left at the first counter not written.
+ */
+static void write_spread_part(FILE *out, const struct group_view *g, const bool *shown,
+			      bool with_spread, size_t *next)
+{
+	size_t room = MD_TABLE_MAX_COLUMNS - 2 - (with_spread ? 2 : 0), end = *next, nr = 0;
+	char r[FORMAT_LEN], cv[FORMAT_LEN];
+
+	for (; end < g->nr_counter_names && nr < room; end++)
+		nr += shown[end];
+	fputs(with_spread ? "| threads | variant | CV | n |" : "| threads | variant |", out);
+	for (size_t k = *next; k < end; k++) {
 		if (!shown[k])
 			continue;
 		fputc(' ', out);
 		md_name(out, g->counter_names[k]);
 		fputs(" |", out);
 	}
-	fputs("\n|---:|---|---|---:|---:|---:|---:|---:|---:|---|", out);
-	for (size_t k = 0; k < g->nr_counter_names; k++)
-		if (shown[k])
-			fputs("---:|", out);
+	fputs(with_spread ? "\n|---:|---|---:|---:|" : "\n|---:|---|", out);
+	for (size_t i = 0; i < nr; i++)
+		fputs("---:|", out);
 	fputc('\n', out);
 	for (size_t i = 0; i < g->group->nr; i++) {
-		const struct case_view *v = &g->cases[i];
-		const struct result_case *c = v->c;
+		const struct result_case *c = g->cases[i].c;
 
 		fprintf(out, "| %ld | ", c->threads);
 		md_name(out, c->variant);
-		fputs(c->baseline ? " (baseline) | " : c->racy ? " (racy) | " : " | ", out);
-		md_escape(out, c->widest_class ? c->widest_class : "n/a");
-		fprintf(out, " | %s | %s | %s | %s | %s | %zu | ",
-			format_median_ci(ns, &c->ns_stats, 1),
-			format_median_ci(tput, &c->tput_stats, 1e-6),
-			v->best == c ? "best" : format_ratio_ci(r, &v->vs_best),
-			format_p(p, v->p_vs_best), format_percent(cv, c->ns_stats.cv), c->n);
-		write_flags(out, in, c);
 		fputs(" |", out);
-		for (size_t k = 0; k < g->nr_counter_names; k++) {
+		if (with_spread)
+			fprintf(out, " %s | %zu |", format_percent(cv, c->ns_stats.cv), c->n);
+		for (size_t k = *next; k < end; k++) {
 			const struct case_counter *cc = result_case_counter(c, g->counter_names[k]);
 
 			if (shown[k])
 				fprintf(out, " %s |", cc ? format_sig(r, cc->median) : "n/a");
 		}
 		fputc('\n', out);
-		if (c->n > 1 && c->ns_stats.ci_coverage < low_coverage)
-			low_coverage = c->ns_stats.ci_coverage;
 	}
 	fputc('\n', out);
+	*next = end;
+}
+
+/* Each case's spread and its counters that are non-zero somewhere. */
+static void write_spread_table(FILE *out, const struct report_input *in,
+			       const struct group_view *g)
+{
+	bool *shown = shown_counters(in->a, g);
+	size_t next = 0;
+
+	if (!shown)
+		return;
+	fputs("Spread and counters (per operation, medians):\n\n", out);
+	write_spread_part(out, g, shown, true, &next);
+	while (next < g->nr_counter_names) {
+		size_t k = next;
+
+		while (k < g->nr_counter_names && !shown[k])
+			k++;
+		if (k == g->nr_counter_names)
+			break;
+		write_spread_part(out, g, shown, false, &next);
+	}
 	free(shown);
-	if (low_coverage < STATS_CONFIDENCE)
-		fprintf(out, "† Fewer than 6 repetitions: no interval of the median reaches 95%%, so the range of the "
-			"repetitions is shown, which covers the median with only %.0f%% confidence, and the "
-			"bootstrap intervals of ratios are rough too. Run more repetitions (the default is 9).\n\n",
-			low_coverage * 100);
 }
 
 static void write_pair_table(FILE *out, const struct group_view *g)
@@ -408,8 +501,7 @@ static void write_pair_table(FILE *out, const struct group_view *g)
 			format_ratio_ci(r, &pv->gain), format_p(p, pv->p));
 	}
 	if (paired)
-		fputs("\n† paired by round: the times of the round whose ratio is the median, which "
-		      "agree with the gain; each variant's median over the rounds is in the table above.\n",
+		fputs("\n† paired by round: the times of the median round, which agree with the gain.\n",
 		      out);
 	fputc('\n', out);
 }
@@ -581,32 +673,32 @@ static void write_group(FILE *out, const struct report_input *in,
 	const struct analysis *a = in->a;
 
 	write_setting_heading(out, in, g, "###");
-	write_verdict(out, g);
-	write_main_table(out, in, g);
-	write_counters_note(out, in, g);
-	/* With two thread counts the main table's Mops/s column is the scaling. */
-	if (plot_has_speedup(g))
-		write_scaling_table(out, a, g);
+	write_verdict(out, g, false);
+	write_pair_table(out, g);
+	write_main_table(out, in, g, !in->full);
 	if (g->mix_param)
 		write_mix_note(out, g);
-	else if (g->nr_threads >= 2)
-		write_usl(out, g);
-	else
+	else if (g->nr_threads < 2)
 		fprintf(out, "Only %ld thread%s measured: no scaling plots or model.\n\n",
 			g->threads[0], format_plural(g->threads[0]));
 	if (plots)
 		write_plots(out, a, g, true);
 }
 
-/* A setting in details.md: everything but the plots, and the pair table. */
+/*
+ * A setting in details.md: everything but the plots; the spread, the
+ * counters, the scaling and the model that report.md leaves out.
+ */
 static void write_group_details(FILE *out, const struct report_input *in,
 				const struct group_view *g)
 {
 	write_setting_heading(out, in, g, "###");
-	write_verdict(out, g);
-	write_main_table(out, in, g);
+	write_verdict(out, g, true);
 	write_pair_table(out, g);
+	write_main_table(out, in, g, false);
+	write_spread_table(out, in, g);
 	write_counters_note(out, in, g);
+	/* With two thread counts the main table's Mops/s column is the scaling. */
 	if (plot_has_speedup(g))
 		write_scaling_table(out, in->a, g);
 	if (g->mix_param)
@@ -617,75 +709,114 @@ static void write_group_details(FILE *out, const struct report_input *in,
 
 /*
  * A compact report shows the default table in full and the family's
- * other settings one row each: each variant's ns/op, the fix's gain and
- * the fastest variant, at 1 thread and at the most. `report --full`
- * gives every setting a section of its own.
+ * other settings one row each, at the most threads: each variant's ns/op
+ * (as many variants to a table as fit), then the fix's gain and the
+ * fastest variant. `report --full` gives every setting a section of its
+ * own.
  */
+static bool other_setting(const struct analysis *a, const struct group_view *g)
+{
+	return !group_detailed(a, g, false);
+}
+
+static void write_other_medians(FILE *out, const struct report_input *in,
+				const struct family_view *f, size_t first, size_t end)
+{
+	const struct analysis *a = in->a;
+	const struct group_view *def = &a->groups[f->default_group];
+	char changes[SWEEP_TEXT_LEN], v[FORMAT_LEN];
+
+	fputs("| changes | threads |", out);
+	/* the baselines too: a like-for-like control reads across settings */
+	for (size_t i = first; i < end; i++) {
+		fputc(' ', out);
+		md_code(out, def->variants[i].name);
+		fputs(def->variants[i].baseline ? " (baseline) |" : " |", out);
+	}
+	fputs("\n|---|---:|", out);
+	for (size_t i = first; i < end; i++)
+		fputs("---:|", out);
+	fputc('\n', out);
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &a->groups[k];
+		/* The most threads: where the settings differ most, as in the sweep plots. */
+		long t = g->nr_threads ? g->threads[g->nr_threads - 1] : 0;
+
+		if (!other_setting(a, g) || !g->nr_threads)
+			continue;
+		setting_changes(changes, sizeof(changes), a, g);
+		fputs("| ", out);
+		md_escape(out, changes);
+		fprintf(out, " | %ld |", t);
+		for (size_t i = first; i < end; i++) {
+			const struct case_view *cv = group_view_find(a, g, def->variants[i].name, t);
+
+			fprintf(out, " %s |", cv ? format_sig(v, cv->c->ns_stats.median) : "n/a");
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+static void write_other_verdicts(FILE *out, const struct report_input *in,
+				 const struct family_view *f)
+{
+	const struct analysis *a = in->a;
+	const struct group_view *def = &a->groups[f->default_group];
+	char changes[SWEEP_TEXT_LEN], r[FORMAT_LEN], pv[FORMAT_LEN];
+
+	fputs(def->before ? "| changes | threads | the fix faster by | p | lowest median |\n"
+			    "|---|---:|---:|---:|---|\n" :
+			    "| changes | threads | lowest median |\n|---|---:|---|\n", out);
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &a->groups[k];
+		long t = g->nr_threads ? g->threads[g->nr_threads - 1] : 0;
+		const struct pair_view *p = group_view_pair(g, t);
+		const struct case_view *best = NULL;
+
+		if (!other_setting(a, g) || !g->nr_threads)
+			continue;
+		for (size_t i = 0; i < def->nr_variants; i++) {
+			const struct case_view *cv = group_view_find(a, g, def->variants[i].name, t);
+
+			if (cv && cv->best == cv->c)
+				best = cv;
+		}
+		setting_changes(changes, sizeof(changes), a, g);
+		fputs("| ", out);
+		md_escape(out, changes);
+		fprintf(out, " | %ld |", t);
+		if (def->before)
+			fprintf(out, " %s | %s |", p ? format_ratio_ci(r, &p->gain) : "n/a",
+				p ? format_p(pv, p->p) : "n/a");
+		fputc(' ', out);
+		if (best)
+			md_code(out, best->c->variant);
+		else
+			fputs("n/a", out);
+		fputs(" |\n", out);
+	}
+	fputc('\n', out);
+}
+
 static void write_other_settings(FILE *out, const struct report_input *in,
 				 const struct family_view *f)
 {
 	const struct analysis *a = in->a;
 	const struct group_view *def = &a->groups[f->default_group];
-	char changes[SWEEP_TEXT_LEN], v[FORMAT_LEN];
+	const size_t per_table = MD_TABLE_MAX_COLUMNS - 2;
 	bool any = false;
 
-	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
-		const struct group_view *g = &a->groups[k];
-
-		if (group_detailed(a, g, false))
-			continue;
-		if (!any) {
-			fputs("### Other settings: ns/op medians at the most threads\n\n"
-			      "| changes | threads |", out);
-			/* the baselines too: a like-for-like control reads across settings */
-			for (size_t i = 0; i < def->nr_variants; i++) {
-				fputc(' ', out);
-				md_code(out, def->variants[i].name);
-				fputs(def->variants[i].baseline ? " (baseline) |" : " |", out);
-			}
-			if (def->before)
-				fputs(" the fix faster by | p |", out);
-			fputs(" lowest median |\n|---|---:|", out);
-			for (size_t i = 0; i < def->nr_variants; i++)
-				fputs("---:|", out);
-			fputs(def->before ? "---:|---:|---|\n" : "---|\n", out);
-		}
-		any = true;
-		setting_changes(changes, sizeof(changes), a, g);
-		for (size_t t = 0; t < g->nr_threads; t++) {
-			const struct pair_view *p = group_view_pair(g, g->threads[t]);
-			const struct case_view *best = NULL;
-
-			/* The most threads: where the settings differ most, as in the sweep plots. */
-			if (t + 1 < g->nr_threads)
-				continue;
-			fputs("| ", out);
-			md_escape(out, changes);
-			fprintf(out, " | %ld |", g->threads[t]);
-			for (size_t i = 0; i < def->nr_variants; i++) {
-				const struct case_view *cv;
-
-				cv = group_view_find(a, g, def->variants[i].name, g->threads[t]);
-				fprintf(out, " %s |", cv ? format_sig(v, cv->c->ns_stats.median) : "n/a");
-				if (cv && cv->best == cv->c)
-					best = cv;
-			}
-			if (def->before) {
-				char r[FORMAT_LEN], pv[FORMAT_LEN];
-
-				fprintf(out, " %s | %s |", p ? format_ratio_ci(r, &p->gain) : "n/a",
-					p ? format_p(pv, p->p) : "n/a");
-			}
-			fputc(' ', out);
-			if (best)
-				md_code(out, best->c->variant);
-			else
-				fputs("n/a", out);
-			fputs(" |\n", out);
-		}
-	}
-	if (any)
-		fputc('\n', out);
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
+		any |= other_setting(a, &a->groups[k]) && a->groups[k].nr_threads;
+	if (!any)
+		return;
+	fputs("### Other settings: ns/op medians at the most threads\n\n", out);
+	for (size_t first = 0; first < def->nr_variants; first += per_table)
+		write_other_medians(out, in, f, first,
+				    first + per_table < def->nr_variants ?
+				    first + per_table : def->nr_variants);
+	write_other_verdicts(out, in, f);
 }
 
 /* ns/op against each parameter the family's tables sweep. */
@@ -792,25 +923,20 @@ char *markdown_details(const struct report_input *in, size_t *len)
 	if (!out)
 		return NULL;
 	fputs("# bouncelab report: appendix\n\n"
-	      "The appendix of [report.md](report.md), which has the lessons, the claims and the plots. "
-	      "Here each setting has its full table and the fix's before-and-after table; the whole "
-	      "environment and the command that reproduces the run follow.\n\n", out);
-	write_intro(out, NULL);
+	      "The appendix of [report.md](report.md), which has the summary, the claims and the plots. "
+	      "Here each family's lesson is in full, and each setting has its tables in full: the fix's "
+	      "before and after, the times, the spread and counters, the scaling and the model's fit; "
+	      "the whole environment and the command that reproduces the run follow.\n\n", out);
+	write_intro(out);
 	for (size_t i = 0; i < a->nr_families; i++) {
 		const struct family_view *f = &a->families[i];
 		bool first_file = i == 0 || strcmp(a->families[i - 1].name, f->name);
 
+		if (first_file)
+			write_lesson_details(out, in, f);
+		/* The ping-pong's tables are report.md's physical baseline. */
 		if (f->pingpong)
 			continue;
-		if (first_file) {
-			fputs("## ", out);
-			md_name(out, f->name);
-			if (f->kf) {
-				fputs(" — ", out);
-				md_escape(out, f->kf->title);
-			}
-			fputs("\n\n", out);
-		}
 		for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
 			write_group_details(out, in, &a->groups[k]);
 	}
@@ -834,8 +960,8 @@ char *markdown_report(const struct report_input *in, size_t *len)
 	fputs("# bouncelab report\n\n", out);
 	markdown_banner(out, in);
 	markdown_run_warnings(out, in);
-	markdown_summary(out, in);
-	write_intro(out, in);
+	markdown_summary(out, in, SUMMARY_IN_REPORT);
+	write_appendix_note(out, in);
 	markdown_environment(out, in, false);
 	write_failures(out, in);
 	write_outputs_note(out, in);

@@ -12,7 +12,12 @@
 #include "results_read.h"
 
 struct report_input {
-	const char *const *files;	/* as given on the command line */
+	/*
+	 * The inputs and the output directory as the report names them:
+	 * relative to the report's directory, or the path's last components,
+	 * never a directory of the machine that wrote it (report.c).
+	 */
+	const char *const *files;
 	unsigned int nr_files;
 	const char *outdir;
 	const char *latency_path;	/* or NULL */
@@ -27,6 +32,12 @@ struct report_input {
 	 */
 	const struct claim_report *claims;
 };
+
+/*
+ * The most columns a table has: what a code-hosting page shows without
+ * scrolling sideways. A wider one is split (markdown.c, environment.c).
+ */
+#define MD_TABLE_MAX_COLUMNS 8
 
 /* The appendix report.md links: every setting in full. */
 #define DETAILS_NAME "details.md"

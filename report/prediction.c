@@ -186,7 +186,8 @@ static bool seen_case(const struct validation *v, const struct result_row *r)
  * move the vCPUs between two runs).
  */
 static void append_machine(struct validation *v, const struct analysis *a,
-			   unsigned int file, double one_way, const double share_of[2],
+			   unsigned int file, const char *name, double one_way,
+			   const double share_of[2],
 			   double cold_share, const struct result_row *cold_case)
 {
 	const struct results *set = a->set;
@@ -213,7 +214,7 @@ static void append_machine(struct validation *v, const struct analysis *a,
 	else
 		miss[0] = '\0';
 	snprintf(v->machines + used, sizeof(v->machines) - used, "; %s: one-way %.1f ns%s%s",
-		 set->files[file].path, one_way, miss, share);
+		 name, one_way, miss, share);
 }
 
 /* The machine's transfer at every class one_way, and file's cold miss at it. */
@@ -598,7 +599,8 @@ static int build_validation(const struct report_input *in, struct validation *v)
 				v->cold_miss = in->set->files[file].run.cold_miss_ns;
 				v->cold_share = cold_share;
 			}
-			append_machine(v, in->a, file, one_way, share, cold_share, cold_case);
+			append_machine(v, in->a, file, in->files[file], one_way, share, cold_share,
+				       cold_case);
 		}
 		machine_profile_close(&m);
 	}
@@ -667,7 +669,7 @@ static double log_miss(const struct validation_point *pt)
 
 #define WORST_MISSES 5
 
-/* For report.md: the few cases the model misses most, and what it lacks there. */
+/* The few cases the model misses most, and what it lacks there. */
 static void write_worst(FILE *out, const struct validation *v)
 {
 	const struct validation_point *worst[WORST_MISSES];
@@ -791,25 +793,17 @@ void markdown_prediction(FILE *out, const struct report_input *in)
 	const struct validation *v = validation_of(in, &storage);
 
 	fputs("## Prediction: a contention model from measured primitives\n\n"
-	      "Each shared line is a server: a handoff costs a one-way line transfer and keeps the "
-	      "line for one more, the new owner's tenure; each case is predicted from its own 1-thread "
-	      "cost and the run's pingpong, with nothing fitted but the tenure's share, measured on "
-	      "one case per kind of update, and the cold share, on one case that pays for nothing but "
-	      "lines another CPU wrote last. Every case, the seeds' curves and how the model works: "
-	      "[" PREDICTION_FILE "]("
+	      "Each case predicted from its own 1-thread cost and the run's pingpong, each shared "
+	      "line a server whose handoff costs a one-way transfer. Every case, the five worst "
+	      "misses, the seeds' machines and how the model works: [" PREDICTION_FILE "]("
 	      PREDICTION_FILE ").\n\n", out);
 	if (seed_prediction_headline(in))
 		fprintf(out, "![the model's prediction on seed 000's 256-CPU machine](" PLOT_DIR
 			"/prediction-%s.svg)\n\n", seed_prediction_headline(in)->profile);
-	if (!v) {
+	if (!v)
 		write_no_validation(out);
-	} else {
+	else
 		write_median(out, v);
-		write_worst(out, v);
-	}
-	fputs("**On the seeds' machines** (this run's 1-thread costs scaled by the clock ratio, "
-	      "published latencies):\n\n", out);
-	seed_prediction_write(out, in, false);
 }
 
 /* PREDICTION_FILE: the whole check, the seeds with their curves, the derivation. */
@@ -830,6 +824,7 @@ static char *prediction_file(const struct report_input *in,
 		fputs("Each 2-thread case predicted from its own 1-thread median and the run's "
 		      "one-way transfer, beside what it measured.\n\n", out);
 		write_median(out, v);
+		write_worst(out, v);
 		fputs("![predicted against measured ns/op at 2 threads](" PREDICTION_SCATTER ")\n\n", out);
 		write_validation(out, v);
 	}
@@ -837,7 +832,7 @@ static char *prediction_file(const struct report_input *in,
 	      "The fix ratio predicted on each seed's machine profile (`model/profiles/`, every "
 	      "number cited there) from this run's 1-thread costs; no constant is fitted to the "
 	      "seed.\n\n", out);
-	seed_prediction_write(out, in, true);
+	seed_prediction_write(out, in);
 	fputs("## How the model works\n\n", out);
 	write_appendix(out);
 	if (fclose(out)) {

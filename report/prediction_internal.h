@@ -23,8 +23,8 @@ double prediction_case_median(const struct results *set, const struct result_row
 int prediction_config_of(const struct result_row *r, const struct kernel_family *f,
 			 struct kernel_config *cfg);
 
-/* The seeds' table (and, with_plots, their curves) with where the time goes. */
-void seed_prediction_write(FILE *out, const struct report_input *in, bool with_plots);
+/* The seeds' table and their curves (prediction.md) with where the time goes. */
+void seed_prediction_write(FILE *out, const struct report_input *in);
 
 /* The headline seed (46.6x at 256 CPUs) when this run can predict it, else NULL. */
 const struct seed_figure *seed_prediction_headline(const struct report_input *in);

@@ -21,6 +21,7 @@
 #include "output.h"
 #include "output_path.h"
 #include "plots.h"
+#include "plain_text.h"
 #include "prediction.h"
 #include "report.h"
 #include "report_record.h"
@@ -37,7 +38,87 @@ struct report_state {
 	bool have_latency;
 	struct claim_report claims;
 	struct output_batch batch;
+	/* The inputs as the report names them (name_inputs()). */
+	char **names;
+	char *latency_name, *outdir_name;
 };
+
+/*
+ * A report is pasted into mails and merge requests: it never names the
+ * directories of the machine that wrote it. A file under the report's
+ * directory is named relative to it; any other by its last path
+ * component, or as many last components as tell it from the other files.
+ */
+static const char *path_tail(const char *path, unsigned int components)
+{
+	const char *p = path + strlen(path);
+
+	while (p > path) {
+		if (p[-1] == '/' && !--components)
+			break;
+		p--;
+	}
+	return p;
+}
+
+static char *input_name(const char *path, const char *outdir,
+			const char *const *others, unsigned int nr_others)
+{
+	char *real = realpath(path, NULL), *name;
+	size_t n = strlen(outdir);
+	unsigned int k = 1;
+
+	if (!real)
+		return strdup(path_tail(path, 1));
+	if (n > 1 && !strncmp(real, outdir, n) && real[n] == '/') {
+		name = strdup(real + n + 1);
+		free(real);
+		return name;
+	}
+	for (unsigned int i = 0; i < nr_others; i++) {
+		char *other = realpath(others[i], NULL);
+
+		while (other && strcmp(other, real) &&
+		       !strcmp(path_tail(other, k), path_tail(real, k)) &&
+		       path_tail(real, k) > real + 1)
+			k++;
+		free(other);
+	}
+	name = strdup(path_tail(real, k));
+	free(real);
+	return name;
+}
+
+static int name_inputs(const struct report_options *opts, const char *outdir,
+		       struct report_state *st)
+{
+	char *dir = realpath(outdir, NULL);
+
+	st->names = calloc(opts->nr_files ? opts->nr_files : 1, sizeof(*st->names));
+	if (!dir || !st->names)
+		goto fail;
+	for (unsigned int i = 0; i < opts->nr_files; i++)
+		if (!(st->names[i] = input_name(opts->files[i], dir, opts->files, opts->nr_files)))
+			goto fail;
+	if (opts->latency &&
+	    !(st->latency_name = input_name(opts->latency, dir, NULL, 0)))
+		goto fail;
+	st->outdir_name = strdup(path_tail(dir, 1));
+	free(dir);
+	return st->outdir_name ? 0 : -1;
+fail:
+	free(dir);
+	return -1;
+}
+
+static void free_names(struct report_state *st, unsigned int nr)
+{
+	for (unsigned int i = 0; st->names && i < nr; i++)
+		free(st->names[i]);
+	free(st->names);
+	free(st->latency_name);
+	free(st->outdir_name);
+}
 
 /* 0, or 128 + the signal that asked the report to stop (err says so). */
 static int stopped(const struct report_options *opts, char *err, size_t errlen)
@@ -102,19 +183,35 @@ oom:
 	return 1;
 }
 
+/* report --text: the brief as plain text, beside the report. */
+static int render_text(const struct report_input *in, struct report_state *st,
+		       const char *dir)
+{
+	char path[PATH_MAX + 16], *md, *text;
+	size_t len = 0;
+
+	md = markdown_brief(in, false, "", &len);
+	text = md ? plain_text_from_markdown(md, &len) : NULL;
+	free(md);
+	snprintf(path, sizeof(path), "%s/" TEXT_NAME, dir);
+	return !text || output_batch_add(&st->batch, path, text, len) ? -1 : 0;
+}
+
 /* Renders every file in memory, under dir (the temporary directory). */
 static int render(const struct report_options *opts, struct report_state *st,
 		  const char *dir, char *err, size_t errlen)
 {
 	struct report_input in = {
-		opts->files, opts->nr_files, opts->outdir, opts->latency,
-		&st->set, &st->a, st->have_latency ? &st->latency : NULL,
-		opts->full, &st->claims,
+		(const char *const *)st->names, opts->nr_files, st->outdir_name,
+		st->latency_name, &st->set, &st->a,
+		st->have_latency ? &st->latency : NULL, opts->full, &st->claims,
 	};
 	char path[PATH_MAX + 16];
 	size_t len = 0;
 	char *md;
 
+	if (opts->text && render_text(&in, st, dir))
+		goto oom;
 	if (opts->brief)
 		return render_brief(&in, st, dir, err, errlen);
 	for (size_t i = 0; i < st->a.nr_groups; i++)
@@ -184,12 +281,13 @@ static int make_dirs(const char *outdir, char *err, size_t errlen)
 
 /*
  * The parts of a report, report.md last: it is what a reader opens. The
- * files end in ".md"; report --brief writes no appendix (PREDICTION_FILE,
- * DETAILS_NAME). The record of the files in the two directories comes
+ * files end in ".md" (report.txt with --text); report --brief writes no
+ * appendix (PREDICTION_FILE, DETAILS_NAME). The record of the files in the two directories comes
  * just before report.md.
  */
 static const char *const report_parts[] = {
-	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, REPORT_RECORD_NAME, "report.md"
+	PLOT_DIR, CSV_DIR, PREDICTION_FILE, DETAILS_NAME, TEXT_NAME, REPORT_RECORD_NAME,
+	"report.md"
 };
 #define NR_PARTS (sizeof(report_parts) / sizeof(report_parts[0]))
 
@@ -444,6 +542,10 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 			 strerror(errno));
 		ret = 1;
 	}
+	if (!ret && name_inputs(opts, claim.path, &st)) {
+		snprintf(err, errlen, "out of memory naming the report's inputs");
+		ret = 1;
+	}
 	if (!ret) {
 		m.tmp = tmp;
 		m.outdir = claim.path;
@@ -470,6 +572,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	if (claimed)
 		output_release(&claim, wrote || claim.exists);
 	output_batch_free(&st.batch);
+	free_names(&st, opts->nr_files);
 	claims_free(&st.claims);
 	analysis_free(&st.a);
 	result_cases_free(&st.cases);

@@ -18,6 +18,8 @@ struct report_options {
 	bool full;
 	/* only the summary, the claims and the key figure (brief.h) */
 	bool brief;
+	/* also the brief as plain text, report.txt (plain_text.h) */
+	bool text;
 	/*
 	 * Asked between steps (each input file, the analysis, the rendering,
 	 * before the files go in): a signal number that asks the report to
@@ -31,7 +33,7 @@ struct report_options {
 
 /*
  * Reads the results files and writes outdir/report.md, outdir/plots/ and
- * outdir/will-it-scale/. outdir is claimed by the output rule
+ * outdir/will-it-scale/ (and outdir/report.txt with opts->text). outdir is claimed by the output rule
  * (output_path.h); the report is built in outdir/.report.tmp.XXXXXX and
  * moved into place, report.md last. The output is claimed before any
  * input is read: a second report on it is refused at its start, not a

@@ -144,7 +144,7 @@ static bool within_2x_of(double ratio, double gain)
 }
 
 static void write_seed_row(FILE *out, const struct report_input *in,
-			   const struct seed_figure *seed, bool with_plot)
+			   const struct seed_figure *seed)
 {
 	struct seed_model sm;
 	char err[512], what[256];
@@ -165,9 +165,7 @@ static void write_seed_row(FILE *out, const struct report_input *in,
 		fprintf(out, "%.3gx (%.0f → %.0f ns per page per thread; the seed's %.0f → %.0f) | %s",
 			ratio, ns[0], ns[1], seed_ns_per_page(seed, false), seed_ns_per_page(seed, true),
 			within_2x_of(ratio, gain) ? "within 2x" : "**miss**: see below");
-		if (with_plot)
-			fprintf(out, " ![predicted curves](" PLOT_DIR "/prediction-%s.svg)",
-				seed->profile);
+		fprintf(out, " ![predicted curves](" PLOT_DIR "/prediction-%s.svg)", seed->profile);
 		fputs(" |\n", out);
 	}
 	machine_profile_close(&sm.m);
@@ -279,11 +277,11 @@ static void write_sides(FILE *out, const struct report_input *in)
 	fputs("\nmodel/model_doc.md derives both.\n\n", out);
 }
 
-void seed_prediction_write(FILE *out, const struct report_input *in, bool with_plots)
+void seed_prediction_write(FILE *out, const struct report_input *in)
 {
 	fputs("| seed figure | profile | seed's gain | predicted | |\n|---|---|---:|---|---|\n", out);
 	for_each_predicted_seed(seed)
-		write_seed_row(out, in, seed, with_plots);
+		write_seed_row(out, in, seed);
 	fputs("\n", out);
 	write_sides(out, in);
 }

@@ -135,13 +135,14 @@ static void write_mode_figures(FILE *out, const struct report_input *in, unsigne
 	const struct host_modes *hm = &a->modes[file];
 	char x[FORMAT_LEN];
 
-	fputs("| family | fix, at the most threads |", out);
+	/* The fix itself is the family table's (or the brief's list). */
+	fputs("| family | the fix, at threads |", out);
 	for (size_t k = 0; k < hm->nr; k++) {
 		fputs(" mode ", out);
 		write_mode(out, &hm->modes[k]);
 		fputs(" |", out);
 	}
-	fputs("\n|---|---|", out);
+	fputs("\n|---|---:|", out);
 	for (size_t k = 0; k < hm->nr; k++)
 		fputs("---:|", out);
 	fputc('\n', out);
@@ -154,7 +155,7 @@ static void write_mode_figures(FILE *out, const struct report_input *in, unsigne
 			continue;
 		fputs("| ", out);
 		write_family_label(out, in, f);
-		fprintf(out, " | `%s` over `%s`, %ld threads |", g->after, g->before, p->threads);
+		fprintf(out, " | %ld |", p->threads);
 		for (size_t k = 0; k < hm->nr; k++) {
 			double r = host_mode_ratio(&hm->modes[k], p->before, p->after);
 
@@ -170,7 +171,7 @@ static void write_mode_figures(FILE *out, const struct report_input *in, unsigne
  * what the round's placement costs, so one median over all rounds mixes
  * two machines; the modes say which.
  */
-static void write_host_modes(FILE *out, const struct report_input *in)
+static void write_host_modes(FILE *out, const struct report_input *in, enum summary_form form)
 {
 	for (unsigned int file = 0; file < in->set->nr_files; file++) {
 		const struct host_modes *hm = &in->a->modes[file];
@@ -186,49 +187,79 @@ static void write_host_modes(FILE *out, const struct report_input *in)
 			write_mode(out, &hm->modes[k]);
 		}
 		fprintf(out, ". A round's line transfers all cost what its mode costs, so the fix's gain is "
-			"given per mode below, and each claim at 2+ threads is checked again on each mode's "
+			"given per mode %s, and each claim at 2+ threads is checked again on each mode's "
 			"rounds where a mode has the %d rounds a test needs (the claims table says how it "
 			"fared). Rounds are modes when their one-way transfers differ by %gx or more.\n\n",
+			form == SUMMARY_IN_BRIEF ? "in the full report" : "below",
 			CLAIM_MIN_REPETITIONS, HOST_MODE_FACTOR);
-		write_mode_figures(out, in, file);
+		if (form == SUMMARY_IN_REPORT)
+			write_mode_figures(out, in, file);
 	}
 }
 
+static void write_lesson_line(FILE *out, const struct analysis *a,
+			      const struct family_view *f)
+{
+	md_lesson(out, f->kf && f->kf->lesson_line ? f->kf->lesson_line :
+		  f->kf ? f->kf->title : "not in this build's catalogue", a, f);
+}
+
+/* "`read_then_set` over `store_always`", or "no before/after pair" */
+static void write_fix(FILE *out, const struct analysis *a, const struct group_view *g)
+{
+	if (!g || !g->before) {
+		fputs("no before/after pair", out);
+		return;
+	}
+	md_code(out, g->after);
+	fputs(" over ", out);
+	md_code(out, g->before);
+	/* no case at the defaults: say which setting stands in */
+	if (!g->is_default) {
+		char changes[SWEEP_TEXT_LEN];
+
+		setting_changes(changes, sizeof(changes), a, g);
+		fputs(" at ", out);
+		md_escape(out, changes);
+		fputs(" (the run has no case at the defaults)", out);
+	}
+}
+
+/*
+ * A row per family. The brief has a row per family with a fix, its two
+ * gains only, and then each family's fix, claims and lesson as a list:
+ * columns of words beside the numbers make every row several lines tall
+ * on a printed page.
+ */
 static void write_family_rows(FILE *out, const struct report_input *in,
-			      const struct claim_report *cr)
+			      const struct claim_report *cr, enum summary_form form)
 {
 	const struct analysis *a = in->a;
+	bool brief = form == SUMMARY_IN_BRIEF, any = !brief;
 
-	fputs("| family | lesson | fix (after over before) | gain at 1 thread | gain at the most threads | claims |\n"
-	      "|---|---|---|---:|---:|---|\n", out);
+	for (size_t i = 0; !any && i < a->nr_families; i++)
+		any = summary_group(a, &a->families[i]) && summary_group(a, &a->families[i])->before;
+	if (any)
+		fputs(brief ? "| family | gain at 1 thread | gain at the most threads |\n"
+			      "|---|---:|---:|\n" :
+			      "| family | lesson | fix (after over before) | gain at 1 thread | gain at the most threads | claims |\n"
+			      "|---|---|---|---:|---:|---|\n", out);
 	for (size_t i = 0; i < a->nr_families; i++) {
 		const struct family_view *f = &a->families[i];
 		const struct group_view *g = summary_group(a, f);
 		const struct pair_view *widest = g ? group_view_widest_pair(g) : NULL;
 
+		if (brief && !(g && g->before))
+			continue;
 		fputs("| ", out);
 		write_family_label(out, in, f);
 		fputs(" | ", out);
-		md_lesson(out, f->kf && f->kf->lesson_line ? f->kf->lesson_line :
-			  f->kf ? f->kf->title : "not in this build's catalogue", a, f);
-		fputs(" | ", out);
-		if (g && g->before) {
-			md_code(out, g->after);
-			fputs(" over ", out);
-			md_code(out, g->before);
-			/* no case at the defaults: say which setting stands in */
-			if (!g->is_default) {
-				char changes[SWEEP_TEXT_LEN];
-
-				setting_changes(changes, sizeof(changes), a, g);
-				fputs(" at ", out);
-				md_escape(out, changes);
-				fputs(" (the run has no case at the defaults)", out);
-			}
-		} else {
-			fputs("no before/after pair", out);
+		if (!brief) {
+			write_lesson_line(out, a, f);
+			fputs(" | ", out);
+			write_fix(out, a, g);
+			fputs(" | ", out);
 		}
-		fputs(" | ", out);
 		write_gain(out, g ? group_view_pair(g, 1) : NULL);
 		fputs(" | ", out);
 		if (widest && widest->threads > 1) {
@@ -237,16 +268,51 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 		} else {
 			fputs("not measured", out);
 		}
-		fputs(" | ", out);
-		write_marks(out, cr, f);
-		fputs(" |\n", out);
+		fputs(" |", out);
+		if (!brief) {
+			fputc(' ', out);
+			write_marks(out, cr, f);
+			fputs(" |", out);
+		}
+		fputc('\n', out);
 	}
-	fputs("\n*gain* is the before variant's ns/op over the after variant's, in the family's default "
-	      "setting, with a 95% CI; above 1 the fix is faster. Marked *paired by round* (both variants "
-	      "ran once in each round of one run), it is the median of the per-round ratios with an "
-	      "order-statistic CI and the sign test; otherwise the ratio of the medians with a bootstrap "
-	      "CI and the Mann–Whitney U test. A gain is called faster or slower only when its CI "
-	      "excludes 1 and that test gives p < 0.05; otherwise it is within noise.\n\n", out);
+	if (any)
+		fputc('\n', out);
+	for (size_t i = 0; brief && i < a->nr_families; i++) {
+		const struct family_view *f = &a->families[i];
+
+		fputs("- ", out);
+		write_family_label(out, in, f);
+		fputs(" (fix: ", out);
+		write_fix(out, a, summary_group(a, f));
+		fputs("): ", out);
+		write_lesson_line(out, a, f);
+		fputs(i + 1 < a->nr_families ? "\n" : "\n\n", out);
+	}
+}
+
+/* What a gain and a claim's mark mean: said once, on the page that has the summary. */
+static const char gain_legend[] =
+	"*gain*: the before variant's ns/op over the after variant's in the family's default "
+	"setting, with a 95% CI; above 1 the fix is faster. *Paired by round*: the median of the "
+	"per-round ratios (sign test); otherwise the ratio of the medians (bootstrap CI, "
+	"Mann–Whitney U test). Faster or slower only when the CI excludes 1 and p < 0.05; "
+	"otherwise within noise.";
+static const char claims_legend[] =
+	"*at least x*: the median ratio is at least "
+	"x and the rule above calls the first variant slower; *at most x*: the ratio's whole 95% CI "
+	"lies at or below x; *within x*: the ratio's whole "
+	"95% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
+	"95% CI is below (above) the bound.";
+/* The brief lists only the claims not seen or not testable: this is the mark it needs. */
+static const char claims_untestable_legend[] =
+	"A median on the claim's side that its interval (or "
+	"test) does not confirm is *not testable here*: the run cannot decide it either way.";
+
+void markdown_summary_legend(FILE *out)
+{
+	fprintf(out, "%s\n\nA claim's mark: %s %s\n\n", gain_legend, claims_legend,
+		claims_untestable_legend);
 }
 
 static bool has_figure(const struct analysis *a)
@@ -260,25 +326,129 @@ static bool has_figure(const struct analysis *a)
 	return false;
 }
 
-static void write_claims_table(FILE *out, const struct report_input *in,
-			       const struct claim_report *cr)
+/*
+ * Why a claim is not testable: its reason, without the numbers measured
+ * anyway (claims.c appends them as ". Measured: ..."), which differ from
+ * claim to claim where the reason does not.
+ */
+static void not_testable_why(char *buf, size_t len, const struct claim_result *r)
 {
+	char *numbers;
+
+	if (r->why[0])
+		snprintf(buf, len, "%s", r->why);
+	else
+		claim_numbers(buf, len, r);
+	numbers = strstr(buf, ". Measured: ");
+	if (numbers)
+		numbers[0] = '\0';
+}
+
+/*
+ * The brief's claims not seen, one item each with its numbers, then those
+ * not testable, one item per reason: a short run leaves most of them
+ * untestable for the one same reason, which is said once.
+ */
+static void write_claims_list(FILE *out, const struct report_input *in,
+			      const struct claim_report *cr)
+{
+	char buf[1024], why[1024], other[1024];
+	bool any = false;
+
+	for (size_t i = 0; i < cr->nr; i++) {
+		const struct claim_result *r = &cr->results[i];
+
+		if (r->mark != CLAIM_NOT_SEEN)
+			continue;
+		fputs("- ", out);
+		write_family_label(out, in, r->family);
+		fputs(": ", out);
+		md_escape(out, r->claim->text);
+		fprintf(out, ": **%s**. Expected ", claim_mark_word(r->mark));
+		claim_expectation(buf, sizeof(buf), r->claim);
+		md_escape(out, buf);
+		fputs(" (", out);
+		claim_condition(buf, sizeof(buf), r->claim);
+		md_escape(out, buf);
+		fputs("); measured: ", out);
+		claim_numbers(buf, sizeof(buf), r);
+		md_escape(out, buf);
+		fputc('\n', out);
+		any = true;
+	}
+	for (size_t i = 0; i < cr->nr; i++) {
+		const struct family_view *family = NULL;
+		bool said = false;
+
+		if (cr->results[i].mark != CLAIM_NOT_TESTABLE)
+			continue;
+		not_testable_why(why, sizeof(why), &cr->results[i]);
+		for (size_t k = 0; k < i && !said; k++) {
+			not_testable_why(other, sizeof(other), &cr->results[k]);
+			said = cr->results[k].mark == CLAIM_NOT_TESTABLE && !strcmp(why, other);
+		}
+		if (said)
+			continue;
+		fprintf(out, "- *%s*: ", claim_mark_word(CLAIM_NOT_TESTABLE));
+		md_escape(out, why);
+		fputs(":", out);
+		/* "`has_pinned` 3, `counter` 4": the claims themselves are report.md's */
+		for (size_t k = i; k < cr->nr; k++) {
+			const struct claim_result *r = &cr->results[k];
+			size_t n = 0;
+
+			if (r->mark != CLAIM_NOT_TESTABLE || r->family == family)
+				continue;
+			not_testable_why(other, sizeof(other), r);
+			if (strcmp(why, other))
+				continue;
+			for (size_t j = k; j < cr->nr; j++) {
+				not_testable_why(other, sizeof(other), &cr->results[j]);
+				n += cr->results[j].family == r->family &&
+				     cr->results[j].mark == CLAIM_NOT_TESTABLE && !strcmp(why, other);
+			}
+			fputs(family ? ", " : " ", out);
+			write_family_label(out, in, r->family);
+			fprintf(out, " %zu", n);
+			family = r->family;
+		}
+		fputs(".\n", out);
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+/*
+ * Every claim with its numbers (report.md), or, in the brief, which has
+ * two pages for it, the claims not seen or not testable: a claim seen is
+ * counted, and its numbers are report.md's.
+ */
+static void write_claims_table(FILE *out, const struct report_input *in,
+			       const struct claim_report *cr, enum summary_form form)
+{
+	bool brief = form == SUMMARY_IN_BRIEF;
 	char buf[1024];
 
 	if (!cr->nr)
 		return;
 	fprintf(out, "### The lessons' claims, checked on this run\n\n"
-		"%zu seen, %zu not seen, %zu not testable here. *at least x*: the median ratio is at least "
-		"x and the rule above calls the first variant slower; *at most x*: the ratio's whole 95%% CI "
-		"lies at or below x; *within x*: the ratio's whole "
-		"95%% CI lies within a factor x; *below* (*above*): the upper (lower) end of the median's "
-		"95%% CI is below (above) the bound. A median on the claim's side that its interval (or "
-		"test) does not confirm is *not testable here*: the run cannot decide it either way.\n\n"
-		"| family | claim | expected | condition | mark | measured |\n"
-		"|---|---|---|---|---|---|\n",
-		cr->nr_seen, cr->nr_not_seen, cr->nr_not_testable);
+		"%zu seen, %zu not seen, %zu not testable here.", cr->nr_seen, cr->nr_not_seen,
+		cr->nr_not_testable);
+	if (!brief) {
+		fputs(" What each mark means: [" DETAILS_NAME "](" DETAILS_NAME ").", out);
+	} else {
+		fprintf(out, " %s Each claim, with its numbers, is in the full report (`bouncelab "
+			"report` without `--brief`).", claims_untestable_legend);
+		fputs("\n\n", out);
+		write_claims_list(out, in, cr);
+		return;
+	}
+	fputs("\n\n| family | claim | expected | condition | mark | measured |\n"
+	      "|---|---|---|---|---|---|\n", out);
 	for (size_t i = 0; i < cr->nr; i++) {
 		const struct claim_result *r = &cr->results[i];
+
 
 		fputs("| ", out);
 		write_family_label(out, in, r->family);
@@ -299,7 +469,7 @@ static void write_claims_table(FILE *out, const struct report_input *in,
 	fputc('\n', out);
 }
 
-void markdown_summary(FILE *out, const struct report_input *in)
+void markdown_summary(FILE *out, const struct report_input *in, enum summary_form form)
 {
 	const struct claim_report *cr = in->claims;
 
@@ -307,15 +477,18 @@ void markdown_summary(FILE *out, const struct report_input *in)
 		return;
 	fputs("## Summary\n\n", out);
 	write_not_seen(out, in, cr);
-	write_host_modes(out, in);
-	if (cr->nr_not_testable && !cr->nr_seen && !cr->nr_not_seen)
+	write_host_modes(out, in, form);
+	/* The brief's claims section, all of it "not testable", says so. */
+	if (form == SUMMARY_IN_REPORT && cr->nr_not_testable && !cr->nr_seen && !cr->nr_not_seen)
 		fprintf(out, "> **None of the lessons' %zu claims could be tested on this run**: the claims "
 			"table below says why for each, with the numbers measured anyway.\n\n", cr->nr);
-	write_family_rows(out, in, cr);
+	write_family_rows(out, in, cr, form);
+	if (form == SUMMARY_IN_BRIEF)
+		fprintf(out, "%s\n\n", gain_legend);
 	if (has_figure(in->a))
 		fputs("![The fix's gain in every family, at 1 thread and at the most threads](" SUMMARY_FIGURE ")\n\n",
 		      out);
-	write_claims_table(out, in, cr);
+	write_claims_table(out, in, cr, form);
 }
 
 /*

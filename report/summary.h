@@ -18,8 +18,22 @@
 /* The key figure, beside report.md. */
 #define SUMMARY_FIGURE PLOT_DIR "/summary-gains.svg"
 
+enum summary_form {
+	/*
+	 * report.md's: every claim with its numbers; what a gain and a
+	 * mark mean is the appendix's (markdown_summary_legend()).
+	 */
+	SUMMARY_IN_REPORT,
+	/*
+	 * report --brief's, which stands alone on two printed pages: with
+	 * the legends, and only the claims not seen or not testable in full.
+	 */
+	SUMMARY_IN_BRIEF,
+};
+
 /* The summary page, in markdown. */
-void markdown_summary(FILE *out, const struct report_input *in);
+void markdown_summary(FILE *out, const struct report_input *in, enum summary_form form);
+void markdown_summary_legend(FILE *out);
 
 /* A family's claims and their marks, under its lesson. */
 void markdown_family_claims(FILE *out, const struct report_input *in,

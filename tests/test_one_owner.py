@@ -60,7 +60,9 @@ for path, row in zip(files, rows):
     if not m or abs(float(m.group(1)) - want) > 0.05 + 0.001 * want:
         problems.append(f"{os.path.basename(os.path.dirname(path))}: fleet floor "
                         f"{m.group(1) if m else None}, the pingpong's median is {want:.2f}")
-    m = re.search(re.escape(path) + r": one-way ([0-9.]+) ns", prediction)
+    # Both files are default.json: the report names each by its folder too.
+    name = os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
+    m = re.search(r"; " + re.escape(name) + r": one-way ([0-9.]+) ns", prediction)
     if not m or abs(float(m.group(1)) - want) > 0.05 + 0.001 * want:
         problems.append(f"{os.path.basename(os.path.dirname(path))}: prediction's one-way "
                         f"{m.group(1) if m else None}, the pingpong's median is {want:.2f}")

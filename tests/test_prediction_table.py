@@ -5,7 +5,7 @@
 prediction.md lists every 2-thread case with its measured and predicted
 ns/op (three significant digits) and their ratio; its check line gives the
 median |predicted / measured - 1|, how many cases are within 2x, how many
-were fitted and the median of the rest. report.md lists the five worst
+were fitted and the median of the rest. It lists the five worst
 misses. This test reads the table as a reader does and recomputes each of
 those with Python's statistics module from the printed columns:
 
@@ -150,10 +150,8 @@ def check_run(bouncelab, folder, out):
     if abs(held_median - int(m.group(3))) > 1.5:
         fail(f"{name}: held-out median {m.group(3)}%, the table's give {held_median:.2f}%")
 
-    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
-        report = f.read()
     worst = []
-    for line in report.split("| worst misses |", 1)[1].splitlines()[2:]:
+    for line in text.split("| worst misses |", 1)[1].splitlines()[2:]:
         w = WORST.match(line)
         if not w:
             break

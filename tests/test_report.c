@@ -201,7 +201,7 @@ static void test_racy_never_best(void **state)
 	assert_null(strstr(md, "`shared_plain` is the fastest"));
 	assert_non_null(strstr(md, "At 2 threads, `percpu_padded` is the fastest"));
 	assert_non_null(strstr(md, "| 2 | shared_plain (racy) |"));
-	assert_non_null(strstr(md, "| 2 | nop (baseline) |"));
+	assert_non_null(strstr(md, "| 4 | nop (baseline) |"));
 	free(md);
 }
 

@@ -14,7 +14,8 @@ From tests/data/results-fixed.json and copies of it changed in one way:
   value measured and no line between them;
 - the summary figure's ratio bars grow from 1: right for a gain, left for a
   loss (the fix made 3 times slower at 1 thread);
-- a counter that is zero on every row has no column, one that is not has;
+- a counter that is zero on every row has no column in the appendix's
+  spread and counters table, one that is not has;
 - a calm run has no warning; a noisy copy and a busy copy have one at the
   top, with the counts, and say what to do;
 - threads above the allowed CPUs are flagged "shared CPUs" row by row;
@@ -22,9 +23,9 @@ From tests/data/results-fixed.json and copies of it changed in one way:
 - the seeds are cited by thread title and archive link, never "seeds/";
 - no repeated boilerplate: each claim is listed once, in the summary's
   table (a claim not seen also in the banner and under its lesson); the
-  seeds' gloss is said once; the before-and-after tables are in the
-  appendix details.md, which report.md links, one per setting with a fix,
-  and which follows the same rules;
+  seeds' gloss is said once; a before-and-after table is under each
+  verdict with a fix, in report.md and in the appendix details.md, which
+  report.md links, and which follows the same rules;
 - report --brief is the summary, the claims and the key figure in at most
   120 lines, with a PNG copy when rsvg-convert is installed and a note
   saying why not when it is not.
@@ -91,8 +92,9 @@ for claim, mark in claims:
         problem("the claim %r is written %d times in report.md" % (claim.strip(), n))
 if text.count("*gain* is how many times better") > 1:
     problem("the seeds' gloss is repeated")
-if "Before and after" in text:
-    problem("report.md still has a before-and-after table: it belongs in details.md")
+if text.count("Before and after:") != len(re.findall(r"^### Setting: .*\n\n\*\*Verdict\.\*\*.*\n\nBefore and after:", text, re.M)) \
+        or "Before and after:" not in text:
+    problem("report.md has no before-and-after table right under a verdict")
 if "](details.md)" not in text:
     problem("report.md does not link its appendix details.md")
 details = open(os.path.join(out, "details.md")).read()
@@ -197,11 +199,12 @@ doc = copy.deepcopy(fixed)
 for r in rows_of(doc, "counter/"):
     r["zero_events_per_op"] = 0.0
     r["some_events_per_op"] = 0.0 if r["threads"] == 1 else 0.5
-_, text = report("counters", [doc])
+out, _ = report("counters", [doc])
+text = open(os.path.join(out, "details.md")).read()
 if "zero_events_per_op" in text:
     problem("a counter zero on every row has a column")
 if "| some_events_per_op |" not in text:
-    problem("a counter non-zero at 2 threads has no column")
+    problem("a counter non-zero at 2 threads has no column in the appendix's spread and counters table")
 
 # ---- noisy and busy ----
 doc = copy.deepcopy(fixed)

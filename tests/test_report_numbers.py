@@ -182,12 +182,19 @@ def main():
                 else:
                     ratio(f"{what} × best", row[5], float(e["x_best"]), e["x_ci"], e["method"])
                     p_value(f"{what} p vs best", row[6], float(e["p"]))
-                check(f"{what} CV", row[7].rstrip("%"), e["cv"])
-                if row[8] != str(e["n"]):
-                    problem(f"{what}: n is {row[8]}, expected {e['n']}")
-                if ("noisy" in row[9]) != e["noisy"]:
-                    problem(f"{what}: flags {row[9]!r}, but its CV is {e['cv']:.1f}% "
+                if ("noisy" in row[7]) != e["noisy"]:
+                    problem(f"{what}: flags {row[7]!r}, but its CV is {e['cv']:.1f}% "
                             f"({'above' if e['noisy'] else 'not above'} 10%)")
+            elif header[:4] == ["threads", "variant", "CV", "n"] and setting:
+                # The spread, in the appendix's table beside the main one.
+                key = (family, setting, int(row[0]), variant_name(row[1]))
+                e = cases.get(key)
+                if not e:
+                    problem(f"{'/'.join(map(str, key))}: a spread row with no independent value")
+                    continue
+                check(f"{'/'.join(map(str, key))} CV", row[2].rstrip("%"), e["cv"])
+                if row[3] != str(e["n"]):
+                    problem(f"{'/'.join(map(str, key))}: n is {row[3]}, expected {e['n']}")
             elif header[0] == "threads" and len(header) == 5 and header[3].endswith("faster by") and setting:
                 before, after = header[1].split("`")[1], header[2].split("`")[1]
                 g = gains.get((family, setting, int(row[0])))
@@ -225,6 +232,8 @@ def main():
                         check(f"{'/'.join(map(str, key))} other settings median", row[i],
                               cases[key]["ns"][0])
                 g = gains.get((family, match[0], threads))
+                if "the fix faster by" not in header:
+                    continue
                 if g:
                     ratio(f"{family}/{match[0]}/{threads} other settings gain", row[-3], g[2])
                     p_value(f"{family}/{match[0]}/{threads} other settings gain", row[-2], g[3])

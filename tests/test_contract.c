@@ -16,7 +16,6 @@
  *   other test);
  * - every parameter verifies at both ends of its range and its default.
  */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +26,7 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "drive.h"
 
 /* enough for every family's pattern to turn over at least once */
 #define OPS 64
@@ -248,52 +248,15 @@ static void verify_fails_a_run_that_did_nothing(void **unused)
 	}
 }
 
-struct worker {
-	pthread_t tid;
-	const struct kernel_variant *variant;
-	void *state;
-	unsigned int thread;
-	pthread_barrier_t *start;
-};
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-
-	pthread_barrier_wait(w->start);
-	w->variant->run(w->state, w->thread, OPS);
-	return NULL;
-}
-
-/* Runs cfg's variant on its threads at once (a pingpong needs both). */
+/* Runs cfg's variant through the one driver, which verifies. */
 static void run_and_verify(const struct kernel_family *f,
 			   const struct kernel_config *cfg, const char *setting)
 {
-	const char *variant = f->variants[cfg->variant].name;
-	struct kernel_metrics metrics = { 0 };
-	struct worker w[MAX_THREADS];
-	uint64_t ops[MAX_THREADS];
-	pthread_barrier_t start;
-	char err[256], msg[256];
-	void *state;
+	char err[512];
 
-	state = f->create(cfg, err, sizeof(err));
-	if (!state)
-		fail_msg("%s/%s at %s: create: %s: the range says the value is valid",
-			 f->name, variant, setting, err);
-	pthread_barrier_init(&start, NULL, cfg->nr_threads);
-	for (unsigned int t = 0; t < cfg->nr_threads; t++) {
-		ops[t] = OPS;
-		w[t] = (struct worker){ .variant = &f->variants[cfg->variant],
-					.state = state, .thread = t, .start = &start };
-		assert_int_equal(pthread_create(&w[t].tid, NULL, worker_main, &w[t]), 0);
-	}
-	for (unsigned int t = 0; t < cfg->nr_threads; t++)
-		pthread_join(w[t].tid, NULL);
-	pthread_barrier_destroy(&start);
-	if (f->verify(state, cfg, ops, &metrics, msg, sizeof(msg)))
-		fail_msg("%s/%s at %s: verify: %s", f->name, variant, setting, msg);
-	f->destroy(state);
+	if (kernel_drive(f, cfg, OPS, NULL, NULL, err, sizeof(err)))
+		fail_msg("%s/%s at %s: %s", f->name, f->variants[cfg->variant].name,
+			 setting, err);
 }
 
 /*

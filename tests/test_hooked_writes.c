@@ -9,7 +9,6 @@
  * hook at least one write per operation. The build itself is the other
  * half: an atomic type atomics.h does not list fails to compile.
  */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,11 +19,12 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "drive.h"
+
 #define HOOKED_ATOMICS_DEFINITIONS
 #include "instrumented/atomics.h"
 
 #define OPS 64
-#define MAX_THREADS 2
 
 static atomic_ulong hooked_writes;
 
@@ -52,21 +52,16 @@ static bool declares_a_write(const struct kernel_variant *v)
 	return false;
 }
 
-struct worker {
-	pthread_t tid;
-	const struct kernel_variant *variant;
-	void *state;
-	unsigned int thread;
-	pthread_barrier_t *start;
-};
-
-static void *worker_main(void *arg)
+/* The writes the threads made: counted from their start, not the state's creation. */
+static void reset_writes(void *arg)
 {
-	struct worker *w = arg;
+	(void)arg;
+	atomic_store(&hooked_writes, 0);
+}
 
-	pthread_barrier_wait(w->start);
-	w->variant->run(w->state, w->thread, OPS);
-	return NULL;
+static void count_writes(void *arg)
+{
+	*(unsigned long *)arg = atomic_load(&hooked_writes);
 }
 
 static void every_declared_write_reaches_the_hook(void **unused)
@@ -78,35 +73,22 @@ static void every_declared_write_reaches_the_hook(void **unused)
 		const struct kernel_family *f = catalog[i];
 
 		for (unsigned int v = 0; v < f->nr_variants; v++) {
-			struct worker w[MAX_THREADS];
-			pthread_barrier_t start;
+			struct kernel_drive_hooks hooks = {
+				.before_threads = reset_writes, .after_threads = count_writes,
+			};
 			struct kernel_config cfg;
-			unsigned long seen;
-			char err[256];
-			void *state;
+			unsigned long seen = 0;
+			char err[512];
 
 			if (!declares_a_write(&f->variants[v]))
 				continue;
 			kernel_config_defaults(f, &cfg);
 			cfg.variant = v;
 			cfg.nr_threads = f->min_threads > 1 ? f->min_threads : 1;
-			assert_true(cfg.nr_threads <= MAX_THREADS);
-			state = f->create(&cfg, err, sizeof(err));
-			if (!state)
-				fail_msg("%s/%s: create: %s", f->name, f->variants[v].name, err);
-			atomic_store(&hooked_writes, 0);
-			pthread_barrier_init(&start, NULL, cfg.nr_threads);
-			for (unsigned int t = 0; t < cfg.nr_threads; t++) {
-				w[t] = (struct worker){ .variant = &f->variants[v], .state = state,
-							.thread = t, .start = &start };
-				assert_int_equal(pthread_create(&w[t].tid, NULL, worker_main, &w[t]), 0);
-			}
-			for (unsigned int t = 0; t < cfg.nr_threads; t++)
-				pthread_join(w[t].tid, NULL);
-			pthread_barrier_destroy(&start);
-			seen = atomic_load(&hooked_writes);
+			hooks.arg = &seen;
+			if (kernel_drive(f, &cfg, OPS, &hooks, NULL, err, sizeof(err)))
+				fail_msg("%s/%s: %s", f->name, f->variants[v].name, err);
 			tested++;
-			f->destroy(state);
 			if (seen < OPS * cfg.nr_threads)
 				fail_msg("%s/%s: %u operations on %u thread%s made %lu writes the "
 					 "instrumented build saw: write shared state with <stdatomic.h>'s "

@@ -66,19 +66,55 @@ static void compare_usage(FILE *out)
 		"input (nothing compared).\n");
 }
 
-/* "has_pinned/store_always [pin_work=1, ...], 2 threads" */
-static void case_label(char *buf, size_t len, const struct result_case *c)
+/*
+ * A benchmark's name as results.json and compare.py spell it, which
+ * --filter takes back: Google Benchmark's run_name
+ * ("counter/percpu_batched/read_every:64/real_time/threads:2"). A file
+ * whose names do not tell two settings apart (written before names
+ * carried every parameter away from its default) gets the setting after
+ * the name where it repeats: "... [pin_work=0, flag_line=shared]".
+ */
+static void case_label(char *buf, size_t len, const struct result_case *c, bool name_repeats)
 {
-	const char *plural = c->threads == 1 ? "" : "s";
-
-	if (!c->family)
-		snprintf(buf, len, "%s, %ld thread%s", c->name, c->threads, plural);
-	else if (c->setting && *c->setting)
-		snprintf(buf, len, "%s/%s [%s], %ld thread%s", c->family, c->variant,
-			 c->setting, c->threads, plural);
+	if (name_repeats && c->setting && *c->setting)
+		snprintf(buf, len, "%s [%s]", c->name, c->setting);
 	else
-		snprintf(buf, len, "%s/%s, %ld thread%s", c->family, c->variant,
-			 c->threads, plural);
+		snprintf(buf, len, "%s", c->name);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	const struct result_case *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/*
+ * Whether each case's name repeats in its file: a flag per case, in the
+ * cases' order, found by sorting pointers to them by name. NULL when out
+ * of memory.
+ */
+static bool *names_repeated(const struct result_cases *cases)
+{
+	const struct result_case **by_name = malloc((cases->nr + 1) * sizeof(*by_name));
+	bool *repeats = calloc(cases->nr + 1, sizeof(*repeats));
+
+	if (!by_name || !repeats) {
+		free(by_name);
+		free(repeats);
+		return NULL;
+	}
+	for (size_t i = 0; i < cases->nr; i++)
+		by_name[i] = &cases->cases[i];
+	qsort(by_name, cases->nr, sizeof(*by_name), compare_names);
+	for (size_t i = 1; i < cases->nr; i++) {
+		if (strcmp(by_name[i - 1]->name, by_name[i]->name))
+			continue;
+		repeats[by_name[i - 1] - cases->cases] = true;
+		repeats[by_name[i] - cases->cases] = true;
+	}
+	free(by_name);
+	return repeats;
 }
 
 /*
@@ -244,13 +280,14 @@ static json_t *case_json(const char *label, const struct result_case *c,
  * whether it is beyond --fail-on-regression (and names it on stderr).
  */
 static double compare_case(const struct result_case *a, const struct result_case *b,
-			   const struct compare_options *o, json_t *benchmarks, bool *regressed)
+			   bool name_repeats, const struct compare_options *o,
+			   json_t *benchmarks, bool *regressed)
 {
 	char label[1024], r[FORMAT_LEN];
 	struct compare_row row;
 	json_t *j = NULL;
 
-	case_label(label, sizeof(label), a);
+	case_label(label, sizeof(label), a, name_repeats);
 	if (a->aggregate || b->aggregate)
 		measure_aggregate_row(a, b, &row);
 	else
@@ -353,15 +390,20 @@ static int compare_sides(const struct side *a, const struct side *b,
 {
 	size_t i = 0, j = 0, only_a = 0, only_b = 0, nr = 0, nr_regressed = 0;
 	double *ratios = malloc((a->cases.nr + 1) * sizeof(double));
+	bool *repeats = names_repeated(&a->cases);
 	json_t *root = NULL, *benchmarks = NULL;
 	char g[FORMAT_LEN];
 	int ret;
 
-	if (!ratios)
+	if (!ratios || !repeats) {
+		free(ratios);
+		free(repeats);
 		return runtime_error("out of memory comparing %s and %s", a->path, b->path);
+	}
 	/* Refused before any table is printed: there would be nothing in it. */
 	if (!nr_in_common(a, b)) {
 		free(ratios);
+		free(repeats);
 		return usage_error("compare: %s and %s have no benchmark in common: expected two runs of at least one same benchmark",
 				   a->path, b->path);
 	}
@@ -384,8 +426,10 @@ static int compare_sides(const struct side *a, const struct side *b,
 			only_b++;
 			j++;
 		} else {
-			ratios[nr++] = compare_case(&a->cases.cases[i++], &b->cases.cases[j++],
-						    o, benchmarks, &regressed);
+			ratios[nr++] = compare_case(&a->cases.cases[i], &b->cases.cases[j],
+						    repeats[i], o, benchmarks, &regressed);
+			i++;
+			j++;
 			nr_regressed += regressed;
 		}
 	}
@@ -404,6 +448,7 @@ static int compare_sides(const struct side *a, const struct side *b,
 			       only_a == 1 ? "" : "s", only_b);
 	}
 	free(ratios);
+	free(repeats);
 	ret = root ? print_json(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : 0;
 	if (!ret && nr_regressed) {
 		fprintf(stderr, "bouncelab: %zu benchmark%s slower than --fail-on-regression %s allows\n",

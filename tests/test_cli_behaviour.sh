@@ -158,7 +158,8 @@ for line in open(sys.argv[2]):
         continue
     f = line.rstrip("\n").split("\t")
     want[f[0]] = [float(x) for x in f[1:]]
-for m in re.finditer(r"^\| (\w+)/(\w+) .*?, (\d+) threads? \| ([\d.]+) \| ([\d.]+) \| "
+# the name as results.json spells it: FAMILY/VARIANT/.../threads:N
+for m in re.finditer(r"^\| (\w+)/(\w+)/\S*?threads:(\d+)(?: \[[^]|]*\])? \| ([\d.]+) \| ([\d.]+) \| "
                      r"([\d.]+)x \(95% CI ([\d.]+)–([\d.]+)\) \| ([^|]+) \|(?: ([^|]+) \|)?$",
                      text, re.M):
     rows[f"{m.group(1)}/{m.group(2)}/{m.group(3)}"] = m.groups()[3:]
@@ -232,10 +233,10 @@ EOF
 	case $keep in
 	1) want_mean="over 1 benchmark: "
 	   want_rest="Not compared: 3 benchmarks only in A, 0 only in B."
-	   want_row="| has_pinned/store_always [placement compact], 1 thread |" ;;
+	   want_row="| has_pinned/store_always/real_time/threads:1 |" ;;
 	2) want_mean="over 2 benchmarks: "
 	   want_rest="Not compared: 2 benchmarks only in A, 0 only in B."
-	   want_row="| counter/shared_atomic [placement compact], 2 threads |" ;;
+	   want_row="| counter/shared_atomic/real_time/threads:2 |" ;;
 	esac
 	for want in "Geometric mean of B/A $want_mean" "$want_rest" "$want_row"; do
 		grep -qF -- "$want" out || fail "compare with $keep of B: no '$want' in: $(cat out)"
@@ -287,7 +288,7 @@ for side, values, only in (("A", a, a_aggs), ("B", b, b_aggs)):
     if not only and said:
         bad.append(f"{side}: compare says aggregates where there are repetitions")
 for name in a:
-    m = re.search(r"^\| %s, 1 thread \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x "
+    m = re.search(r"^\| %s \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x "
                   r"\(no CI: aggregates only\) \| n/a \| untested \(aggregates only\) \|$"
                   % re.escape(name), text, re.M)
     if not m:

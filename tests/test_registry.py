@@ -7,8 +7,9 @@ the suite and the report present them.
 A family registers itself (KERNEL_FAMILY_REGISTER, a linker section); a
 file the linker dropped, or one registered twice, would leave the suite
 without it or with it twice while every test of the others passes. The
-names the build compiles are read from kernels/meson.build's families
-list (and kernels/gup/), the catalogue's from `bouncelab list`. The
+names the build compiles are the family files kernels/list_families.py
+finds (the build's own rule, and kernels/gup/), the catalogue's from
+`bouncelab list`. The
 linker gathers the families in link order (gup, in kernels/gup/, last);
 the catalogue must be in reading_order, read here from each family's
 source, with the families that set none after the others, by name.
@@ -32,9 +33,9 @@ def reading_order(root, name):
 
 def main():
     bouncelab, root = sys.argv[1], sys.argv[2]
-    with open(root + "/kernels/meson.build") as f:
-        m = re.search(r"^families = \[\n(.*?)^\]", f.read(), re.M | re.S)
-    built = re.findall(r"'(\w+)'", m.group(1)) + ["gup"]
+    sys.path.insert(0, os.path.join(root, "kernels"))
+    from list_families import families
+    built = families(os.path.join(root, "kernels")) + ["gup"]
     listed = subprocess.run([bouncelab, "list"], capture_output=True, text=True,
                             check=True).stdout
     names = re.findall(r"^(\w+): ", listed, re.M)
@@ -42,8 +43,10 @@ def main():
     for name in sorted(set(built) | set(names)):
         if names.count(name) != 1 or name not in built:
             failures += 1
-            print("FAIL: %s is in the catalogue %d times and %s built" %
-                  (name, names.count(name), "is" if name in built else "is not"))
+            print("FAIL: %s is in the catalogue %d times and %s built%s" %
+                  (name, names.count(name), "is" if name in built else "is not",
+                   " (a family file added since meson configured: meson setup "
+                   "--reconfigure build)" if name in built and name not in names else ""))
     if not failures:
         print("ok: the %d families built are the catalogue's, each once" % len(built))
         ranks = {name: reading_order(root, name) or float("inf") for name in built}

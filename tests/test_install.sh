@@ -43,10 +43,11 @@ grep -q "256" "$tmp/model.out" || fail "model printed no 256-thread prediction: 
 # The seeds' predictions: each seed's row has a predicted ratio.
 "$bin" report "$source_dir/tests/data/results-seeds.json" -o "$tmp/report" >/dev/null 2>"$tmp/err" ||
 	fail "the moved program's report exited $?: $(cat "$tmp/err")"
-seeds=$(sed -n "/^\*\*On the seeds' machines\*\*/,/^$/p; /^| seed figure/,/^$/p" "$tmp/report/report.md")
-[ -n "$seeds" ] || fail "report.md has no seed predictions section"
+# (prediction.md, the report's appendix on the model, has the seeds' machines)
+seeds=$(sed -n "/^## The seeds' machines/,/^## /p" "$tmp/report/prediction.md")
+[ -n "$seeds" ] || fail "prediction.md has no seed predictions section"
 predicted=$(grep -cE '^\| .* \| `[a-z0-9-]+` \| [0-9.]+x \| [0-9.]+x \(' <<<"$seeds")
-[ "$predicted" -ge 2 ] || fail "report.md predicts $predicted seed figures, expected 2: $seeds"
+[ "$predicted" -ge 2 ] || fail "prediction.md predicts $predicted seed figures, expected 2: $seeds"
 grep -q "not predicted" <<<"$seeds" && fail "a seed figure is not predicted: $seeds"
 
 # --version: the version and the revision git gives for this tree (the
@@ -91,7 +92,7 @@ else
 	"$bin" report "$source_dir/tests/data/results-seeds.json" -o "$tmp/report2" >/dev/null 2>"$tmp/err" ||
 		fail "report with no data directory exited $?: $(cat "$tmp/err")"
 	grep -q "not predicted: .*no data directory: expected profiles/ in $tmp/moved/bin/../share/bouncelab" \
-		"$tmp/report2/report.md" || fail "the report does not say why the seeds are not predicted"
+		"$tmp/report2/prediction.md" || fail "the report does not say why the seeds are not predicted"
 fi
 
 [ $failures -eq 0 ] || exit 1

@@ -107,6 +107,23 @@ struct gup_stats {
 	uint64_t pins_released;		/* NR_FOLL_PIN_RELEASED */
 };
 
+/* sum += one task's stats, every field. */
+static inline void gup_stats_add(struct gup_stats *sum, const struct gup_stats *st)
+{
+	sum->fast_calls += st->fast_calls;
+	sum->pages_returned += st->pages_returned;
+	sum->pages_released += st->pages_released;
+	sum->seq_retries += st->seq_retries;
+	sum->seq_busy += st->seq_busy;
+	sum->recheck_failures += st->recheck_failures;
+	sum->slow_path_calls += st->slow_path_calls;
+	sum->longterm_rejects += st->longterm_rejects;
+	sum->longterm_checks += st->longterm_checks;
+	sum->longterm_migrations += st->longterm_migrations;
+	sum->pins_acquired += st->pins_acquired;
+	sum->pins_released += st->pins_released;
+}
+
 struct gup_mm;
 struct gup_page;
 

@@ -294,18 +294,8 @@ fail:
 static void sum_stats(const struct gup_family_state *s, struct gup_stats *sum)
 {
 	*sum = (struct gup_stats){ 0 };
-	for (unsigned int t = 0; t < s->nr_threads; t++) {
-		const struct gup_stats *st = &s->threads[t].task.stats;
-
-		sum->seq_retries += st->seq_retries + st->seq_busy;
-		sum->recheck_failures += st->recheck_failures;
-		sum->slow_path_calls += st->slow_path_calls;
-		sum->longterm_rejects += st->longterm_rejects;
-		sum->longterm_checks += st->longterm_checks;
-		sum->longterm_migrations += st->longterm_migrations;
-		sum->pins_acquired += st->pins_acquired;
-		sum->pins_released += st->pins_released;
-	}
+	for (unsigned int t = 0; t < s->nr_threads; t++)
+		gup_stats_add(sum, &s->threads[t].task.stats);
 }
 
 /* Every thread pinned and gave back exactly the pages it was asked to. */
@@ -435,7 +425,8 @@ static int gup_verify(void *state, const struct kernel_config *cfg,
 		kernel_metric_add(metrics, "get_ns_per_page", (double)get_ns / (double)total);
 		kernel_metric_add(metrics, "put_ns_per_page", (double)put_ns / (double)total);
 	}
-	kernel_metric_add(metrics, "seq_retries", (double)sum.seq_retries);
+	/* a walk undone and a call that found the seqcount odd: both retried */
+	kernel_metric_add(metrics, "seq_retries", (double)(sum.seq_retries + sum.seq_busy));
 	kernel_metric_add(metrics, "recheck_failures", (double)sum.recheck_failures);
 	kernel_metric_add(metrics, "slow_path_calls", (double)sum.slow_path_calls);
 	kernel_metric_add(metrics, "longterm_rejects", (double)sum.longterm_rejects);

@@ -529,22 +529,8 @@ void gup_test_combo_paths(const struct gup_test *t, unsigned int combo,
 	const struct gup_combo *c = &t->combos[combo];
 
 	memset(sum, 0, sizeof(*sum));
-	for (unsigned int i = 0; i < t->cfg.threads; i++) {
-		const struct gup_stats *st = &c->tasks[i].stats;
-
-		sum->fast_calls += st->fast_calls;
-		sum->pages_returned += st->pages_returned;
-		sum->pages_released += st->pages_released;
-		sum->seq_retries += st->seq_retries;
-		sum->seq_busy += st->seq_busy;
-		sum->recheck_failures += st->recheck_failures;
-		sum->slow_path_calls += st->slow_path_calls;
-		sum->longterm_rejects += st->longterm_rejects;
-		sum->longterm_checks += st->longterm_checks;
-		sum->longterm_migrations += st->longterm_migrations;
-		sum->pins_acquired += st->pins_acquired;
-		sum->pins_released += st->pins_released;
-	}
+	for (unsigned int i = 0; i < t->cfg.threads; i++)
+		gup_stats_add(sum, &c->tasks[i].stats);
 	*writer_changes = c->writer_changes;
 }
 

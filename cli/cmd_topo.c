@@ -257,7 +257,6 @@ static json_t *tree_json(const struct topo *topo)
 	return lines;
 }
 
-/* Everything the text prints before the latency, as one object. */
 /* The CPU kinds as print_cpu_kinds() lists them, most power-efficient first. */
 static json_t *cpu_kinds_json(const struct topo *topo)
 {
@@ -271,6 +270,7 @@ static json_t *cpu_kinds_json(const struct topo *topo)
 	return kinds;
 }
 
+/* Everything the text prints before the latency, as one object. */
 static json_t *topo_json(const struct topo *topo, const struct placement *plans,
 			 unsigned int nr_plans)
 {

@@ -104,5 +104,38 @@ chmod +x "$tmp/policy-rc.d"
 install munge
 grep -qx 'policy 0' "$tmp/log" && [ -e "$tmp/policy-rc.d" ] ||
 	fail "the machine's own policy-rc.d is replaced or removed"
+
+# cmd_test's closing count, with a stand-in meson that writes the log a
+# real one would: it counts this run's log only, a skip as skipped, and a
+# name that selects no test is an error (exit 2), never the last run's
+# count.
+mkdir -p "$tmp/b/meson-logs"
+cat >"$tmp/bin/meson" <<'EOF'
+#!/bin/sh
+log=$TMPDIR_LAB/b/meson-logs/testlog.json
+case " $* " in
+*" nosuch "*|*" --list "*) exit 0 ;;
+esac
+printf '{"result": "OK"}\n{"result": "SKIP"}\n{"result": "FAIL"}\n{"result": "OK"}\n' >"$log"
+exit 1
+EOF
+chmod +x "$tmp/bin/meson"
+lab_test() {
+	PATH="$tmp/bin:$PATH" TMPDIR_LAB=$tmp bash -c \
+		'. "$1"; build=$2/b; shift 2; cmd_test "$@"' _ "$lab" "$tmp" "$@" >"$tmp/out" 2>&1
+}
+lab_test some_test
+rc=$?
+[ "$rc" -eq 1 ] || fail "cmd_test exits $rc where a test failed (expected 1)"
+grep -qx '2 passed, 1 failed, 1 skipped' "$tmp/out" || fail "cmd_test counts: $(cat "$tmp/out")"
+lab_test nosuch
+rc=$?
+[ "$rc" -eq 2 ] || fail "cmd_test exits $rc where no test is named nosuch (expected 2)"
+grep -q 'passed' "$tmp/out" && fail "cmd_test prints the last run's count for a run of no test: $(cat "$tmp/out")"
+grep -q "no test ran.*nosuch" "$tmp/out" || fail "cmd_test does not say that no test ran: $(cat "$tmp/out")"
+lab_test --list
+rc=$?
+[ "$rc" -eq 0 ] && ! grep -q passed "$tmp/out" || fail "cmd_test --list exits $rc or counts: $(cat "$tmp/out")"
+
 [ "$failures" -eq 0 ] || exit 1
 echo "ok: scripts/lab run installs what running needs, test the rest, and no service is left on"

@@ -289,6 +289,12 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 			printf("Cold miss (a load of a line the other CPU modified), %s: %.1f ns, %s.\n",
 			       distance_class_name((enum distance_class)c), m->cold_miss_ns[c],
 			       o->results ? "as the run measured it" : "measured here now");
+	if (m->tenure_source[0])
+		printf("Tenure share of locked ops: %.3g of a transfer (%s).\n", m->tenure_share[1],
+		       printable_into(name, sizeof(name), m->tenure_source));
+	if (m->waiter_ns > 0)
+		printf("Each requester queued beyond the next: %.3g ns more a handoff (%s).\n",
+		       m->waiter_ns, printable_into(name, sizeof(name), m->waiter_source));
 	print_home(m, o);
 }
 

@@ -444,6 +444,8 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 				       100 * p.busy, p.transfer_ns);
 			else
 				printf("none: private work");
+			if (p.waiters_ns >= 0.05)
+				printf(", %.1f ns a handoff for the requesters queued", p.waiters_ns);
 			if (p.retries > 0.005)
 				printf(", %.2f retries per success", p.retries);
 			printf("\n");

@@ -188,6 +188,8 @@ struct model_prediction {
 	 */
 	double handoff_ns;
 	double local_handoffs;		/* handoffs within a cache domain per domain visit */
+	/* ns more each handoff takes for the requesters queued beyond the next (Waiters) */
+	double waiters_ns;
 	double retries;			/* cmpxchg retries per success */
 };
 

@@ -502,6 +502,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		out->busy = r.utilisation[k];
 		out->transfer_ns = net.c[k].at.all;
 		out->handoff_ns = net.c[k].handoff;
+		out->waiters_ns = net.c[k].dead;
 		/* a handoff shorter than first come, first served: cross / (1 + m) */
 		out->local_handoffs = net.c[k].handoff < net.c[k].at.all ?
 				      net.c[k].at.cross / net.c[k].handoff - 1 : 0;

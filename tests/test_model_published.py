@@ -20,6 +20,11 @@ its "informs" says what was fitted on it ("what"), at which thread counts
 ("fitted_threads") and whether on its upper-half slope ("fitted_slope");
 the table marks those points. Every other point of it is a prediction.
 
+The report's prediction appendix (prediction.md, "Published many-CPU
+curves", of `bouncelab report` on tests/data/results-seeds.json) must give
+every curve with the same predictions as `bouncelab model`, its role,
+and its fitted points marked.
+
 A curve that misses today carries "known_miss": the worst predicted /
 measured ratio and the slope ratio as they stand. The test then checks
 that mark: if either moves by more than 10%, or the curve passes, it
@@ -30,8 +35,10 @@ that model/model_doc.md carries.
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 table = "--table" in sys.argv[3:]
@@ -129,6 +136,46 @@ results = [r for r in (check(p) for p in
            if r]
 if not results:
     problem("no published curve checked")
+
+
+def check_report(results):
+    """prediction.md gives each curve as bouncelab model predicts it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-seeds.json"),
+                               "-o", tmp], capture_output=True, text=True)
+        if done.returncode:
+            problem(f"bouncelab report failed: {done.stderr.strip()}")
+            return
+        with open(os.path.join(tmp, "prediction.md")) as f:
+            md = f.read()
+    if "## Published many-CPU curves" not in md:
+        problem("prediction.md has no 'Published many-CPU curves' section")
+        return
+    md = md.split("## Published many-CPU curves", 1)[1].split("\n## ", 1)[0]
+    for curve, threads, measured, pred, *_ in results:
+        head = f"### {curve['curve']}\n"
+        if head not in md:
+            problem(f"prediction.md: no section for '{curve['curve']}'")
+            continue
+        part = md.split(head, 1)[1].split("\n### ", 1)[0]
+        want = "**Held out**" if curve["role"] == "held_out" else "**Informed a rule**"
+        if want not in part:
+            problem(f"prediction.md, {curve['curve']}: not marked {want}")
+        fitted = set(curve.get("informs", {}).get("fitted_threads", []))
+        rows = {int(m.group(1)): (float(m.group(2)), m.group(3))
+                for m in re.finditer(r"^\| (\d+) \| [\d.]+ \| ([\d.]+) \| ([^|]*)\|$", part, re.M)}
+        for n in threads:
+            if n not in rows:
+                problem(f"prediction.md, {curve['curve']}: no row for {n} threads")
+            elif abs(rows[n][0] - pred[n]) > 0.051 + 1e-6 * pred[n]:
+                problem(f"prediction.md, {curve['curve']}, {n} threads: {rows[n][0]} predicted, "
+                        f"bouncelab model says {pred[n]:.2f}")
+            elif (n in fitted) != ("(fitted)" in rows[n][1]):
+                problem(f"prediction.md, {curve['curve']}, {n} threads: the fitted mark is wrong")
+
+
+if results:
+    check_report(results)
 if table:
     for curve, threads, measured, pred, ratio, s_meas, s_pred, falls_meas, falls_pred in results:
         informs = curve.get("informs", {})

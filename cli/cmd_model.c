@@ -289,6 +289,12 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 			printf("Cold miss (a load of a line the other CPU modified), %s: %.1f ns, %s.\n",
 			       distance_class_name((enum distance_class)c), m->cold_miss_ns[c],
 			       o->results ? "as the run measured it" : "measured here now");
+	if (m->tenure_source[0])
+		printf("Tenure share of locked ops: %.3g of a transfer (%s).\n", m->tenure_share[1],
+		       printable_into(name, sizeof(name), m->tenure_source));
+	if (m->waiter_ns > 0)
+		printf("Each requester queued beyond the next: %.3g ns more a handoff (%s).\n",
+		       m->waiter_ns, printable_into(name, sizeof(name), m->waiter_source));
 	print_home(m, o);
 }
 
@@ -438,6 +444,8 @@ static int model_family(struct machine_profile *m, const struct model_options *o
 				       100 * p.busy, p.transfer_ns);
 			else
 				printf("none: private work");
+			if (p.waiters_ns >= 0.05)
+				printf(", %.1f ns a handoff for the requesters queued", p.waiters_ns);
 			if (p.retries > 0.005)
 				printf(", %.2f retries per success", p.retries);
 			printf("\n");

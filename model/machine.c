@@ -65,6 +65,15 @@ static int machine_of_profile(const struct profile_file *p, struct machine_profi
 		snprintf(m->remote_home_source, sizeof(m->remote_home_source), "%s",
 			 p->remote_home_ns.source);
 	}
+	/* a published machine's tenure counts for locked ops and cmpxchg */
+	if (p->has_tenure_share) {
+		m->tenure_share[1] = p->tenure_share.value;
+		snprintf(m->tenure_source, sizeof(m->tenure_source), "%s", p->tenure_share.source);
+	}
+	if (p->has_waiter_ns) {
+		m->waiter_ns = p->waiter_ns.value;
+		snprintf(m->waiter_source, sizeof(m->waiter_source), "%s", p->waiter_ns.source);
+	}
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
 		if (!p->has_one_way[c])
 			continue;

@@ -93,6 +93,13 @@ struct machine_profile {
 	double remote_home_ns;
 	char remote_home_source[240];
 	double home_away;
+	/*
+	 * What a requester queued at a saturated line adds to each handoff
+	 * beyond the next one in line (model_doc.md, "Waiters"), ns; 0: nothing.
+	 */
+	double waiter_ns;
+	char waiter_source[240];
+	char tenure_source[240];	/* where a profile's tenure_share[1] comes from */
 	char source[NR_DISTANCE_CLASSES][240];	/* where each number comes from */
 	char clock_source[240];
 	char store_buffer_source[240];
@@ -181,6 +188,8 @@ struct model_prediction {
 	 */
 	double handoff_ns;
 	double local_handoffs;		/* handoffs within a cache domain per domain visit */
+	/* ns more each handoff takes for the requesters queued beyond the next (Waiters) */
+	double waiters_ns;
 	double retries;			/* cmpxchg retries per success */
 };
 

@@ -165,6 +165,8 @@ struct centre {
 	double share;		/* of the tenure and the run-on the owner gets */
 	double retries;		/* per success, now */
 	double handoff;		/* the mean one-way transfer of a handoff, now */
+	double waiter_ns;	/* what each requester queued beyond the next adds */
+	double dead;		/* ns a handoff takes for the queued requesters, now */
 	double lo, hi;		/* where the handoff's fixed point lies */
 };
 
@@ -204,9 +206,15 @@ static double centre_visits(const struct centre *c, double z)
 	return c->rate / (1 + c->share * more);
 }
 
+/*
+ * The queued requesters' time is the line's but nobody's tenure: the
+ * owner serves no visit in it, so it is added per handoff, not spread
+ * over the tenure's visits (model_doc.md, "Waiters").
+ */
 static double centre_demand(const struct centre *c, double z)
 {
-	return centre_visits(c, z) * (1 + c->share) * c->handoff * (1 + c->retries);
+	return centre_visits(c, z) * ((1 + c->share) * c->handoff + c->dead) *
+	       (1 + c->retries);
 }
 
 /*
@@ -278,6 +286,7 @@ static int add_line(struct network *net, const struct line_access *a,
 		/* plain stores nothing drains: a buffer's worth waits for the line */
 		.buffered = hides && a->stores > 0 ? m->store_buffer / a->stores : 0,
 		.share = tenure_share(m, a, drained),
+		.waiter_ns = m->waiter_ns,
 	};
 	net->copies[net->nr] = c->copies;
 	net->demand[net->nr] = centre_demand(c, net->z);
@@ -317,7 +326,7 @@ static void open_bracket(struct centre *c)
  * still moved can miss the fixed point: it is opened again. Returns -1
  * when the network has no solution or does not settle.
  */
-static int solve(struct network *net, struct mva_result *r, double *retries)
+static int solve_handoffs(struct network *net, struct mva_result *r, double *retries)
 {
 	int reopened = 0;
 
@@ -368,6 +377,35 @@ static int solve(struct network *net, struct mva_result *r, double *retries)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * Waiters (model_doc.md, "Waiters"): each requester queued at a line
+ * beyond the next one in line adds waiter_ns to every handoff. The queue
+ * is taken from the network solved without that cost, then the network
+ * is solved again with it fixed. Fed back into itself (a longer handoff,
+ * a longer queue), it had two fixed points near saturation, and which
+ * one the iteration found moved with the starting point.
+ */
+static int solve(struct network *net, struct mva_result *r, double *retries)
+{
+	bool again = false;
+
+	if (solve_handoffs(net, r, retries))
+		return -1;
+	for (unsigned int k = 0; k < net->nr; k++) {
+		struct centre *c = &net->c[k];
+		double waiting = fmax(0, r->throughput * r->residence[k] / c->copies -
+				      r->utilisation[k]);
+
+		/* never at 2 threads, where at most one waits */
+		c->dead = c->waiter_ns * fmax(0, waiting - 1);
+		if (c->dead > 0) {
+			net->demand[k] = centre_demand(c, net->z);
+			again = true;
+		}
+	}
+	return again ? solve_handoffs(net, r, retries) : 0;
 }
 
 static int plan(struct machine_profile *m, const char *policy, unsigned int n,
@@ -464,6 +502,7 @@ int model_predict(struct machine_profile *m, const struct kernel_family *f,
 		out->busy = r.utilisation[k];
 		out->transfer_ns = net.c[k].at.all;
 		out->handoff_ns = net.c[k].handoff;
+		out->waiters_ns = net.c[k].dead;
 		/* a handoff shorter than first come, first served: cross / (1 + m) */
 		out->local_handoffs = net.c[k].handoff < net.c[k].at.all ?
 				      net.c[k].at.cross / net.c[k].handoff - 1 : 0;

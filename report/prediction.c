@@ -833,6 +833,8 @@ static char *prediction_file(const struct report_input *in,
 	      "number cited there) from this run's 1-thread costs; no constant is fitted to the "
 	      "seed.\n\n", out);
 	seed_prediction_write(out, in);
+	fputs("## Published many-CPU curves\n\n", out);
+	published_prediction_write(out);
 	fputs("## How the model works\n\n", out);
 	write_appendix(out);
 	if (fclose(out)) {

@@ -33,4 +33,7 @@ const struct seed_figure *seed_prediction_headline(const struct report_input *in
 int seed_prediction_add_plots(struct output_batch *batch, const char *dir,
 			      const struct report_input *in);
 
+/* The published many-CPU curves, each predicted, held out or informing (prediction.md). */
+void published_prediction_write(FILE *out);
+
 #endif

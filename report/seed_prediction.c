@@ -212,9 +212,14 @@ static int write_side(FILE *out, const struct seed_model *sm, int k,
 	seed = seed_ns / (n * visits);
 	fprintf(out, ", bound by the %s (%.0f%% busy; visits per page: %.3g): the seed's machine "
 		"served a visit of it every %.0f ns or less, machine-wide, the model every %.0f ns. "
-		"A handoff keeps it %.0f ns (the transfer and the new owner's tenure) and serves "
-		"%.1f visits", p->bottleneck, 100 * p->busy, visits, seed, model,
-		2 * p->handoff_ns, 2 * p->handoff_ns / model);
+		"A handoff keeps it %.0f ns ", p->bottleneck, 100 * p->busy, visits, seed, model,
+		2 * p->handoff_ns + p->waiters_ns);
+	if (p->waiters_ns >= 0.5)
+		fprintf(out, "(the transfer, the new owner's tenure and %.0f ns for the requesters "
+			"queued beyond the next)", p->waiters_ns);
+	else
+		fputs("(the transfer and the new owner's tenure)", out);
+	fprintf(out, " and serves %.1f visits", (2 * p->handoff_ns + p->waiters_ns) / model);
 	if (p->local_handoffs >= 0.05)
 		fprintf(out, "; %.1f handoffs stay within a cache domain for each one that leaves "
 			"it, where any two threads are %.0f ns apart", p->local_handoffs,

@@ -110,6 +110,19 @@ static int read_profile(json_t *root, struct profile_file *p, const char *path,
 			return -1;
 		p->has_remote_home = true;
 	}
+	/* Optional: without them the tenure is whole and waiters cost nothing. */
+	if (json_object_get(root, "tenure_share")) {
+		if (read_sourced(json_object_get(root, "tenure_share"), "tenure_share", 0.001, 1,
+				 &p->tenure_share, path, err, errlen))
+			return -1;
+		p->has_tenure_share = true;
+	}
+	if (json_object_get(root, "waiter_ns")) {
+		if (read_sourced(json_object_get(root, "waiter_ns"), "waiter_ns", 0, 1000,
+				 &p->waiter_ns, path, err, errlen))
+			return -1;
+		p->has_waiter_ns = true;
+	}
 	if (read_latencies(root, p, path, err, errlen))
 		return -1;
 	if (dist && !json_is_string(dist)) {

@@ -34,6 +34,12 @@ struct profile_file {
 	struct profile_number store_buffer;	/* a whole number of entries */
 	bool has_remote_home;
 	struct profile_number remote_home_ns;
+	/* optional: a 2-thread measurement of the tenure, (0, 1] */
+	bool has_tenure_share;
+	struct profile_number tenure_share;
+	/* optional: ns a handoff takes per requester queued beyond the next */
+	bool has_waiter_ns;
+	struct profile_number waiter_ns;
 	bool has_one_way[NR_DISTANCE_CLASSES];
 	struct profile_number one_way_ns[NR_DISTANCE_CLASSES];
 	void *doc;		/* private: the document numa_distances is in */

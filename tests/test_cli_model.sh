@@ -216,5 +216,38 @@ sys.exit(1 if problems else 0)
 PY
 fi
 
+# A profile's tenure_share and waiter_ns: each out of its range is refused
+# in one line naming the field and what was expected (exit 2, nothing on
+# stdout); within it, the header says where each comes from.
+for bad in "tenure_share 0" "tenure_share 1.5" "waiter_ns -1" "waiter_ns 2000"; do
+	set -- $bad
+	"$py" - "$profile" "$tmp/bad.json" "$1" "$2" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p[sys.argv[3]] = {"value": float(sys.argv[4]), "source": "a test's number"}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+	rc=0
+	"$bouncelab" model --profile "$tmp/bad.json" --family counter --threads 2 \
+		>"$tmp/bad.out" 2>"$tmp/bad.err" || rc=$?
+	if [ "$rc" -ne 2 ] || [ -s "$tmp/bad.out" ] || [ "$(wc -l <"$tmp/bad.err")" -ne 1 ] ||
+	   ! grep -q "$1: expected {\"value\": a number from" "$tmp/bad.err"; then
+		fail "$1 = $2: exit $rc, stderr '$(cat "$tmp/bad.err")', expected one line naming $1 and exit 2"
+	fi
+done
+"$py" - "$profile" "$tmp/waiters.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["tenure_share"] = {"value": 0.5, "source": "the tenure's test number"}
+p["waiter_ns"] = {"value": 0.25, "source": "the waiters' test number"}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$bouncelab" model --profile "$tmp/waiters.json" --family counter --variant shared_atomic \
+	--private-ns 3 --threads 2 >"$tmp/waiters.out" 2>&1 || fail "model on a profile with waiter_ns failed"
+grep -q "Tenure share of locked ops: 0.5 of a transfer (the tenure's test number)" "$tmp/waiters.out" ||
+	fail "the header does not give the tenure share's source: $(head -5 "$tmp/waiters.out")"
+grep -q "Each requester queued beyond the next: 0.25 ns more a handoff (the waiters' test number)" \
+	"$tmp/waiters.out" || fail "the header does not give the waiters' cost's source"
+
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "model CLI: all checks passed"

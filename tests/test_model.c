@@ -554,6 +554,72 @@ static void test_tenure_share(void **state)
 }
 
 /*
+ * Waiters, by hand: each requester queued at the line beyond the next one
+ * adds waiter_ns W to every handoff. On one package without a shared
+ * cache (no domain first) a handoff is L, two transfers with the tenure,
+ * serving 1 + L / Z increments: D = (2 L + W q) / (1 + L / Z), q the
+ * customers at the line beyond the served one and the next, from the
+ * network solved without W. The single-centre MVA below is written from
+ * its definition (Lazowska et al., section 6.4), apart from mva.c. At 2
+ * threads no one is queued beyond the next: nothing moves. With W the
+ * throughput of the saturated line falls as threads are added; without
+ * it, it never does.
+ */
+static double one_line_mva(double z, double d, unsigned int n, double *beyond)
+{
+	double q = 0, r = 0, x = 0;
+
+	for (unsigned int i = 1; i <= n; i++) {
+		r = d * (1 + q);
+		x = i / (z + r);
+		q = x * r;
+	}
+	*beyond = fmax(0, q - x * d - 1);	/* at the line, less the served, less the next */
+	return n / x;
+}
+
+static void test_waiters(void **state)
+{
+	static const char flat[] = "{\"name\": \"flat\", \"topology\": \"pack:1 core:16 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"waiter_ns\": {\"value\": 0.5, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 100, \"source\": \"s\"}}}";
+	const double l = 100, z = 2.5, w = 0.5, visits = 1 / (1 + l / z);
+	double last = 0;
+	struct machine_profile m;
+	struct model_prediction p;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(profile_from_text(flat, &m, err, sizeof(err)), 0);
+	assert_float_equal(m.waiter_ns, w, 0);
+	for (unsigned int n = 2; n <= 16; n *= 2) {
+		double q, plain = one_line_mva(z, visits * 2 * l, n, &q);
+		double want = one_line_mva(z, visits * (2 * l + w * q), n, &q);
+
+		assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL,
+						    n, z, 0, &p, err, sizeof(err)), 0);
+		assert_float_equal(p.ns_per_op, want, 1e-6 * want);
+		if (n == 2)
+			assert_float_equal(p.ns_per_op, plain, 1e-9 * plain);
+		else if (n > 4 && !(p.ops_per_s < last))	/* saturated from 4 on */
+			fail_msg("%u threads: %.4g ops/s, not below %.4g at half as many",
+				 n, p.ops_per_s, last);
+		last = p.ops_per_s;
+	}
+	m.waiter_ns = 0;
+	last = 0;
+	for (unsigned int n = 2; n <= 16; n *= 2) {
+		assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL,
+						    n, z, 0, &p, err, sizeof(err)), 0);
+		assert_true(p.ops_per_s >= last * (1 - 1e-12));
+		last = p.ops_per_s;
+	}
+	machine_profile_close(&m);
+}
+
+/*
  * Against measurements on the Zen 3 guest (AMD EPYC, family 19h model 1,
  * 2 vCPUs), tests/data/runs/epyc-zen3-2026-12-01/default.json, medians of
  * 9 rounds: one-way 43.2 ns (the pingpong's median), and the tenure's
@@ -1011,6 +1077,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_settles_near_saturation),
 		cmocka_unit_test(test_against_measurements),
 		cmocka_unit_test(test_tenure_share),
+		cmocka_unit_test(test_waiters),
 		cmocka_unit_test(test_against_zen3),
 		cmocka_unit_test(test_cold_miss),
 		cmocka_unit_test(test_thp_heads),

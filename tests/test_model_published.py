@@ -10,8 +10,20 @@ variant and placement that stand for it. `bouncelab model --json` predicts
 every published thread count from the profile and the curve's 1-thread
 cost (--private-ns: the model's input, so N = 1 is not scored). A curve
 passes when the prediction is within 2x of the measured value at every
-published N > 1 and the slope over the upper half of its thread range
-(least squares over N >= N_max / 2) is within 50% of the measured slope.
+published N > 1, the slope over the upper half of its thread range
+(least squares over N >= N_max / 2) is within 50% of the measured slope,
+and where the measured throughput falls over that half (N / ns at its
+last point below its first) the predicted one falls too.
+
+A curve is "held_out" (no rule was derived from it) or "informs": then
+its "informs" says what was fitted on it ("what"), at which thread counts
+("fitted_threads") and whether on its upper-half slope ("fitted_slope");
+the table marks those points. Every other point of it is a prediction.
+
+The report's prediction appendix (prediction.md, "Published many-CPU
+curves", of `bouncelab report` on tests/data/results-seeds.json) must give
+every curve with the same predictions as `bouncelab model`, its role,
+and its fitted points marked.
 
 A curve that misses today carries "known_miss": the worst predicted /
 measured ratio and the slope ratio as they stand. The test then checks
@@ -23,8 +35,10 @@ that model/model_doc.md carries.
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 table = "--table" in sys.argv[3:]
@@ -62,6 +76,10 @@ def slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
 
 
+def throughput_word(falls):
+    return "falls" if falls else "does not fall"
+
+
 def check(path):
     with open(path) as f:
         curve = json.load(f)
@@ -73,6 +91,8 @@ def check(path):
             return None
     if curve["role"] not in ("held_out", "informs"):
         problem(f"{name}: role '{curve['role']}': expected held_out or informs")
+    if curve["role"] == "informs" and not curve.get("informs", {}).get("what"):
+        problem(f"{name}: role informs: expected an \"informs\" object saying what was fitted on it")
     threads = [p[0] for p in curve["points"]]
     measured = {p[0]: p[1] for p in curve["points"]}
     try:
@@ -87,10 +107,16 @@ def check(path):
     s_meas = slope(upper, [measured[n] for n in upper])
     s_pred = slope(upper, [pred[n] for n in upper])
     s_ratio = s_pred / s_meas
-    passes = all(0.5 <= ratio[n] <= 2 for n in scored) and 0.5 <= s_ratio <= 1.5
+    lo, hi = upper[0], upper[-1]
+    falls_meas = hi / measured[hi] < lo / measured[lo]
+    falls_pred = hi / pred[hi] < lo / pred[lo]
+    passes = (all(0.5 <= ratio[n] <= 2 for n in scored) and 0.5 <= s_ratio <= 1.5 and
+              (falls_pred or not falls_meas))
     mark = curve.get("known_miss")
     print(f"{name} ({curve['role']}): worst {ratio[worst]:.2f}x at {worst}, "
-          f"upper-half slope {s_pred:.2f} vs {s_meas:.2f} ns/thread ({s_ratio:.2f}x)")
+          f"upper-half slope {s_pred:.2f} vs {s_meas:.2f} ns/thread ({s_ratio:.2f}x), "
+          f"throughput from {lo} to {hi} threads: measured {throughput_word(falls_meas)}, "
+          f"predicted {throughput_word(falls_pred)}")
     if passes and mark:
         problem(f"{name}: passes now (worst {ratio[worst]:.2f}x, slope {s_ratio:.2f}x): "
                 "remove its known_miss mark")
@@ -102,7 +128,7 @@ def check(path):
             if abs(now / mark[key] - 1) > 0.10:
                 problem(f"{name}: known_miss {key} {mark[key]} moved to {now:.3f} "
                         "(an improvement or a regression): update the mark")
-    return curve, threads, measured, pred, ratio, s_meas, s_pred
+    return curve, threads, measured, pred, ratio, s_meas, s_pred, falls_meas, falls_pred
 
 
 results = [r for r in (check(p) for p in
@@ -110,16 +136,60 @@ results = [r for r in (check(p) for p in
            if r]
 if not results:
     problem("no published curve checked")
+
+
+def check_report(results):
+    """prediction.md gives each curve as bouncelab model predicts it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-seeds.json"),
+                               "-o", tmp], capture_output=True, text=True)
+        if done.returncode:
+            problem(f"bouncelab report failed: {done.stderr.strip()}")
+            return
+        with open(os.path.join(tmp, "prediction.md")) as f:
+            md = f.read()
+    if "## Published many-CPU curves" not in md:
+        problem("prediction.md has no 'Published many-CPU curves' section")
+        return
+    md = md.split("## Published many-CPU curves", 1)[1].split("\n## ", 1)[0]
+    for curve, threads, measured, pred, *_ in results:
+        head = f"### {curve['curve']}\n"
+        if head not in md:
+            problem(f"prediction.md: no section for '{curve['curve']}'")
+            continue
+        part = md.split(head, 1)[1].split("\n### ", 1)[0]
+        want = "**Held out**" if curve["role"] == "held_out" else "**Informed a rule**"
+        if want not in part:
+            problem(f"prediction.md, {curve['curve']}: not marked {want}")
+        fitted = set(curve.get("informs", {}).get("fitted_threads", []))
+        rows = {int(m.group(1)): (float(m.group(2)), m.group(3))
+                for m in re.finditer(r"^\| (\d+) \| [\d.]+ \| ([\d.]+) \| ([^|]*)\|$", part, re.M)}
+        for n in threads:
+            if n not in rows:
+                problem(f"prediction.md, {curve['curve']}: no row for {n} threads")
+            elif abs(rows[n][0] - pred[n]) > 0.051 + 1e-6 * pred[n]:
+                problem(f"prediction.md, {curve['curve']}, {n} threads: {rows[n][0]} predicted, "
+                        f"bouncelab model says {pred[n]:.2f}")
+            elif (n in fitted) != ("(fitted)" in rows[n][1]):
+                problem(f"prediction.md, {curve['curve']}, {n} threads: the fitted mark is wrong")
+
+
+if results:
+    check_report(results)
 if table:
-    for curve, threads, measured, pred, ratio, s_meas, s_pred in results:
-        role = "held out" if curve["role"] == "held_out" else "informed a rule"
+    for curve, threads, measured, pred, ratio, s_meas, s_pred, falls_meas, falls_pred in results:
+        informs = curve.get("informs", {})
+        fitted = set(informs.get("fitted_threads", []))
+        role = "held out" if curve["role"] == "held_out" else "informed a rule: " + informs["what"]
         print(f"\n{curve['curve']} ({role}; profile {curve['profile']}, "
               f"{curve['family']}/{curve['variant']}, placement {curve['placement']})\n")
         print("| N | measured ns/op | predicted | pred/meas |")
         print("|---|---|---|---|")
         for n in threads:
-            r = "input" if n == 1 else f"{ratio[n]:.2f}"
+            r = "input" if n == 1 else f"{ratio[n]:.2f}" + (" (fitted)" if n in fitted else "")
             print(f"| {n} | {measured[n]:.1f} | {pred[n]:.1f} | {r} |")
         print(f"\nslope over N >= {max(threads) / 2:g}: measured {s_meas:.2f}, "
-              f"predicted {s_pred:.2f} ns per added thread ({s_pred / s_meas:.2f}x)")
+              f"predicted {s_pred:.2f} ns per added thread ({s_pred / s_meas:.2f}x"
+              f"{', fitted' if informs.get('fitted_slope') else ''}); throughput over that half: "
+              f"measured {throughput_word(falls_meas)}, predicted {throughput_word(falls_pred)}")
 sys.exit(1 if problems else 0)

@@ -174,8 +174,8 @@ SEED_ROW = re.compile(r"^\| (.*?), (\d+) threads: ([\d.]+) → ([\d.]+) (us|ops/
 SIDE = re.compile(r"(before,|after the fix,) (\d+) ns per page per thread against the seed's (\d+), "
                   r"bound by the .*? \((\d+)% busy; visits per page: ([\d.e+-]+)\): the seed's "
                   r"machine served a visit of it every (\d+) ns or less, machine-wide, the model "
-                  r"every (\d+) ns\. A handoff keeps it (\d+) ns \(the transfer and the new "
-                  r"owner's tenure\) and serves ([\d.]+) visits")
+                  r"every (\d+) ns\. A handoff keeps it (\d+) ns \(the transfer(?:,| and) the new "
+                  r"owner's tenure[^)]*\) and serves ([\d.]+) visits")
 
 
 def close(printed, value, digits_abs):

@@ -2,7 +2,8 @@
 /*
  * bouncelab topo: the tree, the distance classes present, the NUMA
  * matrix, where a policy would put N threads, and (--latency) the sampled
- * core-to-core latency of each class.
+ * core-to-core latency of each class. One command (about 660 lines):
+ * its options, and each of those printed as text or --json.
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -87,6 +87,21 @@ int latency_measure_fetch(const struct topo *topo, int cpu_a, int cpu_b,
 int latency_measure_cpu_share(const struct topo *topo, const int *cpus, unsigned int nr_cpus,
 			      double seconds, double *share, char *err, size_t errlen);
 
+/* One distance class's samples pooled over its pairs. */
+struct latency_class {
+	enum distance_class cls;
+	unsigned int nr_pairs;
+	unsigned int nr_samples;
+	struct latency_summary s;
+};
+
+/*
+ * The summary of class cls over pairs[]. Returns 0, or -1 when no pair
+ * of that class has a sample (or memory ran out): the class is left out.
+ */
+int latency_class_summarize(const struct latency_pair *pairs, unsigned int nr,
+			    enum distance_class cls, struct latency_class *out);
+
 /* Per-class summaries and every pair's samples, for the report's heatmap. */
 json_t *latency_json(const struct topo *topo, const char *variant,
 		     unsigned int round_trips, const struct latency_pair *pairs,

@@ -259,9 +259,12 @@ static void write_counters(const struct result_case *a, const struct result_case
 	}
 }
 
-/* One benchmark's JSON: what it is, its ns per op row, its counters' rows. */
+/*
+ * One benchmark's JSON: what it is, its ns per op row, and *counters, the
+ * array its counters' rows go into (held by the object).
+ */
 static json_t *case_json(const char *label, const struct result_case *c,
-			 const struct compare_row *row)
+			 const struct compare_row *row, json_t **counters)
 {
 	json_t *j = row_json(row, true);
 
@@ -270,7 +273,8 @@ static json_t *case_json(const char *label, const struct result_case *c,
 	json_object_set_new(j, "variant", c->variant ? json_text(c->variant) : json_null());
 	json_object_set_new(j, "setting", c->setting ? json_text(c->setting) : json_null());
 	json_object_set_new(j, "threads", json_integer(c->threads));
-	json_object_set_new(j, "counters", json_array());
+	*counters = json_array();
+	json_object_set_new(j, "counters", *counters);
 	return j;
 }
 
@@ -285,7 +289,7 @@ static double compare_case(const struct result_case *a, const struct result_case
 {
 	char label[1024], r[FORMAT_LEN];
 	struct compare_row row;
-	json_t *j = NULL;
+	json_t *j, *counters = NULL;
 
 	case_label(label, sizeof(label), a, name_repeats);
 	if (a->aggregate || b->aggregate)
@@ -298,14 +302,14 @@ static double compare_case(const struct result_case *a, const struct result_case
 			printable(label), format_ratio_ci(r, &row.ratio), o->fail_above,
 			o->fail_text);
 	if (benchmarks) {
-		j = case_json(label, a, &row);
+		j = case_json(label, a, &row, &counters);
 		json_object_set_new(j, "regression", json_boolean(*regressed));
 		json_array_append_new(benchmarks, j);
 	} else {
 		print_row(label, &row, true);
 	}
 	if (!row.aggregate)
-		write_counters(a, b, j ? json_object_get(j, "counters") : NULL);
+		write_counters(a, b, counters);
 	return row.median_b / row.median_a;
 }
 

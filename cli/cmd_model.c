@@ -6,6 +6,7 @@
  * The inputs are measured here, never fitted: each variant's private cost
  * is a short 1-thread run of the kernel itself, and with --profile this
  * the one-way latency per distance class is a short ping-pong per class.
+ * One command (about 670 lines): its options, its inputs and its table.
  */
 #include <getopt.h>
 #include <jansson.h>

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* bouncelab run: plan the suite, run it under Google Benchmark, write JSON. */
+/*
+ * bouncelab run: plan the suite, run it under Google Benchmark, write JSON.
+ * Its options' own parsers are in run_options.c, what each finished
+ * repetition does in run_progress.c, the results file at the end in
+ * run_finish.c.
+ */
 #include <getopt.h>
-#include <signal.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +20,6 @@
 #include "console.h"
 #include "counters.h"
 #include "gbench.h"
-#include "input_file.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "latency.h"
@@ -24,8 +27,9 @@
 #include "output_path.h"
 #include "results.h"
 #include "run_context.h"
+#include "run_options.h"
+#include "run_progress.h"
 #include "run_resume.h"
-#include "stats.h"
 #include "suite.h"
 #include "watchdog.h"
 
@@ -40,33 +44,6 @@
  */
 #define WATCHDOG_FLOOR 10.0
 #define WATCHDOG_MIN_TIMES 20.0
-
-struct run_progress {
-	struct suite *suite;
-	struct journal journal;		/* every finished repetition, on disk */
-	bool journal_failed;
-	/* why the run stopped itself (a thread it could not create), or "" */
-	char stop_error[512];
-	bool quiet;			/* stderr is gone (a closed pipe): no progress */
-	unsigned int failed;		/* repetitions that reported an error */
-	unsigned int done;
-	unsigned int total;
-	struct timespec start;
-	/* ns_per_op of each case's good repetitions, for the summary */
-	unsigned int per_case;
-	double *samples;
-	unsigned int *nr_samples;
-	/* the round being run: every case runs once per round */
-	unsigned int round;
-	unsigned int nr_rounds;
-	/* per-thread iterations of each case's first good run; 0: none yet */
-	uint64_t *iterations;
-	bool tty;			/* stderr is a terminal */
-	bool console;			/* --console: the table on stdout */
-	struct console table;
-	/* --out -: stdout holds the results, so the summary goes to stderr */
-	bool results_on_stdout;
-};
 
 static void run_usage(FILE *out)
 {
@@ -119,329 +96,6 @@ static void run_usage(FILE *out)
 		"  perf c2c report -i c2c.data --stdio --sort cl,symbol\n",
 		DEFAULT_REPETITIONS, DEFAULT_MIN_TIME, QUICK_REPETITIONS,
 		QUICK_MIN_TIME, COUNTERS_DEFAULT_SETS, WATCHDOG_FLOOR, WATCHDOG_MIN_TIMES);
-}
-
-/* family.name=v1,v2 */
-static int parse_param_option(const char *text, struct suite_options *opts)
-{
-	char family_name[64], values[512], err[256];
-	const struct kernel_family *f;
-	struct suite_override *o;
-	const char *dot = strchr(text, '.');
-	const char *eq = strchr(text, '=');
-	char *item, *rest = values;
-	int p;
-
-	if (!dot || !eq || eq < dot || (size_t)(dot - text) >= sizeof(family_name))
-		return usage_error("--param '%s': expected FAMILY.NAME=VALUE[,VALUE...]", text);
-	snprintf(family_name, sizeof(family_name), "%.*s", (int)(dot - text), text);
-	f = catalog_find(family_name);
-	if (!f)
-		return usage_error("--param '%s': unknown family '%s' (see 'bouncelab list')",
-				   text, family_name);
-	{
-		char name[64];
-
-		if ((size_t)(eq - dot - 1) >= sizeof(name))
-			return usage_error("--param '%.80s': a parameter name of %d characters: expected at most %zu (see 'bouncelab list')",
-					   text, (int)(eq - dot - 1), sizeof(name) - 1);
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
-		p = kernel_param_index(f, name);
-		if (p < 0)
-			return usage_error("--param '%s': family %s has no parameter '%s' (see 'bouncelab list')",
-					   text, f->name, name);
-	}
-	if (opts->nr_overrides == SUITE_MAX_OVERRIDES)
-		return usage_error("--param '%s': at most %d --param options",
-				   text, SUITE_MAX_OVERRIDES);
-	o = &opts->overrides[opts->nr_overrides];
-	memset(o, 0, sizeof(*o));
-	o->family = f;
-	o->param = p;
-	if (strlen(eq + 1) >= sizeof(values))
-		return usage_error("--param '%.40s...': a value list of %zu characters: expected at most %zu",
-				   text, strlen(eq + 1), sizeof(values) - 1);
-	snprintf(values, sizeof(values), "%s", eq + 1);
-	if (!*values)
-		return usage_error("--param '%s': expected at least one value", text);
-	/* strsep, not strtok: "0,,1" has an empty value, which is an error. */
-	while ((item = strsep(&rest, ","))) {
-		if (!*item)
-			return usage_error("--param '%s': expected a value between commas",
-					   text);
-		if (o->nr_values == SUITE_MAX_VALUES)
-			return usage_error("--param '%s': at most %d values", text,
-					   SUITE_MAX_VALUES);
-		if (kernel_param_parse(&f->params[p], item, &o->values[o->nr_values],
-				       err, sizeof(err)))
-			return usage_error("--param %s.%s", f->name, err);
-		/* Two equal cases would share a name, and so each other's rows. */
-		for (unsigned int i = 0; i < o->nr_values; i++)
-			if (o->values[i] == o->values[o->nr_values])
-				return usage_error("--param '%s': '%s' is listed twice: expected each value once",
-						   text, item);
-		o->nr_values++;
-	}
-	/* A later --param for the same parameter replaces the earlier one. */
-	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
-		if (opts->overrides[i].family == f && opts->overrides[i].param == p) {
-			opts->overrides[i] = *o;
-			return 0;
-		}
-	}
-	opts->nr_overrides++;
-	return 0;
-}
-
-/*
- * The command line, shell-quoted, for the report's "how to reproduce":
- * kept in the results so that the report need not guess the options.
- */
-static char run_command[4096];
-
-static void record_command(int argc, char **argv)
-{
-	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "0123456789_-+=/.,:@%";
-	FILE *out = fmemopen(run_command, sizeof(run_command) - 1, "w");
-
-	if (!out)
-		return;
-	fputs("bouncelab", out);
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (*a && strspn(a, plain) == strlen(a)) {
-			fprintf(out, " %s", a);
-			continue;
-		}
-		fputs(" '", out);
-		for (; *a; a++) {
-			if (*a == '\'')
-				fputs("'\\''", out);
-			else
-				fputc(*a, out);
-		}
-		fputc('\'', out);
-	}
-	fclose(out);
-}
-
-/* Two equal cases would share a name, and so each other's rows. */
-static int check_placements_differ(const char *text,
-				   const struct suite_options *opts)
-{
-	for (unsigned int i = 0; i < opts->nr_placements; i++)
-		for (unsigned int k = 0; k < i; k++)
-			if (!strcmp(opts->placements[i], opts->placements[k]))
-				return usage_error("--placement '%s': '%s' is listed twice: expected each policy once",
-						   text, opts->placements[i]);
-	return 0;
-}
-
-/*
- * compact,pair:smt,cpus:0,4: policies split at commas, except that a
- * number continues the cpus: list before it. The texts live in store.
- */
-static int parse_placement_option(const char *text, struct suite_options *opts,
-				  char store[][64])
-{
-	char copy[1024], *item, *rest = copy;
-	char *last = NULL;
-
-	if (!*text || strlen(text) >= sizeof(copy))
-		return usage_error("--placement '%s': expected compact, spread, cores, pair:CLASS or cpus:LIST",
-				   text);
-	snprintf(copy, sizeof(copy), "%s", text);
-	/* strsep, not strtok: "compact,,spread" has an empty item, an error. */
-	while ((item = strsep(&rest, ","))) {
-		bool continues = last && !strncmp(last, "cpus:", 5) &&
-				 *item >= '0' && *item <= '9';
-
-		if (!*item)
-			return usage_error("--placement '%s': expected a policy between commas",
-					   text);
-		if (continues) {
-			size_t used = strlen(last);
-
-			if (used + 1 + strlen(item) >= 64)
-				return usage_error("--placement '%s': expected a policy of at most 63 characters (ranges help: cpus:0-15)",
-						   text);
-			snprintf(last + used, 64 - used, ",%s", item);
-			continue;
-		}
-		if (opts->nr_placements == SUITE_MAX_PLACEMENTS)
-			return usage_error("--placement '%s': expected at most %d policies",
-					   text, SUITE_MAX_PLACEMENTS);
-		if (strlen(item) >= 64)
-			return usage_error("--placement '%s': expected a policy of at most 63 characters",
-					   text);
-		last = store[opts->nr_placements];
-		snprintf(last, 64, "%s", item);
-		opts->placements[opts->nr_placements++] = last;
-	}
-	return check_placements_differ(text, opts);
-}
-
-static double seconds_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - start->tv_sec) +
-	       (double)(now.tv_nsec - start->tv_nsec) / 1e9;
-}
-
-/*
- * A --console row. On one terminal with the status line, that line is
- * cleared first (the next repetition's progress draws it again), so the
- * row does not start in the middle of it.
- */
-static void show_row(struct run_progress *pr, const json_t *row)
-{
-	if (pr->tty && pr->table.tty && !pr->quiet) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-	console_row(&pr->table, row);
-}
-
-/*
- * A finished run is one repetition: it becomes a row at once, so that an
- * interrupt loses nothing finished and progress is real. Google
- * Benchmark runs each round as one repetition of each case; the row says
- * which repetition of the whole run it is, under the name the case has in
- * every round (a fixed iteration count would add "iterations:N").
- */
-static void on_run(const struct gbench_run *run, void *arg)
-{
-	struct run_progress *pr = arg;
-	struct bench_case *c = suite_find(pr->suite, run->function_name,
-					   (unsigned int)run->threads);
-	struct gbench_run row = *run;
-	char name[320];
-	double elapsed;
-	size_t i;
-
-	/* Runs after an interrupt are not results: they never ran. */
-	if (run->error_occurred && !strcmp(run->error_message, SUITE_INTERRUPTED))
-		return;
-	if (!c || run->is_aggregate)
-		return;
-	i = (size_t)(c - pr->suite->cases);
-	suite_row_name(c, name, sizeof(name));
-	row.name = name;
-	row.run_name = name;
-	row.repetitions = pr->nr_rounds;
-	row.repetition_index = pr->round;
-	/*
-	 * A repetition is finished when it is on disk, before the next one
-	 * starts. One the journal could not take is not: it is neither
-	 * counted nor shown, and the run stops.
-	 */
-	if (pr->journal_failed)
-		return;
-	{
-		json_t *obj = results_row(&row, c);
-		char err[600];
-		int failed = journal_append(&pr->journal, obj, err, sizeof(err));
-
-		if (!failed && pr->console)
-			show_row(pr, obj);
-		json_decref(obj);
-		if (failed) {
-			runtime_error("stopping the run after %u repetitions: %s", pr->done, err);
-			pr->journal_failed = true;
-			interrupt_request(INTERRUPT_ERROR);
-			return;
-		}
-	}
-	if (!run->error_occurred) {
-		/*
-		 * Reported iterations are summed over the threads. A case
-		 * that failed in round 0 keeps the count of its first good
-		 * run, rather than probing again in every later round.
-		 */
-		if (!pr->iterations[i])
-			pr->iterations[i] = (uint64_t)run->iterations / c->cfg.nr_threads;
-		for (unsigned int k = 0; k < run->nr_counters; k++)
-			if (!strcmp(run->counter_names[k], "ns_per_op") &&
-			    pr->nr_samples[i] < pr->per_case)
-				pr->samples[i * pr->per_case + pr->nr_samples[i]++] =
-					run->counter_values[k];
-	} else {
-		pr->failed++;
-	}
-	pr->done++;
-	/* A closed pipe takes no more progress, and raises SIGPIPE each time. */
-	if (interrupt_signal() == SIGPIPE || ferror(stderr))
-		pr->quiet = true;
-	if (pr->quiet)
-		return;
-	elapsed = seconds_since(&pr->start);
-	/*
-	 * On a terminal one status line is rewritten in place, and only
-	 * errors stay on screen; a log gets a line per repetition.
-	 */
-	if (pr->tty && !run->error_occurred) {
-		fprintf(stderr, "\r[%u/%u] %s  %.1fs elapsed, ETA %.0fs\033[K",
-			pr->done, pr->total, name, elapsed,
-			elapsed / pr->done * (pr->total - pr->done));
-		return;
-	}
-	fprintf(stderr, "%s[%u/%u] %s%s%s  %.1fs elapsed, ETA %.0fs\n",
-		pr->tty ? "\r\033[K" : "", pr->done, pr->total, name,
-		run->error_occurred ? "  ERROR: " : "",
-		run->error_occurred ? run->error_message : "", elapsed,
-		elapsed / pr->done * (pr->total - pr->done));
-}
-
-/*
- * pingpong's operation is a round trip, but its figure everywhere (report,
- * JSON real_time, topo --latency) is one-way: the summary says the same.
- */
-static double summary_divisor(const struct kernel_family *f)
-{
-	return f->ns_per_op_metric && f->ns_per_op_divisor > 0 ? f->ns_per_op_divisor : 1;
-}
-
-static const char *summary_unit(const struct kernel_family *f)
-{
-	return f->ns_per_op_metric ? f->ns_per_op_metric : "ns per op";
-}
-
-/*
- * One block per family at the largest thread count: each case's median
- * ns/op over its repetitions (one-way ns for pingpong).
- */
-static void print_summary(const struct run_progress *pr, FILE *out)
-{
-	const struct suite *suite = pr->suite;
-	const struct kernel_family *last = NULL;
-	unsigned int max_threads = 0;
-
-	for (unsigned int i = 0; i < suite->nr_cases; i++)
-		if (suite->cases[i].cfg.nr_threads > max_threads)
-			max_threads = suite->cases[i].cfg.nr_threads;
-	for (unsigned int i = 0; i < suite->nr_cases; i++) {
-		const struct bench_case *c = &suite->cases[i];
-		unsigned int n = pr->nr_samples[i];
-
-		if (c->cfg.nr_threads != max_threads)
-			continue;
-		if (c->family != last) {
-			fprintf(out, "%s, %u thread%s, median %s:\n", c->family->name,
-			       max_threads, max_threads > 1 ? "s" : "",
-			       summary_unit(c->family));
-			last = c->family;
-		}
-		if (n)
-			fprintf(out, "  %-60s %10.2f\n", c->name,
-			       stats_median(pr->samples + (size_t)i * pr->per_case, n) /
-			       summary_divisor(c->family));
-		else
-			fprintf(out, "  %-60s %10s\n", c->name, "error");
-	}
 }
 
 /*
@@ -509,120 +163,6 @@ static uint64_t estimate_results_bytes(unsigned int repetitions)
 	return (uint64_t)repetitions * 2 * 4096 + (1u << 16);
 }
 
-/*
- * --out -: the results file as written, byte for byte, on stdout. The
- * file stays (results survive a reader that goes away); stdout is only a
- * copy of it.
- */
-static int copy_to_stdout(const char *path)
-{
-	char err[1024], *text;
-	size_t len;
-	int ret = 0;
-
-	text = input_file_read(path, (size_t)1 << 34, &len, err, sizeof(err));
-	if (!text)
-		return runtime_error("%s", err);
-	if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
-		ret = runtime_error("cannot write the results to standard output (they are in %s)",
-				    path);
-	free(text);
-	return ret;
-}
-
-/*
- * Builds the results file from the journal and writes it, with the caught
- * signals held back: a second Ctrl-C now waits until the file is whole.
- * After a signal the file is marked incomplete, and it never replaces a
- * complete one (--force): it goes beside it. Then the journal goes.
- */
-static int write_results(const struct output_claim *claim, json_t *context,
-			 struct run_progress *pr)
-{
-	int signo = interrupt_signal();
-	const char *out = claim->path;
-	char err[1024], sibling[PATH_MAX];
-	const char *target = out;
-	size_t nr_rows, total, nr_damaged;
-	char why[700] = "";
-	json_t *doc;
-	int ret = 0;
-
-	doc = journal_load(pr->journal.path, false, &nr_rows, &total, &nr_damaged,
-			   err, sizeof(err));
-	if (!doc) {
-		journal_close(&pr->journal, false);
-		return runtime_error("%s", err);
-	}
-	/* Stopped before any repetition finished: nothing to keep, no file. */
-	if (*pr->stop_error && !nr_rows) {
-		journal_close(&pr->journal, true);
-		json_decref(doc);
-		return runtime_error("%s: no repetition finished, nothing written",
-				     pr->stop_error);
-	}
-	if (signo) {
-		if (pr->journal_failed)
-			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: the journal could not be written",
-				 nr_rows, pr->total);
-		else if (*pr->stop_error)
-			snprintf(why, sizeof(why), "stopped after %zu of %u repetitions: %s",
-				 nr_rows, pr->total, pr->stop_error);
-		else
-			snprintf(why, sizeof(why), "interrupted by %s after %zu of %u repetitions",
-				 interrupt_signal_name(signo), nr_rows, pr->total);
-		if (claim->exists) {
-			output_incomplete_sibling(out, sibling, sizeof(sibling));
-			target = sibling;
-		}
-	}
-	/* Again: a thread may have dropped an event during the run. */
-	results_finish_context(doc, context, signo ? why : NULL);
-	if (results_write(target, doc, target == out && claim->exists, err, sizeof(err))) {
-		journal_close(&pr->journal, false);
-		json_decref(doc);
-		return runtime_error("%s; the %zu finished repetitions are in %s: recover them with 'bouncelab run --resume %s'",
-				     err, nr_rows, pr->journal.path, out);
-	}
-	journal_close(&pr->journal, true);
-	json_decref(doc);
-	if (signo) {
-		if (pr->journal_failed)
-			return runtime_error("the journal could not be written: wrote the %zu finished repetitions to %s, marked incomplete",
-					     nr_rows, target);
-		if (*pr->stop_error)
-			return runtime_error("%s: wrote the %zu finished repetitions to %s, marked incomplete",
-					     pr->stop_error, nr_rows, target);
-		runtime_error("%s: wrote the %zu finished repetitions to %s, marked incomplete%s",
-			      interrupt_signal_name(signo), nr_rows, target,
-			      target != out ? " (beside the complete file --force would have replaced)" : "");
-		return 128 + signo;
-	}
-	if (pr->failed == pr->done)
-		return runtime_error("every one of the %u repetitions failed: %s has their errors, and no result",
-				     pr->done, out);
-	print_summary(pr, pr->results_on_stdout ? stderr : stdout);
-	if (pr->results_on_stdout && (ret = copy_to_stdout(out)))
-		return ret;
-	if (!pr->quiet)
-		fprintf(stderr, "bouncelab: results in %s (%.1f s)\n", out,
-			seconds_since(&pr->start));
-	/* Last, where it is read: the exit status (3) says the same. */
-	if (pr->failed) {
-		runtime_error("%u of %u repetitions failed: their errors are in %s; the summary above and the report leave them out",
-			      pr->failed, pr->done, out);
-		ret = EXIT_PARTIAL;
-	}
-	return ret;
-}
-
-/*
- * Repetitions are interleaved by rounds: each round runs every case once,
- * in an order Google Benchmark shuffles, so every case samples the whole
- * run and a VM's slow minutes fall on all variants alike. A case's first
- * good run (round 0, unless it failed) finds its iteration count for
- * --min-time; later rounds reuse it.
- */
 /* The run stops itself: its finished repetitions are written, marked so. */
 static void stop_run(struct run_progress *pr, const char *why)
 {
@@ -640,7 +180,7 @@ static void stop_run(struct run_progress *pr, const char *why)
 static void run_rounds(struct suite *suite, const struct suite_options *opts,
 		       struct run_progress *pr)
 {
-	struct gbench_run_callbacks cb = { on_run, pr };
+	struct gbench_run_callbacks cb = { run_progress_on_run, pr };
 
 	for (pr->round = 0; pr->round < pr->nr_rounds && !interrupt_signal();
 	     pr->round++) {
@@ -713,7 +253,7 @@ static void on_fatal(const char *why)
 	}
 	interrupt_block(true);
 	stop_run(fatal.pr, why);
-	write_results(fatal.claim, fatal.context, fatal.pr);
+	run_write_results(fatal.claim, fatal.context, fatal.pr);
 	unlink(fatal.claim->lock_path);
 }
 
@@ -753,7 +293,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	}
 	pr.total = suite->nr_cases * (unsigned int)opts->repetitions;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	context = run_context_new(suite, run_command);
+	context = run_context_new(suite, run_command_line());
 	pr.tty = isatty(STDERR_FILENO);
 	pr.console = opts->console;
 	pr.results_on_stdout = opts->results_on_stdout;
@@ -781,7 +321,7 @@ static int run_suite(struct suite *suite, const struct suite_options *opts,
 	watchdog_stop();
 	json_object_set_new(context, "counters", counters_context());
 	interrupt_block(true);
-	ret = write_results(claim, context, &pr);
+	ret = run_write_results(claim, context, &pr);
 out:
 	json_decref(context);
 	free(pr.samples);
@@ -872,7 +412,7 @@ int cmd_run(int argc, char **argv)
 	long value;
 	int c, ret;
 
-	record_command(argc, argv);
+	run_record_command(argc, argv);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, &longindex)) != -1) {
 		/* --resume writes the stopped run as it was: it takes no other choice. */
@@ -901,12 +441,12 @@ int cmd_run(int argc, char **argv)
 						   optarg);
 			break;
 		case 'p':
-			ret = parse_param_option(optarg, &opts);
+			ret = run_parse_param(optarg, &opts);
 			if (ret)
 				return ret;
 			break;
 		case 'P':
-			ret = parse_placement_option(optarg, &opts, placement_store);
+			ret = run_parse_placement(optarg, &opts, placement_store);
 			if (ret)
 				return ret;
 			break;

@@ -2,7 +2,8 @@
 /*
  * bouncelab topo: the tree, the distance classes present, the NUMA
  * matrix, where a policy would put N threads, and (--latency) the sampled
- * core-to-core latency of each class.
+ * core-to-core latency of each class. One command (about 660 lines):
+ * its options, and each of those printed as text or --json.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -323,33 +324,27 @@ static void print_plan(const struct topo *topo, const struct placement *pl)
 	       "planned only: this topology is not this system, so nothing is bound");
 }
 
-static void print_latency_table(const struct topo *topo, json_t *lat,
+static void print_latency_table(const struct topo *topo,
 				const struct latency_pair *pairs,
 				unsigned int nr_pairs, const struct topo_options *o)
 {
-	json_t *classes = json_object_get(lat, "classes"), *c;
-	size_t i;
-
 	printf("\nOne-way latency, pingpong/%s: %ld samples of %ld round trips per pair\n",
 	       o->variant, o->samples, o->round_trips);
 	printf("  %-14s %5s %10s %8s %17s  %s\n", "class", "pairs", "median ns",
 	       "min ns", "p10-p90 ns", "modes");
-	json_array_foreach(classes, i, c) {
+	for (int cls = 0; cls < NR_DISTANCE_CLASSES; cls++) {
 		char range[32], modes[96] = "one";
+		struct latency_class c;
 
-		snprintf(range, sizeof(range), "%.1f-%.1f",
-			 json_real_value(json_object_get(c, "p10_ns")),
-			 json_real_value(json_object_get(c, "p90_ns")));
-		if (json_is_true(json_object_get(c, "bimodal")))
+		if (latency_class_summarize(pairs, nr_pairs, (enum distance_class)cls, &c))
+			continue;
+		snprintf(range, sizeof(range), "%.1f-%.1f", c.s.p10, c.s.p90);
+		if (c.s.bimodal)
 			snprintf(modes, sizeof(modes), "BIMODAL: %.1f / %.1f ns, %.0f%% slow",
-				 json_real_value(json_object_get(c, "low_mode_ns")),
-				 json_real_value(json_object_get(c, "high_mode_ns")),
-				 100 * json_real_value(json_object_get(c, "high_mode_share")));
-		printf("  %-14s %5lld %10.1f %8.1f %17s  %s\n",
-		       json_string_value(json_object_get(c, "class")),
-		       (long long)json_integer_value(json_object_get(c, "pairs")),
-		       json_real_value(json_object_get(c, "median_ns")),
-		       json_real_value(json_object_get(c, "min_ns")), range, modes);
+				 c.s.low_mode, c.s.high_mode, 100 * c.s.high_share);
+		printf("  %-14s %5u %10.1f %8.1f %17s  %s\n",
+		       distance_class_name(c.cls), c.nr_pairs, c.s.median, c.s.min,
+		       range, modes);
 	}
 	for (unsigned int p = 0; p < nr_pairs; p++) {
 		struct latency_summary s;
@@ -475,7 +470,7 @@ static int measure_latency(const struct topo *topo, const struct topo_options *o
 		if (o->json)
 			json_object_set(o->json, "latency", lat);
 		else
-			print_latency_table(topo, lat, pairs, done, o);
+			print_latency_table(topo, pairs, done, o);
 		ret = write_latency(topo, &o->claim, context, signo ? why : NULL, lat, o->json);
 		json_decref(lat);
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "console.h"
+#include "results.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +12,6 @@
 #define CYAN "\033[36m"
 #define RED "\033[31m"
 #define RESET "\033[m"
-
-/* Columns of a row that are not counters. */
-static const char *const not_counters[] = {
-	"name", "family_index", "per_family_instance_index", "run_name", "run_type",
-	"repetitions", "repetition_index", "threads", "aggregate_name", "aggregate_unit",
-	"error_occurred", "error_message", "iterations", "real_time", "cpu_time",
-	"time_unit", "label", "bouncelab",
-};
-
-static bool is_counter(const char *key)
-{
-	for (size_t i = 0; i < sizeof(not_counters) / sizeof(not_counters[0]); i++)
-		if (!strcmp(key, not_counters[i]))
-			return false;
-	return true;
-}
 
 /* no-color.org: NO_COLOR present and not empty turns colour off. */
 static bool no_color(void)
@@ -70,29 +55,27 @@ static void header(struct console *con)
 
 void console_row(struct console *con, const json_t *row)
 {
-	const char *name = json_string_value(json_object_get(row, "name"));
-	const char *key;
-	json_t *value;
+	struct results_row_view v;
 
+	/* without memory for the counters, the row is shown without them */
+	results_row_view(row, &v);
 	if (!con->header_shown)
 		header(con);
-	fprintf(con->out, "%s%-*s%s", colour(con, GREEN), con->name_width, name,
+	fprintf(con->out, "%s%-*s%s", colour(con, GREEN), con->name_width, v.name,
 		colour(con, RESET));
-	if (json_is_true(json_object_get(row, "error_occurred"))) {
-		fprintf(con->out, " %sERROR: %s%s\n", colour(con, RED),
-			json_string_value(json_object_get(row, "error_message")),
+	if (v.failed) {
+		fprintf(con->out, " %sERROR: %s%s\n", colour(con, RED), v.error_message,
 			colour(con, RESET));
 		fflush(con->out);
+		results_row_view_free(&v);
 		return;
 	}
-	fprintf(con->out, " %s%10.2f ns%s", colour(con, YELLOW),
-		json_number_value(json_object_get(row, "real_time")), colour(con, RESET));
-	fprintf(con->out, " %s%12lld%s", colour(con, CYAN),
-		(long long)json_integer_value(json_object_get(row, "iterations")),
+	fprintf(con->out, " %s%10.2f ns%s", colour(con, YELLOW), v.real_time,
 		colour(con, RESET));
-	json_object_foreach((json_t *)row, key, value)
-		if (is_counter(key))
-			fprintf(con->out, " %s=%g", key, json_number_value(value));
+	fprintf(con->out, " %s%12lld%s", colour(con, CYAN), v.iterations, colour(con, RESET));
+	for (size_t i = 0; i < v.nr_counters; i++)
+		fprintf(con->out, " %s=%g", v.counters[i].name, v.counters[i].value);
 	fputc('\n', con->out);
 	fflush(con->out);
+	results_row_view_free(&v);
 }

@@ -33,6 +33,10 @@
  * Which calls find the flag set is a fixed pseudo-random pattern per
  * thread, the same in every variant: exactly already_set percent of
  * every 4096 consecutive calls go to the shared mm.
+ *
+ * One family (about 715 lines), as every family is one file: its
+ * variants, their access profiles, its claims and its verify beside
+ * the lesson they serve.
  */
 #include <stddef.h>
 #include <stdio.h>

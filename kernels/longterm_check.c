@@ -59,6 +59,10 @@
  * and put_ns_per_page are gup_benchmark's get and put over the pages
  * asked for, over whole passes, and get_ns_per_page_median the get's
  * median over its stretches. ns_per_op, the harness's, covers all three.
+ *
+ * One family (about 900 lines), as every family is one file: its
+ * variants, their access profiles, its claims and its verify beside
+ * the lesson they serve.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * The analysis every section reads: tables (groups) per family and
  * setting, each case's ratio to the best and its speedup, the fix's
  * pairs, the ping-pong's transfers per run and class. Each number the
- * report prints is computed here, once.
+ * report prints is computed here, once: one concern (about 710 lines).
  */
 #include <math.h>
 #include <stdio.h>

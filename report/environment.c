@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The report's first and last sections: the machine each results file
- * came from, and the commands that produce the same files again.
+ * came from, and the commands that produce the same files again. One
+ * concern (about 650 lines): what a reader needs to run the same again.
  */
 #include <ctype.h>
 #include <jansson.h>

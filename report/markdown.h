@@ -35,7 +35,8 @@ struct report_input {
 
 /*
  * The most columns a table has: what a code-hosting page shows without
- * scrolling sideways. A wider one is split (markdown.c, environment.c).
+ * scrolling sideways. A wider one is split (markdown.c, setting_section.c,
+ * environment.c).
  */
 #define MD_TABLE_MAX_COLUMNS 8
 
@@ -50,6 +51,19 @@ char *markdown_details(const struct report_input *in, size_t *len);
 
 /* "Incomplete run" at the top, for each file that stopped early. */
 void markdown_banner(FILE *out, const struct report_input *in);
+
+/*
+ * A setting's section (setting_section.c): in report.md its verdict, its
+ * table and, with plots, its plots; in details.md every table but the
+ * plots. markdown_setting_plots() writes the plots alone, ending the
+ * paragraph or not.
+ */
+void markdown_setting(FILE *out, const struct report_input *in,
+		      const struct group_view *g, bool plots);
+void markdown_setting_details(FILE *out, const struct report_input *in,
+			      const struct group_view *g);
+void markdown_setting_plots(FILE *out, const struct analysis *a,
+			    const struct group_view *g, bool end_paragraph);
 
 /* The physical baseline: the ping-pong's floor per class (baseline_section.c). */
 void markdown_baseline(FILE *out, const struct report_input *in);

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's plots and will-it-scale CSVs: each file's name (the one
+ * the markdown links to) and its content, drawn with svg.c. One concern
+ * (about 640 lines): every file the report writes beside report.md.
+ */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>

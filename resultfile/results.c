@@ -310,6 +310,52 @@ json_t *results_row(const struct gbench_run *run, const struct bench_case *c)
 	return row;
 }
 
+/* Columns of a row that are not counters: results_row()'s own keys. */
+static const char *const not_counters[] = {
+	"name", "family_index", "per_family_instance_index", "run_name", "run_type",
+	"repetitions", "repetition_index", "threads", "aggregate_name", "aggregate_unit",
+	"error_occurred", "error_message", "iterations", "real_time", "cpu_time",
+	"time_unit", "label", "bouncelab",
+};
+
+static bool is_counter(const char *key)
+{
+	for (size_t i = 0; i < sizeof(not_counters) / sizeof(not_counters[0]); i++)
+		if (!strcmp(key, not_counters[i]))
+			return false;
+	return true;
+}
+
+int results_row_view(const json_t *row, struct results_row_view *view)
+{
+	const char *key;
+	json_t *value;
+
+	memset(view, 0, sizeof(*view));
+	view->name = json_string_value(json_object_get(row, "name"));
+	view->failed = json_is_true(json_object_get(row, "error_occurred"));
+	view->error_message = json_string_value(json_object_get(row, "error_message"));
+	view->real_time = json_number_value(json_object_get(row, "real_time"));
+	view->iterations = (long long)json_integer_value(json_object_get(row, "iterations"));
+	view->counters = malloc((json_object_size(row) + 1) * sizeof(*view->counters));
+	if (!view->counters)
+		return -1;
+	json_object_foreach((json_t *)row, key, value) {
+		if (!is_counter(key))
+			continue;
+		view->counters[view->nr_counters].name = key;
+		view->counters[view->nr_counters++].value = json_number_value(value);
+	}
+	return 0;
+}
+
+void results_row_view_free(struct results_row_view *view)
+{
+	free(view->counters);
+	view->counters = NULL;
+	view->nr_counters = 0;
+}
+
 int results_write(const char *path, json_t *doc, bool replace, char *err, size_t errlen)
 {
 	json_t *out = json_copy(doc), *good = json_array(), *failed = json_array(), *all = NULL;

@@ -53,6 +53,7 @@
 #include <stdbool.h>
 
 #include "gbench.h"
+#include "results_read.h"
 #include "suite.h"
 
 /* The context of this run on this machine. */
@@ -66,6 +67,25 @@ json_t *results_topology(const struct topo *topo);
 
 /* One row in Google Benchmark's format, with the case's facts. */
 json_t *results_row(const struct gbench_run *run, const struct bench_case *c);
+
+/* A row results_row() made, as run --console shows it. */
+struct results_row_view {
+	const char *name;
+	bool failed;			/* error_occurred */
+	const char *error_message;
+	double real_time;
+	long long iterations;
+	/* the user counters in the row's order (names owned by the row) */
+	size_t nr_counters;
+	struct result_counter *counters;
+};
+
+/*
+ * Reads row into view; results_row_view_free() releases it. Returns 0, or
+ * -1 when memory ran out: then the view has every field but the counters.
+ */
+int results_row_view(const json_t *row, struct results_row_view *view);
+void results_row_view_free(struct results_row_view *view);
 
 /*
  * The whole document ({context, benchmarks: the repetitions}), written

@@ -2,7 +2,7 @@
 /*
  * Homes: which NUMA node a run's shared state is bound to, and which node
  * the kernel says really holds it. Binding itself is the backend's
- * (hwloc's memory binding in topo_hwloc.c); the answer comes from the
+ * (hwloc's memory binding in topo_hwloc_bind.c); the answer comes from the
  * kernel, never from what was asked.
  */
 #include <errno.h>

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * run's options that take more than a number: --param and --placement
+ * checked and read into a suite_options, and the command line as typed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "run_options.h"
+
+/* family.name=v1,v2 */
+int run_parse_param(const char *text, struct suite_options *opts)
+{
+	char family_name[64], values[512], err[256];
+	const struct kernel_family *f;
+	struct suite_override *o;
+	const char *dot = strchr(text, '.');
+	const char *eq = strchr(text, '=');
+	char *item, *rest = values;
+	int p;
+
+	if (!dot || !eq || eq < dot || (size_t)(dot - text) >= sizeof(family_name))
+		return usage_error("--param '%s': expected FAMILY.NAME=VALUE[,VALUE...]", text);
+	snprintf(family_name, sizeof(family_name), "%.*s", (int)(dot - text), text);
+	f = catalog_find(family_name);
+	if (!f)
+		return usage_error("--param '%s': unknown family '%s' (see 'bouncelab list')",
+				   text, family_name);
+	{
+		char name[64];
+
+		if ((size_t)(eq - dot - 1) >= sizeof(name))
+			return usage_error("--param '%.80s': a parameter name of %d characters: expected at most %zu (see 'bouncelab list')",
+					   text, (int)(eq - dot - 1), sizeof(name) - 1);
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
+		p = kernel_param_index(f, name);
+		if (p < 0)
+			return usage_error("--param '%s': family %s has no parameter '%s' (see 'bouncelab list')",
+					   text, f->name, name);
+	}
+	if (opts->nr_overrides == SUITE_MAX_OVERRIDES)
+		return usage_error("--param '%s': at most %d --param options",
+				   text, SUITE_MAX_OVERRIDES);
+	o = &opts->overrides[opts->nr_overrides];
+	memset(o, 0, sizeof(*o));
+	o->family = f;
+	o->param = p;
+	if (strlen(eq + 1) >= sizeof(values))
+		return usage_error("--param '%.40s...': a value list of %zu characters: expected at most %zu",
+				   text, strlen(eq + 1), sizeof(values) - 1);
+	snprintf(values, sizeof(values), "%s", eq + 1);
+	if (!*values)
+		return usage_error("--param '%s': expected at least one value", text);
+	/* strsep, not strtok: "0,,1" has an empty value, which is an error. */
+	while ((item = strsep(&rest, ","))) {
+		if (!*item)
+			return usage_error("--param '%s': expected a value between commas",
+					   text);
+		if (o->nr_values == SUITE_MAX_VALUES)
+			return usage_error("--param '%s': at most %d values", text,
+					   SUITE_MAX_VALUES);
+		if (kernel_param_parse(&f->params[p], item, &o->values[o->nr_values],
+				       err, sizeof(err)))
+			return usage_error("--param %s.%s", f->name, err);
+		/* Two equal cases would share a name, and so each other's rows. */
+		for (unsigned int i = 0; i < o->nr_values; i++)
+			if (o->values[i] == o->values[o->nr_values])
+				return usage_error("--param '%s': '%s' is listed twice: expected each value once",
+						   text, item);
+		o->nr_values++;
+	}
+	/* A later --param for the same parameter replaces the earlier one. */
+	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
+		if (opts->overrides[i].family == f && opts->overrides[i].param == p) {
+			opts->overrides[i] = *o;
+			return 0;
+		}
+	}
+	opts->nr_overrides++;
+	return 0;
+}
+
+/*
+ * The command line, shell-quoted, for the report's "how to reproduce":
+ * kept in the results so that the report need not guess the options.
+ */
+static char run_command[4096];
+
+void run_record_command(int argc, char **argv)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-+=/.,:@%";
+	FILE *out = fmemopen(run_command, sizeof(run_command) - 1, "w");
+
+	if (!out)
+		return;
+	fputs("bouncelab", out);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (*a && strspn(a, plain) == strlen(a)) {
+			fprintf(out, " %s", a);
+			continue;
+		}
+		fputs(" '", out);
+		for (; *a; a++) {
+			if (*a == '\'')
+				fputs("'\\''", out);
+			else
+				fputc(*a, out);
+		}
+		fputc('\'', out);
+	}
+	fclose(out);
+}
+
+const char *run_command_line(void)
+{
+	return run_command;
+}
+
+/* Two equal cases would share a name, and so each other's rows. */
+static int check_placements_differ(const char *text,
+				   const struct suite_options *opts)
+{
+	for (unsigned int i = 0; i < opts->nr_placements; i++)
+		for (unsigned int k = 0; k < i; k++)
+			if (!strcmp(opts->placements[i], opts->placements[k]))
+				return usage_error("--placement '%s': '%s' is listed twice: expected each policy once",
+						   text, opts->placements[i]);
+	return 0;
+}
+
+/*
+ * compact,pair:smt,cpus:0,4: policies split at commas, except that a
+ * number continues the cpus: list before it. The texts live in store.
+ */
+int run_parse_placement(const char *text, struct suite_options *opts, char store[][64])
+{
+	char copy[1024], *item, *rest = copy;
+	char *last = NULL;
+
+	if (!*text || strlen(text) >= sizeof(copy))
+		return usage_error("--placement '%s': expected compact, spread, cores, pair:CLASS or cpus:LIST",
+				   text);
+	snprintf(copy, sizeof(copy), "%s", text);
+	/* strsep, not strtok: "compact,,spread" has an empty item, an error. */
+	while ((item = strsep(&rest, ","))) {
+		bool continues = last && !strncmp(last, "cpus:", 5) &&
+				 *item >= '0' && *item <= '9';
+
+		if (!*item)
+			return usage_error("--placement '%s': expected a policy between commas",
+					   text);
+		if (continues) {
+			size_t used = strlen(last);
+
+			if (used + 1 + strlen(item) >= 64)
+				return usage_error("--placement '%s': expected a policy of at most 63 characters (ranges help: cpus:0-15)",
+						   text);
+			snprintf(last + used, 64 - used, ",%s", item);
+			continue;
+		}
+		if (opts->nr_placements == SUITE_MAX_PLACEMENTS)
+			return usage_error("--placement '%s': expected at most %d policies",
+					   text, SUITE_MAX_PLACEMENTS);
+		if (strlen(item) >= 64)
+			return usage_error("--placement '%s': expected a policy of at most 63 characters",
+					   text);
+		last = store[opts->nr_placements];
+		snprintf(last, 64, "%s", item);
+		opts->placements[opts->nr_placements++] = last;
+	}
+	return check_placements_differ(text, opts);
+}

@@ -10,7 +10,6 @@
  * was fitted on (model_doc.md, "The published curves").
  */
 #include <dirent.h>
-#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,18 +19,16 @@
 #include "catalog.h"
 #include "config.h"
 #include "data_dir.h"
-#include "input_file.h"
 #include "model.h"
 #include "prediction_internal.h"
+#include "published_read.h"
 
-#define CURVE_MAX_BYTES (1UL << 20)
-#define CURVE_MAX_POINTS 128
-
+/* A published curve and the model's prediction at each of its points. */
 struct curve {
 	unsigned int n;
-	double threads[CURVE_MAX_POINTS], measured[CURVE_MAX_POINTS];
-	double predicted[CURVE_MAX_POINTS];
-	bool fitted[CURVE_MAX_POINTS];
+	const double *threads, *measured;
+	const bool *fitted;
+	double predicted[PUBLISHED_MAX_POINTS];
 };
 
 /*
@@ -83,85 +80,52 @@ static bool falls(const struct curve *c, const double *y, unsigned int lo, unsig
 	return c->threads[hi] / y[hi] < c->threads[lo] / y[lo];
 }
 
-/* The curve's points and its prediction; -1 with why on a bad file or model. */
-static int predict_curve(json_t *doc, struct curve *c, char *why, size_t len)
+/* The curve's prediction at each point; -1 with why on a bad profile or model. */
+static int predict_curve(const struct published_curve *pc, struct curve *c, char *why, size_t len)
 {
-	const char *profile = json_string_value(json_object_get(doc, "profile"));
-	const char *family = json_string_value(json_object_get(doc, "family"));
-	const char *variant = json_string_value(json_object_get(doc, "variant"));
-	const char *placement = json_string_value(json_object_get(doc, "placement"));
-	json_t *points = json_object_get(doc, "points");
-	json_t *fitted = json_object_get(json_object_get(doc, "informs"), "fitted_threads");
-	double private_ns = json_number_value(json_object_get(json_object_get(doc, "private_ns"),
-							      "value"));
-	const struct kernel_family *f = family ? catalog_find(family) : NULL;
-	int v = f && variant ? catalog_variant_index(f, variant) : -1;
+	const struct kernel_family *f = catalog_find(pc->family);
+	int v = f ? catalog_variant_index(f, pc->variant) : -1;
 	struct machine_profile m;
 	struct kernel_config cfg;
-	size_t i;
-	json_t *p;
 	int rc = 0;
 
-	if (!profile || v < 0 || !placement || !(private_ns > 0) || !json_is_array(points) ||
-	    !json_array_size(points) || json_array_size(points) > CURVE_MAX_POINTS) {
-		snprintf(why, len, "expected profile, family, variant, placement, private_ns and 1 to %d points",
-			 CURVE_MAX_POINTS);
+	if (v < 0) {
+		snprintf(why, len, "expected a family and variant of the catalogue, found %s/%s",
+			 pc->family, pc->variant);
 		return -1;
 	}
-	if (machine_profile_load_shipped(profile, &m, why, len))
+	if (machine_profile_load_shipped(pc->profile, &m, why, len))
 		return -1;
 	kernel_config_defaults(f, &cfg);
 	cfg.variant = (unsigned int)v;
-	c->n = 0;
-	json_array_foreach(points, i, p) {
+	c->n = pc->nr_points;
+	c->threads = pc->threads;
+	c->measured = pc->measured;
+	c->fitted = pc->fitted;
+	for (unsigned int i = 0; i < c->n && !rc; i++) {
 		struct model_prediction pred;
-		double t = json_number_value(json_array_get(p, 0));
-		size_t j;
-		json_t *ft;
 
-		c->threads[c->n] = t;
-		c->measured[c->n] = json_number_value(json_array_get(p, 1));
-		c->fitted[c->n] = false;
-		json_array_foreach(fitted, j, ft)
-			c->fitted[c->n] |= json_number_value(ft) == t;
-		cfg.nr_threads = (unsigned int)t;
-		if (!(t >= 1 && t == floor(t) && c->measured[c->n] > 0) ||
-		    (c->n && t <= c->threads[c->n - 1])) {
-			snprintf(why, len, "point %zu: expected a rising whole thread count and a positive ns/op", i);
-			rc = -1;
-			break;
-		}
-		if (model_predict(&m, f, &cfg, private_ns, 0, placement, &pred, why, len)) {
-			rc = -1;
-			break;
-		}
-		c->predicted[c->n++] = pred.ns_per_op;
+		cfg.nr_threads = (unsigned int)c->threads[i];
+		rc = model_predict(&m, f, &cfg, pc->private_ns, 0, pc->placement, &pred, why, len);
+		c->predicted[i] = pred.ns_per_op;
 	}
 	machine_profile_close(&m);
-	return rc;
+	return rc ? -1 : 0;
 }
 
-static void write_curve(FILE *out, json_t *doc, const struct curve *c)
+static void write_curve(FILE *out, const struct published_curve *pc, const struct curve *c)
 {
-	json_t *informs = json_object_get(doc, "informs");
-	const char *role = json_string_value(json_object_get(doc, "role"));
-	const char *what = json_string_value(json_object_get(informs, "what"));
-	bool slope_fitted = json_is_true(json_object_get(informs, "fitted_slope"));
 	unsigned int lo, hi;
 	double s_meas = upper_slope(c, c->measured, &lo, &hi);
 	double s_pred = upper_slope(c, c->predicted, &lo, &hi);
 
-	fprintf(out, "### %s\n\n", json_string_value(json_object_get(doc, "curve")));
-	if (role && !strcmp(role, "informs"))
-		fprintf(out, "**Informed a rule**: %s.", what ? what : "(not said)");
+	fprintf(out, "### %s\n\n", pc->title);
+	if (pc->role && !strcmp(pc->role, "informs"))
+		fprintf(out, "**Informed a rule**: %s.", pc->informs_what ? pc->informs_what : "(not said)");
 	else
 		fputs("**Held out**: no rule of the model was derived from it.", out);
-	fprintf(out, " Profile `%s`, %s/%s placed %s. From %s.\n\n",
-		json_string_value(json_object_get(doc, "profile")),
-		json_string_value(json_object_get(doc, "family")),
-		json_string_value(json_object_get(doc, "variant")),
-		json_string_value(json_object_get(doc, "placement")),
-		json_string_value(json_object_get(doc, "citation")));
+	fprintf(out, " Profile `%s`, %s/%s placed %s. From %s.\n\n", pc->profile, pc->family,
+		pc->variant, pc->placement, pc->citation);
 	fputs("| threads | measured ns/op | predicted | predicted / measured |\n"
 	      "|---:|---:|---:|---:|\n", out);
 	for (unsigned int i = 0; i < c->n; i++) {
@@ -175,7 +139,7 @@ static void write_curve(FILE *out, json_t *doc, const struct curve *c)
 	}
 	fprintf(out, "\nSlope from %.0f threads up: measured %.2f, predicted %.2f ns per added "
 		"thread (%.2fx%s). Throughput from %.0f to %.0f threads: measured %s, predicted %s.\n\n",
-		c->threads[lo], s_meas, s_pred, s_pred / s_meas, slope_fitted ? ", fitted" : "",
+		c->threads[lo], s_meas, s_pred, s_pred / s_meas, pc->slope_fitted ? ", fitted" : "",
 		c->threads[lo], c->threads[hi],
 		falls(c, c->measured, lo, hi) ? "falls" : "does not fall",
 		falls(c, c->predicted, lo, hi) ? "falls" : "does not fall");
@@ -190,6 +154,7 @@ static int json_file(const struct dirent *e)
 
 void published_prediction_write(FILE *out)
 {
+	static struct published_curve pc;
 	static struct curve c;
 	char dir[PATH_MAX], path[PATH_MAX + 256], why[512];
 	struct dirent **names = NULL;
@@ -207,18 +172,14 @@ void published_prediction_write(FILE *out)
 		return;
 	}
 	for (int i = 0; i < nr; i++) {
-		json_t *doc;
-		int status;
-
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-		doc = input_file_json(path, CURVE_MAX_BYTES, &status, why, sizeof(why));
-		if (!doc)	/* why names the file by its full path: not in a report */
-			fprintf(out, "`%s`: not read: not a curve file.\n\n", names[i]->d_name);
-		else if (predict_curve(doc, &c, why, sizeof(why)))
+		if (published_curve_read(path, &pc, why, sizeof(why)))
+			fprintf(out, "`%s`: not read: %s.\n\n", names[i]->d_name, why);
+		else if (predict_curve(&pc, &c, why, sizeof(why)))
 			fprintf(out, "`%s`: not predicted: %s.\n\n", names[i]->d_name, why);
 		else
-			write_curve(out, doc, &c);
-		json_decref(doc);
+			write_curve(out, &pc, &c);
+		published_curve_free(&pc);
 		free(names[i]);
 	}
 	free(names);

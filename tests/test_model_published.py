@@ -174,6 +174,54 @@ def check_report(results):
                 problem(f"prediction.md, {curve['curve']}, {n} threads: the fitted mark is wrong")
 
 
+def check_bad_curves():
+    """A curve file the report cannot use is named with what was wrong,
+    and the good curves beside it are still predicted."""
+    src = os.path.dirname(os.path.abspath(tests))
+    good = os.path.join(tests, "data", "published", "perfbook-count-atomic-epyc-milan.json")
+    with open(good) as f:
+        curve = json.load(f)
+    bad = {
+        "a-not-json.json": "{ not json",
+        "b-no-profile.json": json.dumps({k: v for k, v in curve.items() if k != "profile"}),
+        "c-falling.json": json.dumps(dict(curve, points=[[1, 5.0], [4, 9.0], [2, 7.0]])),
+        "d-unknown-variant.json": json.dumps(dict(curve, variant="no_such_variant")),
+        "e-half-thread.json": json.dumps(dict(curve, points=[[1, 5.0], [2.5, 9.0]])),
+    }
+    want = {
+        "a-not-json.json": "not read: not a curve file.",
+        "b-no-profile.json": "not read: expected profile, family, variant, placement, private_ns",
+        "c-falling.json": "not read: point 2: expected a rising whole thread count",
+        "d-unknown-variant.json": "not predicted: expected a family and variant of the catalogue, "
+                                  "found counter/no_such_variant",
+        "e-half-thread.json": "not read: point 1: expected a rising whole thread count",
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "data")
+        os.makedirs(os.path.join(data, "published"))
+        os.symlink(os.path.join(src, "model", "profiles"), os.path.join(data, "profiles"))
+        for name, text in bad.items():
+            with open(os.path.join(data, "published", name), "w") as f:
+                f.write(text)
+        with open(os.path.join(data, "published", "z-good.json"), "w") as f:
+            json.dump(curve, f)
+        done = subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-seeds.json"),
+                               "-o", os.path.join(tmp, "out")], capture_output=True, text=True,
+                              env=dict(os.environ, BOUNCELAB_DATADIR=data))
+        if done.returncode:
+            problem(f"bouncelab report with bad curve files failed: {done.stderr.strip()}")
+            return
+        with open(os.path.join(tmp, "out", "prediction.md")) as f:
+            md = f.read()
+    for name, message in want.items():
+        if f"`{name}`: {message}" not in md:
+            problem(f"prediction.md does not say '`{name}`: {message}'")
+    if f"### {curve['curve']}\n" not in md:
+        problem("prediction.md: a good curve beside bad ones is not predicted")
+
+
+check_bad_curves()
+
 if results:
     check_report(results)
 if table:

@@ -116,16 +116,19 @@ for b in rows:
     assert abs(b["one_way_ns"] - b["ns_per_op"] / 2) < 1e-6 * b["ns_per_op"], b
     assert b["bouncelab"]["placement"]["widest_class"] != "same_pu", b
     assert "/placement:" in b["name"], b["name"]
-# the cold miss, on the first ping-pong case's two CPUs: one miss, more
-# than a cache hit, and (the fastest of its samples) no slower than the
-# slowest whole round trip, which is two handoffs
 # the CPUs' share as the run started: a fraction of the spin's wall time
 share = doc["context"]["cpu_share"]
 assert 0 < share <= 1, share
+# the cold miss, measured on the first ping-pong case's two CPUs: a time.
+# How it compares with a round trip is latency_oracle's to judge, on the
+# same pair in the same process: here it was measured before the rounds,
+# and the host can move the vCPUs between placements 4 to 8 times apart
+# in the meantime (a 250 ns miss beside 72 ns round trips), or onto one
+# core's two threads, where the line never leaves the shared L1 (0 ns).
 cold = doc["context"]["cold_miss_ns"]
 cpus = doc["context"]["cold_miss_cpus"]
 assert len(cpus) == 2 and cpus[0] != cpus[1], cpus
-assert 1 < cold < max(b["ns_per_op"] for b in rows), (cold, [b["ns_per_op"] for b in rows])
+assert isinstance(cold, float) and 0 <= cold < 1e6, cold
 EOF
 fi
 

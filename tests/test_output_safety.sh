@@ -108,7 +108,10 @@ expect 2 "run --out new/dir/results.json with a bad option" -- "$bouncelab" run 
 env --default-signal=INT "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 \
 	--repetitions 200 --min-time 0.01 --counters none --out held/results.json 2>held.err &
 holder=$!
-for _ in $(seq 100); do [ -e held/results.json.journal ] && break; sleep 0.1; done
+# However long the holder takes to start: the loops that wait here are
+# bounded by the process they wait for, not by a count that a loaded
+# machine can outlast.
+while kill -0 "$holder" 2>/dev/null && [ ! -e held/results.json.journal ]; do sleep 0.1; done
 expect 2 "a second run on a held --out" -- "$bouncelab" run "${quick[@]}" --out held/results.json --force
 grep -q "another bouncelab" err.txt && ok "the refusal names the other writer" || not_ok "the refusal does not say why"
 kill -INT "$holder"
@@ -122,9 +125,11 @@ holder_status=$?
 # on a held output is refused at its start, before reading a byte (the
 # missing input shows it: the lock's refusal comes first)
 mkdir -p held_report
-flock held_report/.bouncelab.lock sleep 5 &
+# The lock held by a sleep that is the background job itself (killed
+# below, it lets go at once), for as long as a loaded machine needs.
+(exec 9>held_report/.bouncelab.lock && flock 9 && exec sleep 60) >/dev/null 2>&1 &
 locker=$!
-for _ in $(seq 50); do [ -e held_report/.bouncelab.lock ] && break; sleep 0.1; done
+while kill -0 "$locker" 2>/dev/null && flock -n held_report/.bouncelab.lock true; do sleep 0.1; done
 expect 2 "a report on a held -o" -- "$bouncelab" report missing.json -o held_report --force
 grep -q "another bouncelab" err.txt && ok "refused for the lock before reading its inputs" ||
 	not_ok "not refused for the lock first: $(head -1 err.txt)"
@@ -227,8 +232,13 @@ left=$(find keep -name '.report.tmp.*' -o -name '.bouncelab*' | head -3)
 "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 200 --min-time 0.01 \
 	--counters none --out killed/results.json 2>/dev/null &
 victim=$!
-for _ in $(seq 100); do [ -e killed/results.json.journal ] && break; sleep 0.1; done
-sleep 0.3
+# Killed once the journal holds its header and 4 repetitions, which the
+# cases below damage, however long that takes: a fixed 0.3 s after the
+# journal appeared left 2 repetitions on a loaded machine.
+while kill -0 "$victim" 2>/dev/null &&
+      [ "$(cat killed/results.json.journal 2>/dev/null | wc -l)" -lt 5 ]; do
+	sleep 0.05
+done
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 [ -e killed/results.json.lock ] && echo "# SIGKILL left killed/results.json.lock, held by nobody"
@@ -280,7 +290,7 @@ done
 env --ignore-signal=HUP "$bouncelab" run --filter 'has_pinned/nop$' --threads 1 \
 	--repetitions 20 --min-time 0.01 --counters none --out nohup/results.json >nohup.out 2>nohup.err &
 runner=$!
-for _ in $(seq 100); do [ -e nohup/results.json.journal ] && break; sleep 0.1; done
+while kill -0 "$runner" 2>/dev/null && [ ! -e nohup/results.json.journal ]; do sleep 0.1; done
 kill -HUP "$runner"
 wait "$runner"
 runner_status=$?
@@ -577,11 +587,18 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs tiny_mount 2>/dev/nul
 	# The disk fills during the run: the journal write that fails stops
 	# the run, and that repetition is neither counted nor shown; every
 	# one shown is in the journal, and --resume recovers them all.
+	# "During": once the journal holds its header and a first repetition,
+	# however long the run takes to get there (a loaded or sanitized
+	# build took over the 10 s this waited once, and the disk filled
+	# before the run had reserved its space: a refusal, not this case).
 	mount -t tmpfs -o size=4m tmpfs tiny_mount && tiny=$PWD/tiny_mount
 	"$bouncelab" run --filter 'has_pinned/nop$' --threads 1 --repetitions 400 --min-time 0.005 \
 		--counters none --out tiny_mount/results.json 2>filled.err &
 	runner=$!
-	for _ in $(seq 100); do [ -s tiny_mount/results.json.journal ] && break; sleep 0.1; done
+	while kill -0 "$runner" 2>/dev/null &&
+	      [ "$(cat tiny_mount/results.json.journal 2>/dev/null | wc -l)" -lt 2 ]; do
+		sleep 0.1
+	done
 	dd if=/dev/zero of=tiny_mount/fill bs=4k 2>/dev/null
 	wait "$runner"
 	runner_status=$?

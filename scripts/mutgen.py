@@ -70,6 +70,8 @@ TESTS = [
     # lib/stats.c against its Python oracle first (the last entry of a
     # prefix is the one taken).
     ("lib/stats.c", ["stats_oracle", "stats", "claims", "report", "suite:report"]),
+    ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
+    ("report/verdict.c", ["claims", "claims_edges", "report", "report_numbers", "suite:report"]),
 ]
 
 

@@ -197,6 +197,8 @@ def check_summaries(probe, rng):
         check(f"stddev of {v}", got[1], sd, 1e-9)
         check(f"cv of {v}", got[2], cv, 1e-9)
     check("mean of nothing", probe.ask("spread", 0)[0], float("nan"))
+    # one value: no spread at all (fewer than 2 values have no sample sd)
+    check("spread of one value", probe.ask("spread", 1, 7.0), [7.0, 0.0, 0.0])
 
 
 # --- the U test --------------------------------------------------------------
@@ -485,6 +487,13 @@ def check_bootstrap(probe, rng):
     cases.append(([1 + i / 1000 for i in range(1000)], [2 + i / 500 for i in range(1001)]))
     cases.append(([1 + (i * 7919 % 3001) / 3001 for i in range(3001)],
                   [3 + (i * 104729 % 2000) / 1000 for i in range(2000)]))
+    # Marsaglia and Tsang's test rejects about 1 draw in 20000 at these
+    # shapes, and one rejection moves every draw after it: enough samples
+    # that a rejection (or a test that rejects otherwise) shows
+    for k in range(12):
+        n = 1000 + k % 2
+        cases.append(([10 + rng.uniform(0, 1) for _ in range(n)],
+                      [5 + rng.uniform(0, 2) for _ in range(1000 + (k + 1) % 2)]))
     for num, den in cases:
         want = bootstrap_ratio(num, den)
         got = probe.ask("ratio", *sample_words(num), *sample_words(den))

@@ -531,6 +531,15 @@ static int compare_rounds(const void *a, const void *b)
 	return (x->round > y->round) - (x->round < y->round);
 }
 
+/* Whether a side sorted by round holds some round twice: then it is not rounds. */
+static bool round_twice(const struct in_round *r, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (r[i].round == r[i - 1].round)
+			return true;
+	return false;
+}
+
 static struct in_round *sorted_by_round(const double *values, const long *rounds,
 					size_t n)
 {
@@ -572,11 +581,15 @@ int stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
 	if (!a || !b || !pairs || !ratios)
 		goto out;
 	ret = 1;
+	/*
+	 * Every round of each side, not only those the walk below reaches:
+	 * it stops at the end of the shorter side, past which a round twice
+	 * went unseen and the rest was paired as if it were rounds.
+	 */
+	if (round_twice(a, nn) || round_twice(b, nd))
+		goto out;
 	/* merge walk: the rounds both sides have */
 	while (i < nn && j < nd) {
-		if ((i + 1 < nn && a[i + 1].round == a[i].round) ||
-		    (j + 1 < nd && b[j + 1].round == b[j].round))
-			goto out;	/* a round twice: not rounds */
 		if (a[i].round < b[j].round) {
 			i++;
 		} else if (b[j].round < a[i].round) {

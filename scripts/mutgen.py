@@ -67,6 +67,11 @@ TESTS = [
     ("cli/cmd_compare.c", ["cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
+    # lib/stats.c against its Python oracle first (the last entry of a
+    # prefix is the one taken).
+    ("lib/stats.c", ["stats_oracle", "stats", "claims", "report", "suite:report"]),
+    ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
+    ("report/verdict.c", ["claims", "claims_edges", "report", "report_numbers", "suite:report"]),
 ]
 
 

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -524,16 +525,329 @@ static void test_printed_as_predicted(void **state)
 	}
 }
 
+/* ---- the header and the machine, against the profile file ---- */
+
+#define HEADER_PROFILE "{\"name\": \"header\", \"title\": \"a machine of the test\", " \
+	"\"topology\": \"pack:2 core:2 pu:2\", " \
+	"\"clock_ghz\": {\"value\": 0.5, \"source\": \"s\"}, " \
+	"\"store_buffer\": {\"value\": 12, \"source\": \"the buffer's source\"}, " \
+	"\"one_way_ns\": {\"smt\": {\"value\": 9.8, \"source\": \"s\"}, " \
+	"\"package\": {\"value\": 23, \"source\": \"s\"}, " \
+	"\"cross_package\": {\"value\": 197.5, \"source\": \"s\"}}}"
+
+static void test_header(void **state)
+{
+	const char *profile = write_profile("header", HEADER_PROFILE);
+	struct output *o = calloc(1, sizeof(*o));
+	json_t *doc, *mj;
+	const char *text;
+
+	(void)state;
+	assert_non_null(o);
+	run_model(o, "--profile", profile, "--family", "pingpong", "--threads", "2", NULL);
+	assert_int_equal(o->rc, 0);
+	text = o->out;
+	if (strncmp(text, "Machine: header (a machine of the test), 8 CPUs, 0.50 GHz; placement compact.\n"
+		    "Private cost per op: 1 thread measured here now, scaled by the clock ratio.\n"
+		    "One-way transfer per class: smt 9.8 ns package 23.0 ns cross_package 197.5 ns\n"
+		    "Home of the shared lines: local (the threads' own node).\n", 266))
+		fail_msg("header: '%.400s'", text);
+	/* a profile gives no cold miss, no tenure and no waiters: none is printed */
+	assert_null(strstr(text, "Cold miss"));
+	assert_null(strstr(text, "Tenure share"));
+	assert_null(strstr(text, "queued beyond"));
+	assert_null(strstr(text, "given (--private-ns)"));
+	run_model(o, "--profile", profile, "--family", "counter", "--variant", "shared_atomic",
+		  "--threads", "2", "--private-ns", "0.5", "--placement", "spread", "--home", "remote",
+		  NULL);
+	assert_int_equal(o->rc, 0);
+	assert_non_null(strstr(o->out, "; placement spread.\nPrivate cost per op: 0.500 ns, given (--private-ns).\n"));
+	assert_non_null(strstr(o->out, "Home of the shared lines: remote, but machine 'header' gives no remote_home_ns: predicted as local.\n"));
+
+	run_model(o, "--profile", profile, "--family", "pingpong", "--threads", "2", "--json", NULL);
+	assert_int_equal(o->rc, 0);
+	doc = parse_json(o);
+	mj = json_object_get(doc, "machine");
+	assert_string_equal(json_string_value(json_object_get(mj, "name")), "header");
+	assert_string_equal(json_string_value(json_object_get(mj, "title")), "a machine of the test");
+	assert_int_equal(json_integer_value(json_object_get(mj, "nr_cpus")), 8);
+	assert_float_equal(json_real_value(json_object_get(mj, "clock_ghz")), 0.5, 0);
+	assert_int_equal(json_integer_value(json_object_get(mj, "store_buffer")), 12);
+	assert_string_equal(json_string_value(json_object_get(mj, "store_buffer_source")),
+			    "the buffer's source");
+	assert_true(json_is_false(json_object_get(mj, "measured_here")));
+	assert_int_equal(json_object_size(json_object_get(mj, "one_way_ns")), 3);
+	assert_float_equal(json_real_value(json_object_get(json_object_get(mj, "one_way_ns"), "smt")),
+			   9.8, 0);
+	assert_float_equal(json_real_value(json_object_get(json_object_get(mj, "one_way_ns"),
+							   "cross_package")), 197.5, 0);
+	assert_int_equal(json_object_size(json_object_get(mj, "cold_miss_ns")), 0);
+	assert_true(json_is_null(json_object_get(mj, "remote_home_ns")));
+	assert_string_equal(json_string_value(json_object_get(mj, "home")), "local");
+	json_decref(doc);
+	free(o);
+}
+
+/* ---- the thread counts and the fix's gain ---- */
+
+/* The thread counts of a family's one variant's rows in --json. */
+static size_t json_thread_counts(const struct output *o, unsigned int *counts, size_t max)
+{
+	json_t *doc = parse_json(o), *preds;
+	size_t n = 0, i;
+	json_t *p;
+
+	preds = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc,
+			"families"), 0), "variants"), 0), "predictions");
+	json_array_foreach(preds, i, p)
+		if (n < max)
+			counts[n++] = (unsigned int)json_integer_value(json_object_get(p, "threads"));
+	json_decref(doc);
+	return n;
+}
+
+/*
+ * Without --threads: 1, 2, 4... up to the machine's CPUs, each counted
+ * once (4 CPUs: 1, 2, 4; 6: 1, 2, 4). A family that runs at 2 threads
+ * only (pingpong) has no row at the others asked for.
+ */
+static void test_thread_counts(void **state)
+{
+	const char *four = write_profile("four", "{\"name\": \"four\", \"topology\": \"pack:1 core:4 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 40, \"source\": \"s\"}}}");
+	const char *six = write_profile("six", "{\"name\": \"six\", \"topology\": \"pack:1 core:6 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 40, \"source\": \"s\"}}}");
+	struct output *o = calloc(1, sizeof(*o));
+	unsigned int counts[40];
+
+	(void)state;
+	assert_non_null(o);
+	run_model(o, "--profile", four, "--family", "counter", "--variant", "shared_atomic",
+		  "--private-ns", "5", "--json", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_int_equal(json_thread_counts(o, counts, 40), 3);
+	assert_true(counts[0] == 1 && counts[1] == 2 && counts[2] == 4);
+	run_model(o, "--profile", six, "--family", "counter", "--variant", "shared_atomic",
+		  "--private-ns", "5", "--json", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_int_equal(json_thread_counts(o, counts, 40), 3);
+	assert_true(counts[0] == 1 && counts[1] == 2 && counts[2] == 4);
+	run_model(o, "--profile", four, "--family", "pingpong", "--threads", "1,2,3,4", "--json", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_int_equal(json_thread_counts(o, counts, 40), 1);
+	assert_int_equal(counts[0], 2);
+	run_model(o, "--profile", four, "--family", "pingpong", "--threads", "3,2,1", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_non_null(strstr(o->out, "\n        2  store_load "));
+	assert_null(strstr(o->out, "\n        1  store_load "));
+	assert_null(strstr(o->out, "\n        3  store_load "));
+	free(o);
+}
+
+/*
+ * The fix's gain: the before variant's ns/op over the after variant's, at
+ * each thread count, from private costs the clock gives each variant
+ * (counter's seven variants in their order, 2 ms more each; the after
+ * variant, percpu_padded_locked, the sixth, made 2 ms over 64 x 4^8
+ * operations, under a nanosecond).
+ */
+static void test_before_after(void **state)
+{
+	const char *profile = write_profile("two", TWO_CPUS);
+	const struct kernel_family *f = catalog_find("counter");
+	struct output *o = calloc(1, sizeof(*o)), *j = calloc(1, sizeof(*j));
+	double durations[SCRIPT_MAX], private_ns[8], here, ratio;
+	unsigned int nr = 0, before = 0, after = 0;
+	char want[256], *line;
+	json_t *doc, *fam, *gains;
+
+	(void)state;
+	assert_non_null(o);
+	assert_non_null(j);
+	assert_int_equal(f->nr_variants, 7);
+	for (unsigned int v = 0; v < f->nr_variants; v++) {
+		double ops = 64;
+
+		if (!strcmp(f->variants[v].name, f->before_variant))
+			before = v;
+		if (!strcmp(f->variants[v].name, f->after_variant)) {
+			after = v;
+			for (int k = 0; k < 8; k++, ops *= 4)
+				durations[nr++] = 1e3;
+		}
+		for (int b = 0; b < 5; b++)
+			durations[nr++] = 2e6 * (v + 1) + 1e5 * b;
+		private_ns[v] = (2e6 * (v + 1) + 2e5) / ops;
+	}
+	here = model_this_clock_ghz();
+	script(durations, nr);
+	run_model(o, "--profile", profile, "--family", "counter", "--threads", "1,2", NULL);
+	ratio = here_ratio(here, 2);
+	assert_int_equal(o->rc, 0);
+	assert_int_equal(fake.calls, 2 * nr);
+	script(durations, nr);
+	run_model(j, "--profile", profile, "--family", "counter", "--threads", "1,2", "--json", NULL);
+	assert_int_equal(j->rc, 0);
+	assert_int_equal(fake.calls, 2 * nr);
+	if (!isfinite(ratio))
+		ratio = 1;	/* the clock moved: the gain does not depend on it */
+	line = strstr(o->out, "  before/after (shared_atomic ns/op over percpu_padded_locked):");
+	assert_non_null(line);
+	{
+		struct machine_profile m;
+		struct model_prediction pb, pa;
+		struct kernel_config cfg;
+		char err[256];
+		int used = snprintf(want, sizeof(want),
+				    "  before/after (shared_atomic ns/op over percpu_padded_locked):");
+
+		assert_int_equal(machine_profile_load(profile, &m, err, sizeof(err)), 0);
+		kernel_config_defaults(f, &cfg);
+		doc = parse_json(j);
+		fam = json_array_get(json_object_get(doc, "families"), 0);
+		gains = json_object_get(fam, "before_after");
+		assert_string_equal(json_string_value(json_object_get(fam, "before")), "shared_atomic");
+		assert_string_equal(json_string_value(json_object_get(fam, "after")),
+				    "percpu_padded_locked");
+		assert_int_equal(json_array_size(gains), 2);
+		for (unsigned int t = 1; t <= 2; t++) {
+			double gain;
+
+			cfg.nr_threads = t;
+			cfg.variant = before;
+			assert_int_equal(model_predict(&m, f, &cfg, private_ns[before] * ratio, 0, NULL,
+						       &pb, err, sizeof(err)), 0);
+			cfg.variant = after;
+			assert_int_equal(model_predict(&m, f, &cfg, private_ns[after] * ratio, 0, NULL,
+						       &pa, err, sizeof(err)), 0);
+			gain = pb.ns_per_op / pa.ns_per_op;
+			used += snprintf(want + used, sizeof(want) - (size_t)used, " %u: %.2fx%s", t,
+					 gain, t < 2 ? "," : "");
+			assert_int_equal(json_integer_value(json_object_get(json_array_get(gains, t - 1),
+									    "threads")), t);
+			assert_float_equal(json_real_value(json_object_get(json_array_get(gains, t - 1),
+									   "gain")), gain, 1e-4 * gain);
+		}
+		machine_profile_close(&m);
+		json_decref(doc);
+	}
+	if (strncmp(line, want, strlen(want)) || line[strlen(want)] != '\n')
+		fail_msg("'%.*s', expected '%s'", (int)strcspn(line, "\n"), line, want);
+	free(o);
+	free(j);
+}
+
+/* ---- options ---- */
+
+/*
+ * Each bad option: exit 2, one line on stderr naming it, nothing on
+ * stdout. And good ones that sit at a boundary are taken.
+ */
+static void test_options(void **state)
+{
+	const char *two = write_profile("two", TWO_CPUS);
+	static const struct {
+		const char *args[8];
+		const char *says;
+	} bad[] = {
+		{ { "--threads", "0" }, "--threads '0'" },
+		{ { "--threads", "1,,x" }, "--threads '1,,x'" },
+		{ { "--threads", "," }, "--threads ','" },
+		{ { "--threads", "3" }, "--threads 3: machine 'two' has 2 CPUs" },
+		{ { "--threads", "1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1" },
+		  "expected up to 32 thread counts" },
+		{ { "--param", "counter" }, "expected FAMILY.NAME=VALUE" },
+		{ { "--param", "counter.batch" }, "expected FAMILY.NAME=VALUE" },
+		{ { "--param", "counter=4.batch" }, "expected FAMILY.NAME=VALUE" },
+		{ { "--param", "nosuchfamily.batch=4" }, "unknown family 'nosuchfamily'" },
+		{ { "--param", "counter.nosuch=4" }, "family counter has no parameter 'nosuch'" },
+		{ { "--param", "counter.batch=x" }, "--param counter.batch" },
+		/* a family or parameter name of 64 characters is too long; 63 is looked up */
+		{ { "--param", "counterxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.batch=4" },
+		  "expected FAMILY.NAME=VALUE" },
+		{ { "--param", "counterxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.batch=4" },
+		  "unknown family 'counterxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'" },
+		{ { "--param", "counter.batchxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx=4" },
+		  "expected FAMILY.NAME=VALUE" },
+		{ { "--param", "counter.batchxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx=4" },
+		  "has no parameter 'batchxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'" },
+		{ { "--home", "far" }, "--home 'far': expected local or remote" },
+		{ { "--private-ns", "0" }, "--private-ns '0'" },
+		{ { "--private-ns", "-1" }, "--private-ns '-1'" },
+		{ { "--private-ns", "1000000001" }, "--private-ns '1000000001'" },
+		{ { "--private-ns", "5x" }, "--private-ns '5x'" },
+		{ { "--private-ns", "" }, "--private-ns ''" },
+		{ { "--private-ns", "nan" }, "--private-ns 'nan'" },
+		{ { "--private-ns", "3" }, "expected --family and --variant too" },
+		{ { "--family", "counter", "--private-ns", "3" }, "expected --family and --variant too" },
+		{ { "--variant", "shared_atomic" }, "--variant 'shared_atomic': expected --family too" },
+		{ { "--family", "counter", "--variant", "nosuch" }, "not a variant of counter" },
+		{ { "--family", "nosuch" }, "--family 'nosuch'" },
+		{ { "extra" }, "unexpected argument 'extra'" },
+		{ { "--placement", "nowhere" }, "nowhere" },
+		{ { "--nosuch" }, "nosuch" },
+	};
+	struct output *o = calloc(1, sizeof(*o));
+
+	(void)state;
+	assert_non_null(o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *const *a = bad[i].args;
+
+		run_model(o, "--profile", two, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+		if (o->rc != 2 || o->out[0] || !strstr(o->err, bad[i].says) ||
+		    strchr(o->err, '\n') != o->err + strlen(o->err) - 1)
+			fail_msg("%s %s: exit %d, stdout '%.80s', stderr '%s'; expected exit 2 and one line saying '%s'",
+				 a[0], a[1] ? a[1] : "", o->rc, o->out, o->err, bad[i].says);
+	}
+	/* --results with --profile, --param or --private-ns: the results are the machine */
+	run_model(o, "--results", "x.json", "--profile", two, NULL);
+	assert_int_equal(o->rc, 2);
+	assert_non_null(strstr(o->err, "expected no --profile too"));
+	run_model(o, "--results", "x.json", "--param", "counter.batch=4", NULL);
+	assert_int_equal(o->rc, 2);
+	assert_non_null(strstr(o->err, "expected no --param or --private-ns"));
+	run_model(o, "--results", "x.json", "--family", "counter", "--variant", "shared_atomic",
+		  "--private-ns", "3", NULL);
+	assert_int_equal(o->rc, 2);
+	assert_non_null(strstr(o->err, "expected no --param or --private-ns"));
+	/* --help: the usage on stdout, exit 0 */
+	run_model(o, "--help", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_non_null(strstr(o->out, "usage: bouncelab model"));
+	/* at the boundaries, and a parameter for another family left to it */
+	run_model(o, "--profile", two, "--family", "counter", "--variant", "shared_atomic",
+		  "--private-ns", "1000000000", "--threads", "1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2",
+		  "--param", "has_pinned.pin_work=3", "--param", "counter.batch=4", "--json", NULL);
+	if (o->rc)
+		fail_msg("exit %d: %s", o->rc, o->err);
+	{
+		unsigned int counts[40];
+
+		assert_int_equal(json_thread_counts(o, counts, 40), 32);
+	}
+	free(o);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_private_cost_measured),
 		cmocka_unit_test(test_printed_as_predicted),
+		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_thread_counts),
+		cmocka_unit_test(test_before_after),
+		cmocka_unit_test(test_options),
 	};
 	char cmd[128];
 	int rc;
 
 	source_dir = argc > 1 ? argv[1] : ".";
+	opterr = 0;	/* as main() has it: the command says what was wrong, once */
 	if (!mkdtemp(tmp_dir))
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1512,7 +1512,8 @@ static double kind_network(const struct kind_case *kc, const struct flat_machine
 	if (only_groups && kc->lines[0].group_size < n)
 		pop = kc->lines[0].group_size;
 	*nr = 0;
-	*think = fm->z + kc->cold_transfers * fm->cold;
+	/* one thread: no other CPU wrote anything last */
+	*think = fm->z + (n > 1 ? kc->cold_transfers * fm->cold : 0);
 	for (unsigned int i = 0; i < kc->nr_lines; i++) {
 		const struct line_access *a = &kc->lines[i];
 		bool all = a->shared_by == LINE_SHARED_BY_ALL;
@@ -1675,6 +1676,7 @@ static void test_kinds_by_hand(void **state)
 			snprintf(what, sizeof(what), "Z %g, shares %g/%g", zs[i], fm.share[0],
 				 fm.share[1]);
 			check_kinds(&m2, &fm, 2, zs[i], 0, what);
+			check_kinds(&m2, &fm, 1, zs[i], 0, what);
 			check_kinds(&m4, &fm, 4, zs[i], 0, what);
 			check_kinds(&m4, &fm, 3, zs[i], 0, what);
 		}
@@ -1714,6 +1716,128 @@ static void test_kinds_by_hand(void **state)
 	machine_profile_close(&m4);
 }
 
+/*
+ * Domain first, by hand, where the two caches' transfers are close (an
+ * L3 98 ns, between the two L3s 100 ns): for each placement, the
+ * all-pairs mean from its ordered pairs, and, where the model takes
+ * handoffs within a domain, m = min(waiting x local peers / (sharers -
+ * 1), cross / (2 local)) of them, the handoff cross / (1 + m); waiting
+ * is the requesters at the line beyond the one served, n - n Z / cycle -
+ * U for one line. Placements: three cores of one L3 and one of the other
+ * (as many pairs within as between: a sum of pairs that cancels is still
+ * a sum), two and one, two and two; an L3 of 0.8 ns (under a nanosecond
+ * is still a domain); private costs from saturation to nearly idle.
+ */
+static void check_domain_first(struct machine_profile *m, const char *cpus, unsigned int n,
+			       unsigned int local_pairs, double local, double cross, bool *within,
+			       bool *under_one)
+{
+	const double all = (local_pairs * local + (n * (n - 1) - local_pairs) * cross) /
+			   (n * (n - 1));
+	const double zs[] = { 1, 30, 100, 200, 300, 400, 600, 1000, 100000 };
+	const struct kernel_family *f = catalog_find("counter");
+	struct kernel_config cfg;
+	char err[512];
+
+	kernel_config_defaults(f, &cfg);
+	cfg.variant = (unsigned int)catalog_variant_index(f, "shared_atomic");
+	cfg.nr_threads = n;
+	for (size_t i = 0; i < sizeof(zs) / sizeof(zs[0]); i++) {
+		struct model_prediction p;
+		double waiting, m_hand;
+
+		if (model_predict(m, f, &cfg, zs[i], 0, cpus, &p, err, sizeof(err)))
+			fail_msg("%s: %s", cpus, err);
+		assert_float_equal(p.transfer_ns, all, 1e-9 * all);
+		waiting = n - n * zs[i] / p.ns_per_op - p.busy;
+		m_hand = fmin(waiting * (local_pairs / (double)n) / (n - 1), cross / (2 * local));
+		if (p.local_handoffs > 0) {
+			*within = true;
+			*under_one |= waiting < 1;
+			if (fabs(p.local_handoffs - m_hand) > 1e-5 * m_hand ||
+			    fabs(p.handoff_ns - cross / (1 + m_hand)) > 1e-6 * cross)
+				fail_msg("%s, Z %g: %.6g local handoffs, %.6g ns a handoff; by hand %.6g and %.6g",
+					 cpus, zs[i], p.local_handoffs, p.handoff_ns, m_hand,
+					 cross / (1 + m_hand));
+		} else {
+			/* first come, first served: nobody waits, or it is as short */
+			assert_float_equal(p.handoff_ns, all, 1e-9 * all);
+			if (waiting > 1e-6 && cross / (1 + m_hand) < all * (1 - 1e-6))
+				fail_msg("%s, Z %g: no handoff within a domain, though %.4g wait", cpus,
+					 zs[i], waiting);
+		}
+	}
+}
+
+static void test_domain_first_by_hand(void **state)
+{
+	static const char near[] = "{\"name\": \"near\", \"topology\": \"pack:1 l3:2 core:4 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"l3\": {\"value\": 98, \"source\": \"s\"}, "
+		"\"package\": {\"value\": 100, \"source\": \"s\"}}}";
+	static const char fast[] = "{\"name\": \"fast\", \"topology\": \"pack:1 l3:2 core:4 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"l3\": {\"value\": 0.8, \"source\": \"s\"}, "
+		"\"package\": {\"value\": 100, \"source\": \"s\"}}}";
+	struct machine_profile m;
+	char err[512];
+	bool within = false, under_one = false;
+
+	(void)state;
+	assert_int_equal(profile_from_text(near, &m, err, sizeof(err)), 0);
+	check_domain_first(&m, "cpus:0,1,2,4", 4, 6, 98, 100, &within, &under_one);
+	check_domain_first(&m, "cpus:0,1,4", 3, 2, 98, 100, &within, &under_one);
+	check_domain_first(&m, "cpus:0,1,4,5", 4, 4, 98, 100, &within, &under_one);
+	check_domain_first(&m, "compact", 8, 24, 98, 100, &within, &under_one);
+	machine_profile_close(&m);
+	assert_int_equal(profile_from_text(fast, &m, err, sizeof(err)), 0);
+	check_domain_first(&m, "cpus:0,1,4", 3, 2, 0.8, 100, &within, &under_one);
+	check_domain_first(&m, "cpus:0,4,5,6", 4, 6, 0.8, 100, &within, &under_one);
+	machine_profile_close(&m);
+	/* both regimes were seen, and handoffs within a domain with less than one waiting */
+	assert_true(within && under_one);
+}
+
+/*
+ * A class the placement uses and the profile gives no latency for is an
+ * error naming it; a latency, a cold miss or a remote home under a
+ * nanosecond is a number like any other.
+ */
+static void test_small_and_missing_latencies(void **state)
+{
+	static const char holes[] = "{\"name\": \"holes\", \"topology\": \"pack:2 core:2 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 0.5, \"source\": \"s\"}}}";
+	struct machine_profile m;
+	struct model_prediction p;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(profile_from_text(holes, &m, err, sizeof(err)), 0);
+	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 1, 1e-12);
+	memset(&p, 0x5a, sizeof(p));
+	assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL, 4, 30, 0,
+					    &p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no one-way latency for class cross_package"));
+	assert_int_equal(model_predict_case(&m, "has_pinned", "no_flag", 0, NULL, NULL, 3, 30, 0,
+					    &p, err, sizeof(err)), -1);
+	/* a cold miss of half a nanosecond, homes 0.8 ns away */
+	m.cold_miss_ns[DISTANCE_PACKAGE] = 0.5;
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 30 + 0.5, 1e-9);
+	m.remote_home_ns = 0.8;
+	m.home_away = 1;
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 30 + 0.5 + 0.8, 1e-9);
+	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 2 * (0.5 + 0.8), 1e-12);
+	machine_profile_close(&m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1746,6 +1870,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_store_buffer_vendor_first),
 		cmocka_unit_test(test_machine_of_a_run),
 		cmocka_unit_test(test_kinds_by_hand),
+		cmocka_unit_test(test_domain_first_by_hand),
+		cmocka_unit_test(test_small_and_missing_latencies),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

@@ -603,6 +603,11 @@ static int results_machine(const char *path, struct model_results **out,
 	char err[1024];
 	int rc;
 
+	/*
+	 * The caller closes the machine on every failure: one that ends
+	 * before fleet_machine() built it must have nothing open to close.
+	 */
+	*m = (struct machine_profile){ 0 };
 	*out = run;
 	if (!run)
 		return runtime_error("out of memory reading %s", path);

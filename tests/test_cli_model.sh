@@ -249,5 +249,21 @@ grep -q "Tenure share of locked ops: 0.5 of a transfer (the tenure's test number
 grep -q "Each requester queued beyond the next: 0.25 ns more a handoff (the waiters' test number)" \
 	"$tmp/waiters.out" || fail "the header does not give the waiters' cost's source"
 
+# --results on what is no results file (a directory, a FIFO, an empty
+# file, nothing there): one line naming it, exit 2, nothing on stdout; it
+# crashed closing a machine it had never opened.
+mkdir "$tmp/dir.json"
+mkfifo "$tmp/fifo.json"
+: >"$tmp/empty.json"
+for bad in "$tmp/dir.json" "$tmp/fifo.json" "$tmp/empty.json" "$tmp/none.json"; do
+	rc=0
+	timeout 20 "$bouncelab" model --results "$bad" --family counter --threads 2 \
+		>"$tmp/bad.out" 2>"$tmp/bad.err" </dev/null || rc=$?
+	if [ "$rc" -ne 2 ] || [ -s "$tmp/bad.out" ] || [ "$(wc -l <"$tmp/bad.err")" -ne 1 ] ||
+	   ! grep -qF -- "--results" "$tmp/bad.err" || ! grep -qF "$bad" "$tmp/bad.err"; then
+		fail "--results $bad: exit $rc, stderr '$(cat "$tmp/bad.err")', expected one line naming it and exit 2"
+	fi
+done
+
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "model CLI: all checks passed"

@@ -22,6 +22,7 @@
 
 #include "catalog.h"
 #include "model.h"
+#include "run_context.h"
 
 static const char *source_dir;
 
@@ -1058,6 +1059,785 @@ static void test_store_buffer_table(void **state)
 	assert_int_equal(machine_store_buffer("ARM", -1, NULL, src, sizeof(src)), 0);
 }
 
+/*
+ * Every field of a profile file reaches the machine: each class's
+ * latency with its own source (no two alike, so a shifted or skipped
+ * class shows), the clock, the store buffer, the remote home, the tenure
+ * and the waiters' cost, and the CPUs its topology has.
+ */
+static void test_profile_fields_reach_the_machine(void **state)
+{
+	static const char all[] = "{\"name\": \"every-field\", \"title\": \"t\", "
+		"\"topology\": \"pack:2 core:3 pu:2\", "
+		"\"clock_ghz\": {\"value\": 0.5, \"source\": \"clock-src\"}, "
+		"\"store_buffer\": {\"value\": 17, \"source\": \"sb-src\"}, "
+		"\"remote_home_ns\": {\"value\": 33, \"source\": \"home-src\"}, "
+		"\"tenure_share\": {\"value\": 0.25, \"source\": \"tenure-src\"}, "
+		"\"waiter_ns\": {\"value\": 0.75, \"source\": \"waiter-src\"}, "
+		"\"one_way_ns\": {\"smt\": {\"value\": 2, \"source\": \"src-smt\"}, "
+		"\"l2\": {\"value\": 3, \"source\": \"src-l2\"}, "
+		"\"l3\": {\"value\": 4, \"source\": \"src-l3\"}, "
+		"\"package\": {\"value\": 5, \"source\": \"src-package\"}, "
+		"\"numa\": {\"value\": 6, \"source\": \"src-numa\"}, "
+		"\"cross_package\": {\"value\": 7, \"source\": \"src-cross_package\"}}}";
+	static const char bare[] = "{\"name\": \"bare\", \"topology\": \"pack:1 core:2 pu:1\", "
+		"\"clock_ghz\": {\"value\": 3, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 50, \"source\": \"s\"}}}";
+	struct machine_profile m;
+	char err[512], want[64];
+
+	(void)state;
+	assert_int_equal(profile_from_text(all, &m, err, sizeof(err)), 0);
+	assert_string_equal(m.name, "every-field");
+	assert_int_equal(m.nr_cpus, 12);
+	assert_float_equal(m.clock_ghz, 0.5, 0);
+	assert_string_equal(m.clock_source, "clock-src");
+	assert_int_equal(m.store_buffer, 17);
+	assert_string_equal(m.store_buffer_source, "sb-src");
+	assert_float_equal(m.remote_home_ns, 33, 0);
+	assert_string_equal(m.remote_home_source, "home-src");
+	/* a profile's tenure is the locked ops' one; plain stores keep theirs */
+	assert_float_equal(m.tenure_share[1], 0.25, 0);
+	assert_float_equal(m.tenure_share[0], 0, 0);
+	assert_string_equal(m.tenure_source, "tenure-src");
+	assert_float_equal(m.waiter_ns, 0.75, 0);
+	assert_string_equal(m.waiter_source, "waiter-src");
+	assert_float_equal(m.one_way_ns[DISTANCE_SAME_PU], 0, 0);
+	assert_float_equal(m.one_way_ns[DISTANCE_UNKNOWN], 0, 0);
+	for (int c = DISTANCE_SMT; c <= DISTANCE_CROSS_PACKAGE; c++) {
+		snprintf(want, sizeof(want), "src-%s", distance_class_name((enum distance_class)c));
+		assert_float_equal(m.one_way_ns[c], c + 1, 0);
+		assert_string_equal(m.source[c], want);
+	}
+	assert_float_equal(m.home_away, 0, 0);
+	machine_profile_close(&m);
+	assert_null(m.topo);
+	/* what a profile leaves out stays out */
+	assert_int_equal(profile_from_text(bare, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nr_cpus, 2);
+	assert_float_equal(m.remote_home_ns, 0, 0);
+	assert_string_equal(m.remote_home_source, "");
+	assert_float_equal(m.tenure_share[1], 0, 0);
+	assert_string_equal(m.tenure_source, "");
+	assert_float_equal(m.waiter_ns, 0, 0);
+	assert_int_equal(m.store_buffer, 0);
+	machine_profile_close(&m);
+}
+
+/* The names a listing of model/profiles/ gives, each once, as " a b c". */
+static bool lists_exactly_the_shipped(const char *list)
+{
+	char dir[1024], copy[4096], *save = NULL;
+	unsigned int listed = 0, shipped = 0;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/../model/profiles", source_dir);
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		char path[1200];
+
+		snprintf(path, sizeof(path), "%s/%s.json", dir, t);
+		if (access(path, F_OK)) {
+			print_error("'%s' listed, but there is no %s\n", t, path);
+			return false;
+		}
+		listed++;
+	}
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		shipped += n > 5 && !strcmp(e->d_name + n - 5, ".json");
+	}
+	closedir(d);
+	if (listed != shipped)
+		print_error("%u names listed, %u profiles shipped: '%s'\n", listed, shipped, list);
+	return listed == shipped;
+}
+
+/*
+ * A shipped profile by its name; an unknown name lists every shipped one
+ * by its name, each once; a name that is a path is never looked for among
+ * them, even where one is there; no data directory says where it looked.
+ */
+static void test_shipped_profile_by_name(void **state)
+{
+	static const char *const unknown[] = {
+		"no-such-machine", "../profiles/ryzen-5950x", "x", "ryzen-5950x.json",
+	};
+	const char *tail = "not a shipped profile, expected one of:";
+	struct machine_profile m;
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(machine_profile_load_shipped("ryzen-5950x", &m, err, sizeof(err)), 0);
+	assert_string_equal(m.name, "ryzen-5950x");
+	assert_non_null(m.topo);
+	machine_profile_close(&m);
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		const char *list;
+
+		memset(&m, 0x5a, sizeof(m));
+		assert_int_equal(machine_profile_load_shipped(unknown[i], &m, err, sizeof(err)), -1);
+		assert_null(m.topo);
+		list = strstr(err, tail);
+		if (!list)
+			fail_msg("'%s': %s", unknown[i], err);
+		assert_true(lists_exactly_the_shipped(list + strlen(tail)));
+	}
+	/* an error buffer shorter than the list: cut, never overrun */
+	memset(err, 'z', sizeof(err));
+	assert_int_equal(machine_profile_load_shipped("no-such-machine", &m, err, 80), -1);
+	assert_int_equal(strlen(err), 79);
+	assert_int_equal(err[80], 'z');
+	setenv("BOUNCELAB_DATADIR", "/nonexistent/bouncelab", 1);
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(machine_profile_load_shipped("ryzen-5950x", &m, err, sizeof(err)), -1);
+	unsetenv("BOUNCELAB_DATADIR");
+	assert_null(m.topo);
+	assert_non_null(strstr(err, "no shipped profiles"));
+	assert_non_null(strstr(err, "/nonexistent/bouncelab"));
+}
+
+/*
+ * The clock this process runs at: /proc/cpuinfo's first "cpu MHz" line,
+ * in GHz, read here apart from the model. A host may change the clock
+ * between two reads: where it did, only the order of magnitude is held.
+ */
+static double first_cpu_mhz(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	double mhz = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "cpu MHz", 7) && colon) {
+			mhz = strtod(colon + 1, NULL);
+			break;
+		}
+	}
+	fclose(f);
+	return mhz;
+}
+
+static void test_this_clock(void **state)
+{
+	double before = first_cpu_mhz(), ghz = model_this_clock_ghz(), after = first_cpu_mhz();
+
+	(void)state;
+	if (before <= 0 || after <= 0) {
+		/* no clock recorded (some VMs, other architectures): unknown */
+		assert_float_equal(ghz, 0, 0);
+		return;
+	}
+	if (before == after)
+		assert_float_equal(ghz, before / 1000, 1e-12 * before);
+	else
+		assert_true(ghz > fmin(before, after) / 2000 && ghz < fmax(before, after) / 500);
+}
+
+/*
+ * The vendor the cpuid gives decides, whatever the brand string says; a
+ * family of 0 is a family, not "unknown"; with neither a vendor nor a
+ * brand nothing is assumed hidden.
+ */
+static void test_store_buffer_vendor_first(void **state)
+{
+	char src[240];
+
+	(void)state;
+	assert_int_equal(machine_store_buffer(NULL, -1, NULL, src, sizeof(src)), 0);
+	assert_non_null(strstr(src, "unknown CPU"));
+	assert_int_equal(machine_store_buffer(NULL, 0x17, NULL, src, sizeof(src)), 0);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x17, "AMD EPYC 7742 64-Core Processor",
+					      src, sizeof(src)), 48);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x17, "Intel(R) Xeon(R) (a relabelled part)",
+					      src, sizeof(src)), 48);
+	assert_int_equal(machine_store_buffer("GenuineIntel", 6, "AMD EPYC (a relabelled part)",
+					      src, sizeof(src)), 56);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0, NULL, src, sizeof(src)), 0);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x18, NULL, src, sizeof(src)), 0);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", 0x0c, NULL, src, sizeof(src)), 0);
+	assert_int_equal(machine_store_buffer("AuthenticAMD", -1, NULL, src, sizeof(src)), 64);
+	assert_non_null(strstr(src, "not recorded"));
+	assert_int_equal(machine_store_buffer(NULL, -1, "AMD Ryzen 9 5950X 16-Core Processor",
+					      src, sizeof(src)), 64);
+	assert_int_equal(machine_store_buffer(NULL, -1, "EPYC-Rome Processor", src, sizeof(src)), 64);
+	assert_int_equal(machine_store_buffer("HygonGenuine", 0x18, "Hygon C86", src, sizeof(src)), 0);
+}
+
+/*
+ * The machine behind a results file, built from its context as the
+ * report and `model --results` take it: by hand, each shape's CPUs and
+ * the class of a few pairs (CPUs numbered package by package, core by
+ * core, hardware thread by hardware thread).
+ */
+struct run_shape {
+	long cpus, numa_nodes;
+	const char *classes[4];
+	int ok;			/* 0, or -1: refused */
+	unsigned int packages;	/* of the machine built */
+	bool smt, l3;
+};
+
+static void check_run_shape(const struct run_shape *s)
+{
+	struct run_class classes[4];
+	struct run_context run = { 0 };
+	struct machine_profile m;
+	char why[256];
+	size_t nr = 0;
+
+	for (; nr < 4 && s->classes[nr]; nr++)
+		classes[nr] = (struct run_class){ .name = s->classes[nr], .cpu_a = 0, .cpu_b = 1 };
+	run.topology.has_classes = true;
+	run.topology.nr_classes = nr;
+	run.topology.classes = classes;
+	run.topology.nr_allowed_cpus = s->cpus;
+	run.topology.numa_nodes = s->numa_nodes;
+	run.cpu.vendor = "AuthenticAMD";
+	run.cpu.family = 0x17;
+	memset(&m, 0x5a, sizeof(m));
+	if (machine_profile_of_run(&run, "m1", true, &m, why, sizeof(why)) != s->ok)
+		fail_msg("%ld CPUs, %s...: %s", s->cpus, s->classes[0], s->ok ? "built" : why);
+	if (s->ok) {
+		assert_null(m.topo);
+		return;
+	}
+	assert_string_equal(m.name, "m1");
+	assert_int_equal(m.store_buffer, 48);
+	assert_int_equal(m.nr_cpus, s->cpus);
+	assert_int_equal(topo_nr_allowed_cpus(m.topo), s->cpus);
+	{
+		unsigned int per_package = (unsigned int)s->cpus / s->packages;
+		int last = (int)s->cpus - 1;
+
+		if (s->cpus < 2) {
+			machine_profile_close(&m);
+			return;
+		}
+		assert_int_equal(topo_classify(m.topo, 0, 1),
+				 s->smt ? DISTANCE_SMT : s->l3 ? DISTANCE_L3 : DISTANCE_PACKAGE);
+		if (per_package > 2 && s->smt)
+			assert_int_equal(topo_classify(m.topo, 0, 2),
+					 s->l3 ? DISTANCE_L3 : DISTANCE_PACKAGE);
+		assert_int_equal(topo_classify(m.topo, 0, last),
+				 s->packages > 1 ? DISTANCE_CROSS_PACKAGE :
+				 s->l3 ? DISTANCE_L3 : DISTANCE_PACKAGE);
+		if (s->packages > 1)
+			assert_int_equal(topo_classify(m.topo, 0, (int)per_package),
+					 DISTANCE_CROSS_PACKAGE);
+	}
+	machine_profile_close(&m);
+}
+
+static void test_machine_of_a_run(void **state)
+{
+	static const struct run_shape shapes[] = {
+		{ 2, 1, { "package" }, 0, 1, false, false },
+		{ 1, 1, { "package" }, 0, 1, false, false },
+		{ 4, 1, { "smt", "l3" }, 0, 1, true, true },
+		{ 8, 2, { "smt", "l3", "cross_package" }, 0, 2, true, true },
+		{ 8, 2, { "smt", "cross_package" }, 0, 2, true, false },
+		{ 12, 3, { "cross_package" }, 0, 3, false, false },
+		{ 6, 1, { "cross_package" }, 0, 2, false, false },
+		{ 6, 0, { "smt", "cross_package" }, -1, 0, false, false },	/* 2 x 2 do not divide 6 */
+		{ 8, 1, { "l3", "package" }, -1, 0, false, false },
+		{ 8, 2, { "numa" }, -1, 0, false, false },
+		{ 0, 1, { "package" }, -1, 0, false, false },
+	};
+	struct run_context none = { 0 };
+	struct machine_profile m;
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		check_run_shape(&shapes[i]);
+	/* no topology recorded: refused as a whole machine; a pair needs none */
+	none.topology.nr_allowed_cpus = 4;
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(machine_profile_of_run(&none, "m2", true, &m, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "no topology recorded"));
+	assert_int_equal(machine_profile_of_run(&none, "m2", false, &m, why, sizeof(why)), 0);
+	assert_int_equal(m.nr_cpus, 2);
+	assert_int_equal(topo_nr_allowed_cpus(m.topo), 2);
+	assert_int_equal(topo_classify(m.topo, 0, 1), DISTANCE_PACKAGE);
+	assert_int_equal(m.store_buffer, 0);
+	machine_profile_close(&m);
+}
+
+/*
+ * The model at many points, against a second implementation written
+ * here from model_doc.md's equations and solved another way: the product
+ * form's normalising constant (Buzen's convolution, Lazowska et al.
+ * section 8.2) instead of Mean Value Analysis, and the cmpxchg retries'
+ * fixed point by bisection instead of the model's damped iteration.
+ *
+ * For a line of sharers k with v = min(1, locked + cas + stores (+ loads
+ * where every thread shares it)) visits per operation, a private cost Z
+ * and a transfer L (plus the remote home's extra): a handoff keeps the
+ * line (1 + s) L and serves 1 + s (L v / Z + E v / stores) visits, E the
+ * store buffer's entries where no locked op, cmpxchg or fence drains the
+ * plain stores, s the tenure's share (plain stores nothing drains:
+ * tenure_share[0]; a locked or cmpxchg line: [1]; else, or unmeasured,
+ * 1). D = v / (1 + ...) (1 + s) L (1 + retries). Cold transfers add to
+ * the think time only. A group's line is one of n / k copies, or, where
+ * every line is a group's, one group of k threads is the network.
+ */
+#define KIND_MAX_LINES 2
+
+struct kind_case {
+	const char *name;
+	unsigned int nr_lines;
+	struct line_access lines[KIND_MAX_LINES];
+	double cold_transfers, private_locked;
+	bool fenced;
+};
+
+#define KIND(n, ...) { .name = n, __VA_ARGS__ }
+#define ONE_LINE(...) .nr_lines = 1, .lines = { __VA_ARGS__ }
+#define TWO_LINES(a, b) .nr_lines = 2, .lines = { a, b }
+#define LINE(l, by, g, r, s, lk, c) { .line = l, .shared_by = by, .group_size = g, \
+	.reads = r, .stores = s, .locked = lk, .cas = c }
+
+static const struct kind_case kind_cases[] = {
+	KIND("one_locked", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 0, 1, 0))),
+	KIND("quarter_locked_two_loads", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 2, 0, 0.25, 0))),
+	KIND("quarter_locked_half_load", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 0.5, 0, 0.25, 0))),
+	KIND("three_stores", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 3, 0, 0))),
+	KIND("three_stores_fenced", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 3, 0, 0)),
+	     .fenced = true),
+	KIND("two_stores_private_lock", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 2, 0, 0)),
+	     .private_locked = 1),
+	KIND("store_beside_a_lock", TWO_LINES(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 1, 0, 0),
+					      LINE("B", LINE_SHARED_BY_ALL, 0, 0, 0, 0.5, 0))),
+	KIND("cmpxchg", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 1, 0, 0, 1))),
+	KIND("half_cmpxchg_half_store", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 0.5, 0, 0.5))),
+	KIND("group_store_loads", ONE_LINE(LINE("G", LINE_SHARED_BY_GROUP, 2, 2, 1, 0, 0))),
+	KIND("all_and_group", TWO_LINES(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 0, 0.5, 0),
+					LINE("G", LINE_SHARED_BY_GROUP, 2, 0, 1, 0, 0))),
+	KIND("read_only", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 3, 0, 0, 0))),
+	KIND("own_line", ONE_LINE(LINE("P", LINE_SHARED_BY_GROUP, 1, 0, 1, 0, 0))),
+	KIND("cold_and_locked", ONE_LINE(LINE("A", LINE_SHARED_BY_ALL, 0, 0, 0, 1, 0)),
+	     .cold_transfers = 1.5),
+	KIND("cold_only", .nr_lines = 0, .cold_transfers = 0.5),
+	KIND("wide_group", ONE_LINE(LINE("G", LINE_SHARED_BY_GROUP, 4, 0, 0, 1, 0))),
+	KIND("two_groups_of_two_sizes", TWO_LINES(LINE("G", LINE_SHARED_BY_GROUP, 2, 0, 0, 1, 0),
+						  LINE("H", LINE_SHARED_BY_GROUP, 4, 0, 0.25, 0, 0))),
+};
+
+#define NR_KIND_CASES (sizeof(kind_cases) / sizeof(kind_cases[0]))
+
+static void kinds_access(const struct kernel_config *cfg, struct access_profile *p)
+{
+	const struct kind_case *k = &kind_cases[cfg->variant];
+
+	for (unsigned int i = 0; i < k->nr_lines; i++)
+		*access_add_line(p, k->lines[i].line, k->lines[i].shared_by,
+				 k->lines[i].group_size) = k->lines[i];
+	p->cold_transfers = k->cold_transfers;
+	p->private_locked = k->private_locked;
+	p->fenced = k->fenced;
+}
+
+static struct kernel_variant kinds_variants[NR_KIND_CASES];
+
+static const struct kernel_family kinds_family = {
+	.name = "kinds",
+	.variants = kinds_variants,
+	.nr_variants = NR_KIND_CASES,
+	.access = kinds_access,
+};
+
+/* The machine the oracle is given: one transfer latency between any two CPUs. */
+struct flat_machine {
+	double l;		/* one-way ns, with the remote home's share */
+	double cold;		/* a cold miss, the same way */
+	double entries;		/* store buffer */
+	double share[2];	/* tenure_share */
+	double z;		/* the private cost, scaled to this clock */
+};
+
+/*
+ * X(N) of a closed product-form network: a delay station of think time
+ * and, per centre, copies[k] stations of demand[k] / copies[k] each, by
+ * the normalising constant G: G(N) sums over the states, X = G(N-1) / G(N).
+ */
+static double convolution_throughput(double think, const double *demand, const double *copies,
+				     unsigned int nr, unsigned int n)
+{
+	double g[65];
+
+	assert_true(n < 65);
+	g[0] = 1;
+	for (unsigned int i = 1; i <= n; i++)
+		g[i] = g[i - 1] * think / i;	/* the delay station alone: Z^i / i! */
+	for (unsigned int k = 0; k < nr; k++)
+		for (unsigned int c = 0; c < (unsigned int)copies[k]; c++)
+			for (unsigned int i = 1; i <= n; i++)
+				g[i] += demand[k] / copies[k] * g[i - 1];
+	return g[n - 1] / g[n];
+}
+
+struct kind_answer {
+	double ns, busy, retries, think;
+	int bottleneck;		/* index of the line, -1: none */
+};
+
+/*
+ * The network's demands with r retries per cmpxchg success; returns its
+ * throughput with *pop customers, or -1 where a group's copies are not a
+ * whole number (which convolution cannot take).
+ */
+static double kind_network(const struct kind_case *kc, const struct flat_machine *fm,
+			   unsigned int n, double r, double *demand, double *copies,
+			   double *visits, int *line_of, unsigned int *nr, double *think,
+			   unsigned int *population)
+{
+	bool drained = kc->fenced || kc->private_locked > 0, only_groups = kc->nr_lines > 0;
+	unsigned int pop = n;
+
+	for (unsigned int i = 0; i < kc->nr_lines; i++) {
+		drained |= kc->lines[i].locked > 0 || kc->lines[i].cas > 0;
+		only_groups &= kc->lines[i].shared_by == LINE_SHARED_BY_GROUP &&
+			       kc->lines[i].group_size == kc->lines[0].group_size;
+	}
+	if (only_groups && kc->lines[0].group_size < n)
+		pop = kc->lines[0].group_size;
+	*nr = 0;
+	/* one thread: no other CPU wrote anything last */
+	*think = fm->z + (n > 1 ? kc->cold_transfers * fm->cold : 0);
+	for (unsigned int i = 0; i < kc->nr_lines; i++) {
+		const struct line_access *a = &kc->lines[i];
+		bool all = a->shared_by == LINE_SHARED_BY_ALL;
+		unsigned int k = all ? n : (a->group_size < n ? a->group_size : n);
+		double v = fmin(1, a->locked + a->cas + a->stores + (all ? a->reads : 0));
+		double e = fm->entries && !drained && a->stores > 0 ? fm->entries / a->stores : 0;
+		double s = !drained ? fm->share[0] : a->locked + a->cas > 0 ? fm->share[1] : 0;
+
+		if (k < 2 || a->stores + a->locked + a->cas <= 0)
+			continue;
+		s = s > 0 ? fmin(1, s) : 1;
+		visits[*nr] = v / (1 + s * (fm->l * v / fm->z + e * v));
+		demand[*nr] = visits[*nr] * (1 + s) * fm->l * (a->cas > 0 ? 1 + r : 1);
+		copies[*nr] = all || pop < n ? 1 : (double)n / k;
+		if (copies[*nr] != floor(copies[*nr]))
+			return -1;
+		line_of[*nr] = (int)i;
+		(*nr)++;
+	}
+	*population = pop;
+	return convolution_throughput(*think, demand, copies, *nr, pop);
+}
+
+/* false: a case convolution cannot take (a group's copies not whole) */
+static bool kind_oracle(const struct kind_case *kc, const struct flat_machine *fm,
+			unsigned int n, struct kind_answer *out)
+{
+	double demand[KIND_MAX_LINES], copies[KIND_MAX_LINES], visits[KIND_MAX_LINES];
+	double lo = 0, hi = 20, x = 0, think;
+	int line_of[KIND_MAX_LINES];
+	unsigned int nr, cas = KIND_MAX_LINES, pop;
+
+	for (unsigned int i = 0; i < kc->nr_lines; i++)
+		if (kc->lines[i].cas > 0)
+			cas = i;
+	/*
+	 * A cmpxchg fails when the line left between its load and its
+	 * attempt: the chance another took it, min(U, 0.95) (k - 1) / k, at
+	 * most the handoffs per attempt; r = f / (1 - f) retries per
+	 * success, and U grows with r: g(r) = f(r) / (1 - f(r)) - r falls
+	 * through 0 once.
+	 */
+	for (int it = 0; it < 200; it++) {
+		double r = cas < KIND_MAX_LINES ? (lo + hi) / 2 : 0, f = 0;
+
+		x = kind_network(kc, fm, n, r, demand, copies, visits, line_of, &nr, &think, &pop);
+		if (x < 0)
+			return false;
+		for (unsigned int k = 0; k < nr; k++) {
+			unsigned int sharers = kc->lines[line_of[k]].shared_by == LINE_SHARED_BY_ALL ?
+					       n : kc->lines[line_of[k]].group_size;
+			double v = visits[k] / fmin(1, kc->lines[line_of[k]].locked +
+						      kc->lines[line_of[k]].cas +
+						      kc->lines[line_of[k]].stores +
+						      (kc->lines[line_of[k]].shared_by ==
+						       LINE_SHARED_BY_ALL ? kc->lines[line_of[k]].reads : 0));
+
+			if ((unsigned int)line_of[k] != cas)
+				continue;
+			sharers = sharers < n ? sharers : n;
+			f = fmin(fmin(x * demand[k] / copies[k], 0.95) * (sharers - 1) / sharers, v);
+		}
+		out->retries = r;
+		if (cas == KIND_MAX_LINES)
+			break;
+		if (f / (1 - f) > r)
+			lo = r;
+		else
+			hi = r;
+	}
+	out->ns = pop / x;
+	out->think = think;
+	out->bottleneck = -1;
+	out->busy = 0;
+	for (unsigned int k = 0; k < nr; k++) {
+		double u = x * demand[k] / copies[k];
+
+		if (out->bottleneck < 0 || u > out->busy) {
+			out->bottleneck = line_of[k];
+			out->busy = u;
+		}
+	}
+	return true;
+}
+
+static void check_kinds(struct machine_profile *m, const struct flat_machine *fm, unsigned int n,
+			double private_ns, double private_ghz, const char *what)
+{
+	struct kernel_config cfg = { .nr_threads = n };
+	struct model_prediction p;
+	struct kind_answer want;
+	char err[512];
+
+	for (cfg.variant = 0; cfg.variant < NR_KIND_CASES; cfg.variant++) {
+		const struct kind_case *kc = &kind_cases[cfg.variant];
+
+		if (!kind_oracle(kc, fm, n, &want))
+			continue;
+		memset(&p, 0x5a, sizeof(p));
+		if (model_predict(m, &kinds_family, &cfg, private_ns, private_ghz, NULL, &p, err,
+				  sizeof(err)))
+			fail_msg("%s, %s at %u threads: %s", what, kc->name, n, err);
+		if (fabs(p.ns_per_op - want.ns) > 1e-7 * want.ns ||
+		    fabs(p.retries - want.retries) > 1e-6 ||
+		    fabs(p.private_ns - want.think) > 1e-9 * want.think)
+			fail_msg("%s, %s at %u threads: %.9g ns/op, %.6g retries, %.9g private; by hand %.9g, %.6g, %.9g",
+				 what, kc->name, n, p.ns_per_op, p.retries, p.private_ns, want.ns,
+				 want.retries, want.think);
+		assert_int_equal(p.nr_threads, n);
+		assert_float_equal(p.ops_per_s, n * 1e9 / want.ns, 1e-7 * p.ops_per_s);
+		assert_float_equal(p.ops_per_s * p.ns_per_op, n * 1e9, 1e-12 * n * 1e9);
+		if (want.bottleneck < 0) {
+			if (p.bottleneck)
+				fail_msg("%s, %s at %u threads: bottleneck %s, none by hand", what,
+					 kc->name, n, p.bottleneck);
+			assert_float_equal(p.busy, 0, 0);
+			assert_float_equal(p.transfer_ns, 0, 0);
+			continue;
+		}
+		if (!p.bottleneck || strcmp(p.bottleneck, kc->lines[want.bottleneck].line))
+			fail_msg("%s, %s at %u threads: bottleneck %s, by hand %s", what, kc->name, n,
+				 p.bottleneck ? p.bottleneck : "none", kc->lines[want.bottleneck].line);
+		assert_float_equal(p.busy, want.busy, 1e-7);
+		assert_float_equal(p.transfer_ns, fm->l, 1e-9 * fm->l);
+		assert_float_equal(p.handoff_ns, fm->l, 1e-9 * fm->l);
+		assert_float_equal(p.local_handoffs, 0, 0);
+		assert_float_equal(p.waiters_ns, 0, 0);
+	}
+}
+
+static void test_kinds_by_hand(void **state)
+{
+	static const char two[] = "{\"name\": \"two\", \"topology\": \"pack:1 core:2 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2.45, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 43.2, \"source\": \"s\"}}}";
+	static const char four[] = "{\"name\": \"four\", \"topology\": \"pack:1 core:4 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2.45, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 43.2, \"source\": \"s\"}}}";
+	const double zs[] = { 0.7, 30, 2000 };	/* a tight loop to a long private cost */
+	struct machine_profile m2, m4;
+	char err[512], what[128];
+
+	(void)state;
+	for (size_t i = 0; i < NR_KIND_CASES; i++)
+		kinds_variants[i].name = kind_cases[i].name;
+	assert_int_equal(profile_from_text(two, &m2, err, sizeof(err)), 0);
+	assert_int_equal(profile_from_text(four, &m4, err, sizeof(err)), 0);
+	for (int shares = 0; shares < 2; shares++) {
+		for (size_t i = 0; i < sizeof(zs) / sizeof(zs[0]); i++) {
+			struct flat_machine fm = {
+				.l = 43.2, .cold = 43.2, .entries = 64, .z = zs[i],
+				.share = { shares ? 0.033 : 0, shares ? 0.39 : 0 },
+			};
+
+			for (int k = 0; k < 2; k++) {
+				m2.tenure_share[k] = m4.tenure_share[k] = fm.share[k];
+			}
+			snprintf(what, sizeof(what), "Z %g, shares %g/%g", zs[i], fm.share[0],
+				 fm.share[1]);
+			check_kinds(&m2, &fm, 2, zs[i], 0, what);
+			check_kinds(&m2, &fm, 1, zs[i], 0, what);
+			check_kinds(&m4, &fm, 4, zs[i], 0, what);
+			check_kinds(&m4, &fm, 3, zs[i], 0, what);
+		}
+	}
+	/*
+	 * Scaled and moved: a cost measured at 4.9 GHz takes twice as long on
+	 * this 2.45 GHz machine; no store buffer; a measured cold miss, then
+	 * a cold share; half the threads' lines homed on another node, 40 ns
+	 * further, on every transfer and cold miss alike.
+	 */
+	{
+		struct flat_machine fm = { .l = 43.2, .cold = 43.2, .entries = 0, .z = 60,
+					   .share = { 0.2, 0.5 } };
+
+		m4.store_buffer = m2.store_buffer = 0;
+		for (int k = 0; k < 2; k++)
+			m2.tenure_share[k] = m4.tenure_share[k] = fm.share[k];
+		check_kinds(&m2, &fm, 2, 30, 4.9, "30 ns at 4.9 GHz, no store buffer");
+		m4.cold_miss_ns[DISTANCE_PACKAGE] = fm.cold = 17;
+		check_kinds(&m4, &fm, 4, 30, 4.9, "a cold miss of 17 ns");
+		m4.cold_share = 0.25;
+		fm.cold = 0.25 * 43.2;
+		check_kinds(&m4, &fm, 4, 30, 4.9, "a cold share of 0.25");
+		m4.remote_home_ns = 40;
+		m4.home_away = 0.5;
+		fm.l = 43.2 + 20;
+		fm.cold = 0.25 * 43.2 + 20;
+		check_kinds(&m4, &fm, 4, 30, 4.9, "half the homes 40 ns away");
+		/* a clock unknown on either side: not scaled */
+		fm.z = 30;
+		check_kinds(&m4, &fm, 2, 30, 0, "a cost measured on this clock");
+		check_kinds(&m4, &fm, 3, 30, -1, "a cost at an unknown clock");
+		m4.clock_ghz = 0;
+		check_kinds(&m4, &fm, 3, 30, 4.9, "a machine of unknown clock");
+	}
+	machine_profile_close(&m2);
+	machine_profile_close(&m4);
+}
+
+/*
+ * Domain first, by hand, where the two caches' transfers are close (an
+ * L3 98 ns, between the two L3s 100 ns): for each placement, the
+ * all-pairs mean from its ordered pairs, and, where the model takes
+ * handoffs within a domain, m = min(waiting x local peers / (sharers -
+ * 1), cross / (2 local)) of them, the handoff cross / (1 + m); waiting
+ * is the requesters at the line beyond the one served, n - n Z / cycle -
+ * U for one line. Placements: three cores of one L3 and one of the other
+ * (as many pairs within as between: a sum of pairs that cancels is still
+ * a sum), two and one, two and two; an L3 of 0.8 ns (under a nanosecond
+ * is still a domain); private costs from saturation to nearly idle.
+ */
+static void check_domain_first(struct machine_profile *m, const char *cpus, unsigned int n,
+			       unsigned int local_pairs, double local, double cross, bool *within,
+			       bool *under_one)
+{
+	const double all = (local_pairs * local + (n * (n - 1) - local_pairs) * cross) /
+			   (n * (n - 1));
+	const double zs[] = { 1, 30, 100, 200, 300, 400, 600, 1000, 100000 };
+	const struct kernel_family *f = catalog_find("counter");
+	struct kernel_config cfg;
+	char err[512];
+
+	kernel_config_defaults(f, &cfg);
+	cfg.variant = (unsigned int)catalog_variant_index(f, "shared_atomic");
+	cfg.nr_threads = n;
+	for (size_t i = 0; i < sizeof(zs) / sizeof(zs[0]); i++) {
+		struct model_prediction p;
+		double waiting, m_hand;
+
+		if (model_predict(m, f, &cfg, zs[i], 0, cpus, &p, err, sizeof(err)))
+			fail_msg("%s: %s", cpus, err);
+		assert_float_equal(p.transfer_ns, all, 1e-9 * all);
+		waiting = n - n * zs[i] / p.ns_per_op - p.busy;
+		m_hand = fmin(waiting * (local_pairs / (double)n) / (n - 1), cross / (2 * local));
+		if (p.local_handoffs > 0) {
+			*within = true;
+			*under_one |= waiting < 1;
+			if (fabs(p.local_handoffs - m_hand) > 1e-5 * m_hand ||
+			    fabs(p.handoff_ns - cross / (1 + m_hand)) > 1e-6 * cross)
+				fail_msg("%s, Z %g: %.6g local handoffs, %.6g ns a handoff; by hand %.6g and %.6g",
+					 cpus, zs[i], p.local_handoffs, p.handoff_ns, m_hand,
+					 cross / (1 + m_hand));
+		} else {
+			/* first come, first served: nobody waits, or it is as short */
+			assert_float_equal(p.handoff_ns, all, 1e-9 * all);
+			if (waiting > 1e-6 && cross / (1 + m_hand) < all * (1 - 1e-6))
+				fail_msg("%s, Z %g: no handoff within a domain, though %.4g wait", cpus,
+					 zs[i], waiting);
+		}
+	}
+}
+
+static void test_domain_first_by_hand(void **state)
+{
+	static const char near[] = "{\"name\": \"near\", \"topology\": \"pack:1 l3:2 core:4 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"l3\": {\"value\": 98, \"source\": \"s\"}, "
+		"\"package\": {\"value\": 100, \"source\": \"s\"}}}";
+	static const char fast[] = "{\"name\": \"fast\", \"topology\": \"pack:1 l3:2 core:4 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"l3\": {\"value\": 0.8, \"source\": \"s\"}, "
+		"\"package\": {\"value\": 100, \"source\": \"s\"}}}";
+	struct machine_profile m;
+	char err[512];
+	bool within = false, under_one = false;
+
+	(void)state;
+	assert_int_equal(profile_from_text(near, &m, err, sizeof(err)), 0);
+	check_domain_first(&m, "cpus:0,1,2,4", 4, 6, 98, 100, &within, &under_one);
+	check_domain_first(&m, "cpus:0,1,4", 3, 2, 98, 100, &within, &under_one);
+	check_domain_first(&m, "cpus:0,1,4,5", 4, 4, 98, 100, &within, &under_one);
+	check_domain_first(&m, "compact", 8, 24, 98, 100, &within, &under_one);
+	machine_profile_close(&m);
+	assert_int_equal(profile_from_text(fast, &m, err, sizeof(err)), 0);
+	check_domain_first(&m, "cpus:0,1,4", 3, 2, 0.8, 100, &within, &under_one);
+	check_domain_first(&m, "cpus:0,4,5,6", 4, 6, 0.8, 100, &within, &under_one);
+	machine_profile_close(&m);
+	/* both regimes were seen, and handoffs within a domain with less than one waiting */
+	assert_true(within && under_one);
+}
+
+/*
+ * A class the placement uses and the profile gives no latency for is an
+ * error naming it; a latency, a cold miss or a remote home under a
+ * nanosecond is a number like any other.
+ */
+static void test_small_and_missing_latencies(void **state)
+{
+	static const char holes[] = "{\"name\": \"holes\", \"topology\": \"pack:2 core:2 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 0.5, \"source\": \"s\"}}}";
+	struct machine_profile m;
+	struct model_prediction p;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(profile_from_text(holes, &m, err, sizeof(err)), 0);
+	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 1, 1e-12);
+	memset(&p, 0x5a, sizeof(p));
+	assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL, 4, 30, 0,
+					    &p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no one-way latency for class cross_package"));
+	assert_int_equal(model_predict_case(&m, "has_pinned", "no_flag", 0, NULL, NULL, 3, 30, 0,
+					    &p, err, sizeof(err)), -1);
+	/* a cold miss of half a nanosecond, homes 0.8 ns away */
+	m.cold_miss_ns[DISTANCE_PACKAGE] = 0.5;
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 30 + 0.5, 1e-9);
+	m.remote_home_ns = 0.8;
+	m.home_away = 1;
+	predict(&m, "has_pinned", "no_flag", "already_set", 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 30 + 0.5 + 0.8, 1e-9);
+	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
+	assert_float_equal(p.ns_per_op, 2 * (0.5 + 0.8), 1e-12);
+	machine_profile_close(&m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1084,6 +1864,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_store_buffer_table),
 		cmocka_unit_test(test_mixed_lines),
 		cmocka_unit_test(test_profile_ranges),
+		cmocka_unit_test(test_profile_fields_reach_the_machine),
+		cmocka_unit_test(test_shipped_profile_by_name),
+		cmocka_unit_test(test_this_clock),
+		cmocka_unit_test(test_store_buffer_vendor_first),
+		cmocka_unit_test(test_machine_of_a_run),
+		cmocka_unit_test(test_kinds_by_hand),
+		cmocka_unit_test(test_domain_first_by_hand),
+		cmocka_unit_test(test_small_and_missing_latencies),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's building blocks against cases worked out by hand: the
+ * host's modes (which rounds form one, the widest gaps kept when there
+ * are more modes than a report shows, each mode's figures), the order of
+ * names with numbers in them, and a mode's ratio of two cases by round.
+ * Every expected value is written out in a comment, not computed by the
+ * code under test.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "float_assert.h"
+
+#include "cases.h"
+#include "host_modes.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A pingpong case of n rounds whose one-way transfer in round rounds[i] is one_way[i]. */
+struct fake_pingpong {
+	struct result_case c;
+	struct case_counter counter;
+};
+
+static void fake_pingpong_init(struct fake_pingpong *p, const double *one_way,
+			       const long *rounds, size_t n)
+{
+	memset(p, 0, sizeof(*p));
+	p->counter.name = "one_way_ns";
+	p->counter.n = n;
+	p->counter.values = (double *)one_way;
+	p->c.family = "pingpong";
+	p->c.variant = "store_load";
+	p->c.n = n;
+	p->c.ns = (double *)one_way;
+	p->c.rounds = rounds;
+	p->c.nr_counters = 1;
+	p->c.counters = &p->counter;
+}
+
+static void assert_mode(const struct host_mode *m, const long *rounds, size_t n,
+			double lo, double median, double hi)
+{
+	assert_int_equal(m->nr_rounds, n);
+	assert_memory_equal(m->rounds, rounds, n * sizeof(*rounds));
+	assert_float_equal(m->lo, lo, 1e-12);
+	assert_float_equal(m->median, median, 1e-12);
+	assert_float_equal(m->hi, hi, 1e-12);
+}
+
+/*
+ * Two placements, the rounds given out of order: 40, 41, 44 and 46 ns
+ * (rounds 4, 0, 6, 2: within 1.15x) and 100, 110, 300 ns (rounds 1, 5,
+ * 3). Sorted, the gaps of 2 or more are 100 / 46 = 2.17 and 300 / 110
+ * = 2.73: 40 41 44 46 | 100 110 | 300, three
+ * modes: {0,2,4,6} median (41 + 44) / 2 = 42.5; {1,5} median 105;
+ * {3} 300.
+ */
+static void test_modes_split_at_a_factor_of_two(void **state)
+{
+	const double one_way[] = { 41, 100, 46, 300, 40, 110, 44 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5, 6 };
+	const long near[] = { 0, 2, 4, 6 }, mid[] = { 1, 5 }, far[] = { 3 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_ptr_equal(m.pingpong, &p.c);
+	assert_int_equal(m.nr, 3);
+	assert_mode(&m.modes[0], near, N(near), 40, 42.5, 46);
+	assert_mode(&m.modes[1], mid, N(mid), 100, 105, 110);
+	assert_mode(&m.modes[2], far, N(far), 300, 300, 300);
+	host_modes_free(&m);
+	assert_int_equal(m.nr, 0);
+}
+
+/*
+ * A gap of exactly the factor separates (2.0: "differ by this factor or
+ * more"), one just under does not: 30, 60 (60 / 30 = 2) and 60, 119.9
+ * (1.998). Modes {30} and {60, 119.9}.
+ */
+static void test_a_gap_of_exactly_the_factor_separates(void **state)
+{
+	const double one_way[] = { 119.9, 30, 60 };
+	const long rounds[] = { 10, 11, 12 };
+	const long first[] = { 11 }, second[] = { 10, 12 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 2);
+	assert_mode(&m.modes[0], first, N(first), 30, 30, 30);
+	assert_mode(&m.modes[1], second, N(second), 60, (60 + 119.9) / 2, 119.9);
+	host_modes_free(&m);
+}
+
+/*
+ * Five placements in a report that shows four modes: the three widest
+ * gaps start a mode. Sorted one-way transfers 10 | 25 | 55 | 220 | 660,
+ * gaps 2.5, 2.2, 4 and 3 (rounds 0 to 4 in that order). The widest three
+ * are 4 (before 220), 3 (before 660) and 2.5 (before 25); the narrowest,
+ * 2.2 between 25 and 55, joins them: modes {10}, {25, 55}, {220}, {660}.
+ * A rule that drops the first gap it finds narrower than a new one, not
+ * the narrowest, drops 2.5 when 3 arrives and splits 25 from 55 instead.
+ */
+static void test_more_modes_than_slots_keep_the_widest_gaps(void **state)
+{
+	const double one_way[] = { 660, 220, 55, 25, 10 };
+	const long rounds[] = { 4, 3, 2, 1, 0 };
+	const long r0[] = { 0 }, r12[] = { 1, 2 }, r3[] = { 3 }, r4[] = { 4 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, HOST_MODES_MAX);
+	assert_mode(&m.modes[0], r0, N(r0), 10, 10, 10);
+	assert_mode(&m.modes[1], r12, N(r12), 25, 40, 55);
+	assert_mode(&m.modes[2], r3, N(r3), 220, 220, 220);
+	assert_mode(&m.modes[3], r4, N(r4), 660, 660, 660);
+	host_modes_free(&m);
+}
+
+/*
+ * The same five placements with the gaps in another order: 10 | 22 | 88
+ * | 264 | 660, gaps 2.2, 4, 3 and 2.5. The widest three are 4, 3 and 2.5:
+ * modes {10, 22}, {88}, {264}, {660}. And six, where the last gap ties
+ * the narrowest kept one: 10 | 30 | 60 | 150 | 300 | 900, gaps 3, 2, 2.5,
+ * 2, 3: kept 3 (before 30), 3 (before 900) and 2.5 (before 150); of the
+ * two gaps of 2 neither is wider than 2.5: {10}, {30, 60}, {150, 300},
+ * {900}.
+ */
+static void test_widest_gaps_in_any_order(void **state)
+{
+	const double five[] = { 10, 22, 88, 264, 660 };
+	const double six[] = { 10, 30, 60, 150, 300, 900 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5 };
+	const long a0[] = { 0, 1 }, a1[] = { 2 }, a2[] = { 3 }, a3[] = { 4 };
+	const long b0[] = { 0 }, b1[] = { 1, 2 }, b2[] = { 3, 4 }, b3[] = { 5 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, five, rounds, N(five));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], a0, N(a0), 10, 16, 22);
+	assert_mode(&m.modes[1], a1, N(a1), 88, 88, 88);
+	assert_mode(&m.modes[2], a2, N(a2), 264, 264, 264);
+	assert_mode(&m.modes[3], a3, N(a3), 660, 660, 660);
+	host_modes_free(&m);
+
+	fake_pingpong_init(&p, six, rounds, N(six));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], b0, N(b0), 10, 10, 10);
+	assert_mode(&m.modes[1], b1, N(b1), 30, 45, 60);
+	assert_mode(&m.modes[2], b2, N(b2), 150, 225, 300);
+	assert_mode(&m.modes[3], b3, N(b3), 900, 900, 900);
+	host_modes_free(&m);
+}
+
+/*
+ * No modes without a pingpong, without rounds, with one round, or with a
+ * counter missing from a repetition; a round whose transfer is not
+ * positive (a failed measurement) is left out of every mode.
+ */
+static void test_modes_need_rounds_and_transfers(void **state)
+{
+	const double one_way[] = { 50, 0, 52, -1, 200 };
+	const long rounds[] = { 0, 1, 2, 3, 4 };
+	const long near[] = { 0, 2 }, far[] = { 4 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	assert_int_equal(host_modes_find(NULL, &m), 0);
+	assert_int_equal(m.nr, 0);
+	assert_null(m.pingpong);
+
+	fake_pingpong_init(&p, one_way, rounds, 1);
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 0);
+
+	fake_pingpong_init(&p, one_way, NULL, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 0);
+
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	p.counter.n = N(one_way) - 1;
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 0);
+
+	/* two rounds are the least that make modes: 50 and 200 ns */
+	fake_pingpong_init(&p, (const double[]){ 200, 50 }, rounds, 2);
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 2);
+	assert_int_equal(m.modes[0].rounds[0], 1);
+	assert_int_equal(m.modes[1].rounds[0], 0);
+	host_modes_free(&m);
+
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 2);
+	assert_mode(&m.modes[0], near, N(near), 50, 51, 52);
+	assert_mode(&m.modes[1], far, N(far), 200, 200, 200);
+	host_modes_free(&m);
+}
+
+/* A case of one value per round, for the mode's ratios. */
+static struct result_case case_by_round(double *ns, const long *rounds, size_t n)
+{
+	return (struct result_case){ .ns = ns, .rounds = rounds, .n = n };
+}
+
+/*
+ * Rounds 0-5, a mode of rounds {1, 3, 4, 5}. a / b per round: round 1
+ * 6/3 = 2, round 3 9/3 = 3, round 4 4/4 = 1, round 5: b failed (0 ns),
+ * no pair. Rounds 0 and 2 (10/1, 10/1) are outside the mode. The median
+ * of {2, 3, 1} is 2; b / a is 1/2. A mode where no round has both: NaN.
+ * host_mode_has() and host_mode_filter() keep exactly the mode's rounds.
+ */
+static void test_mode_ratio_and_filter(void **state)
+{
+	double a_ns[] = { 10, 6, 10, 9, 4, 5 }, b_ns[] = { 1, 3, 1, 3, 4, 0 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5 };
+	long mode_rounds[] = { 1, 3, 4, 5 }, only_5[] = { 5 };
+	const struct host_mode mode = { .nr_rounds = 4, .rounds = mode_rounds };
+	const struct host_mode last = { .nr_rounds = 1, .rounds = only_5 };
+	struct result_case a = case_by_round(a_ns, rounds, 6);
+	struct result_case b = case_by_round(b_ns, rounds, 6);
+	double kept_values[6];
+	long kept_rounds[6];
+	const long want_rounds[] = { 1, 3, 4, 5 };
+	const double want_values[] = { 6, 9, 4, 5 };
+
+	(void)state;
+	assert_float_equal(host_mode_ratio(&mode, &a, &b), 2, 1e-12);
+	assert_float_equal(host_mode_ratio(&mode, &b, &a), 0.5, 1e-12);
+	assert_true(isnan(host_mode_ratio(&last, &a, &b)));
+	for (long r = 0; r < 7; r++)
+		assert_int_equal(host_mode_has(&mode, r), r == 1 || (r >= 3 && r <= 5));
+	assert_int_equal(host_mode_filter(&mode, a_ns, rounds, 6, kept_values, kept_rounds), 4);
+	assert_memory_equal(kept_rounds, want_rounds, sizeof(want_rounds));
+	assert_memory_equal(kept_values, want_values, sizeof(want_values));
+}
+
+/*
+ * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
+ * leading zeros ignored (07 = 7, and then the shorter text first), equal
+ * names 0, and otherwise byte order.
+ */
+static void test_natural_order(void **state)
+{
+	/* arrays, not literals a compiler may merge into one pointer */
+	char zero[] = "v0", zeros[] = "v00", zero_again[] = "v0";
+
+	(void)state;
+	assert_true(natural_compare("pin_work=2", "pin_work=10") < 0);
+	assert_true(natural_compare("pin_work=10", "pin_work=2") > 0);
+	assert_true(natural_compare("a9b", "a10a") < 0);
+	assert_true(natural_compare("a10a", "a10b") < 0);
+	assert_true(natural_compare("a10b", "a10a") > 0);
+	assert_int_equal(natural_compare("x=3", "x=3"), 0);
+	assert_true(natural_compare("x=007", "x=8") < 0);
+	assert_true(natural_compare("x=8", "x=007") > 0);
+	assert_true(natural_compare("x=010", "x=9") > 0);
+	assert_true(natural_compare("abc", "abd") < 0);
+	assert_true(natural_compare("abd", "abc") > 0);
+	assert_true(natural_compare("ab", "abc") < 0);
+	assert_true(natural_compare("abc", "ab") > 0);
+	assert_true(natural_compare("a", "B") > 0);
+	assert_int_equal(natural_compare(zero, zeros), 0);
+	assert_int_equal(natural_compare(zeros, zero), 0);
+	assert_int_equal(natural_compare(zero, zero_again), 0);
+	assert_int_equal(natural_compare(NULL, ""), 0);
+	assert_true(natural_compare(NULL, "a") < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_modes_split_at_a_factor_of_two),
+		cmocka_unit_test(test_a_gap_of_exactly_the_factor_separates),
+		cmocka_unit_test(test_more_modes_than_slots_keep_the_widest_gaps),
+		cmocka_unit_test(test_widest_gaps_in_any_order),
+		cmocka_unit_test(test_modes_need_rounds_and_transfers),
+		cmocka_unit_test(test_mode_ratio_and_filter),
+		cmocka_unit_test(test_natural_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

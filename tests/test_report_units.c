@@ -19,6 +19,7 @@
 
 #include "float_assert.h"
 
+#include "analysis.h"
 #include "cases.h"
 #include "host_modes.h"
 
@@ -259,6 +260,95 @@ static void test_mode_ratio_and_filter(void **state)
 }
 
 /*
+ * The ping-pong's one-way transfers of four files, in the set's order
+ * (each file's rows together, as the reader gives them):
+ *
+ *   file 0: smt 10, 12, 14 (rounds 0, 1, 2), l3 40, 44 (rounds 0, 1)
+ *   file 1: package 100, 90, 110, and one of no recorded class, 70
+ *   file 2: smt 5 only
+ *   file 3: package 130, pooled with file 1 (the same machine)
+ *
+ * By hand: file 0 at l3 is the median of 40 and 44, 42; at smt 12; at
+ * package, which it did not measure, the nearest class beyond SMT
+ * siblings, l3, 42; at no class the same 42. File 2 at l3 has only smt:
+ * 5. File 1 at package: 100; the machine of files 1 and 3 at package:
+ * the median of 90, 100, 110, 130, 105. A file without samples: NaN.
+ */
+static const struct transfer_sample transfers[] = {
+	{ .file = 0, .source_file = 0, .cls = "smt", .round = 0, .one_way_ns = 10 },
+	{ .file = 0, .source_file = 0, .cls = "l3", .round = 0, .one_way_ns = 40 },
+	{ .file = 0, .source_file = 0, .cls = "smt", .round = 1, .one_way_ns = 12 },
+	{ .file = 0, .source_file = 0, .cls = "l3", .round = 1, .one_way_ns = 44 },
+	{ .file = 0, .source_file = 0, .cls = "smt", .round = 2, .one_way_ns = 14 },
+	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 100 },
+	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 90 },
+	{ .file = 1, .source_file = 1, .cls = NULL, .round = -1, .one_way_ns = 70 },
+	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 110 },
+	{ .file = 2, .source_file = 2, .cls = "smt", .round = -1, .one_way_ns = 5 },
+	{ .file = 1, .source_file = 3, .cls = "package", .round = -1, .one_way_ns = 130 },
+};
+
+static void test_one_way_by_class(void **state)
+{
+	struct analysis a = {
+		.transfers = (struct transfer_sample *)transfers, .nr_transfers = N(transfers),
+	};
+
+	(void)state;
+	assert_float_equal(analysis_one_way_ns(&a, 0, "l3"), 42, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 0, "smt"), 12, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 0, "package"), 42, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 0, NULL), 42, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 2, "l3"), 5, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 1, "package"), 100, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 3, "package"), 130, 1e-12);
+	assert_true(isnan(analysis_one_way_ns(&a, 4, "l3")));
+	assert_float_equal(analysis_machine_one_way_ns(&a, 1, "package"), 105, 1e-12);
+	assert_float_equal(analysis_machine_one_way_ns(&a, 0, "smt"), 12, 1e-12);
+	assert_true(isnan(analysis_machine_one_way_ns(&a, 3, "package")));
+}
+
+/* One round's transfer: file 0's smt in round 1 is 12, l3 in round 0 40. */
+static void test_one_way_in_a_round(void **state)
+{
+	struct analysis a = {
+		.transfers = (struct transfer_sample *)transfers, .nr_transfers = N(transfers),
+	};
+
+	(void)state;
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "smt", 1), 12, 1e-12);
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "smt", 2), 14, 1e-12);
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "l3", 0), 40, 1e-12);
+	/* package is not measured in file 0: l3 stands for it */
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "package", 1), 44, 1e-12);
+	assert_true(isnan(analysis_one_way_in_round(&a, 0, "l3", 2)));
+	assert_true(isnan(analysis_one_way_in_round(&a, 0, "smt", -1)));
+	assert_true(isnan(analysis_one_way_in_round(&a, 4, "smt", 0)));
+}
+
+/*
+ * A run's measured cold miss stands for a transfer when it lies within
+ * a factor of 2 of the one-way transfer, both ends included; otherwise,
+ * or when not measured (0), the transfer does. One-way 50 ns: 60 is
+ * taken, 100 and 25 too (the ends), 100.5 and 24.5 are not.
+ */
+static void test_cold_miss_within_a_factor_of_two(void **state)
+{
+	struct result_file files[1];
+	struct results set = { .nr_files = 1, .files = files };
+	struct analysis a = { .set = &set };
+	const double cold[] = { 60, 100, 25, 100.5, 24.5, 0, -3 };
+	const double want[] = { 60, 100, 25, 50, 50, 50, 50 };
+
+	(void)state;
+	for (size_t i = 0; i < N(cold); i++) {
+		memset(files, 0, sizeof(files));
+		files[0].run.cold_miss_ns = cold[i];
+		assert_float_equal(analysis_cold_miss_ns(&a, 0, 50), want[i], 0);
+	}
+}
+
+/*
  * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
  * leading zeros ignored (07 = 7, and then the shorter text first), equal
  * names 0, and otherwise byte order.
@@ -299,6 +389,9 @@ int main(void)
 		cmocka_unit_test(test_widest_gaps_in_any_order),
 		cmocka_unit_test(test_modes_need_rounds_and_transfers),
 		cmocka_unit_test(test_mode_ratio_and_filter),
+		cmocka_unit_test(test_one_way_by_class),
+		cmocka_unit_test(test_one_way_in_a_round),
+		cmocka_unit_test(test_cold_miss_within_a_factor_of_two),
 		cmocka_unit_test(test_natural_order),
 	};
 

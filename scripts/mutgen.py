@@ -67,6 +67,10 @@ TESTS = [
     ("cli/cmd_compare.c", ["cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
+    ("report/host_modes.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/analysis.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/cases.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/run_checks.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
 ]
 
 

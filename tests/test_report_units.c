@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,9 @@
 
 #include "analysis.h"
 #include "cases.h"
+#include "catalog.h"
 #include "host_modes.h"
+#include "sweeps.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -348,6 +351,143 @@ static void test_cold_miss_within_a_factor_of_two(void **state)
 	}
 }
 
+/* A family's tables by their settings alone, for the sweeps. */
+struct fake_family {
+	size_t nr;
+	struct result_group groups[40];
+	struct group_view views[40];
+	char settings[40][128];
+	struct family_view family;
+	struct analysis a;
+};
+
+static void fake_family_add(struct fake_family *ff, bool pingpong, const char *fmt, ...)
+{
+	size_t k = ff->nr++;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ff->settings[k], sizeof(ff->settings[k]), fmt, ap);
+	va_end(ap);
+	ff->groups[k] = (struct result_group){ .family = "has_pinned", .setting = ff->settings[k] };
+	ff->views[k] = (struct group_view){ .group = &ff->groups[k], .pingpong = pingpong };
+}
+
+static void fake_family_done(struct fake_family *ff, size_t default_group)
+{
+	ff->family = (struct family_view){
+		.name = "has_pinned", .kf = catalog_find("has_pinned"),
+		.first_group = 0, .nr_groups = ff->nr, .default_group = default_group,
+	};
+	ff->a = (struct analysis){
+		.nr_groups = ff->nr, .groups = ff->views, .nr_families = 1, .families = &ff->family,
+	};
+}
+
+static void assert_sweep(const struct fake_family *ff, const struct sweep *s, const char *param,
+			 const size_t *groups, const char *const *values, size_t n, const char *fixed)
+{
+	assert_string_equal(s->param, param);
+	assert_int_equal(s->nr, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_ptr_equal(s->groups[i], &ff->views[groups[i]]);
+		assert_string_equal(s->values[i], values[i]);
+	}
+	assert_string_equal(s->fixed, fixed);
+}
+
+/*
+ * has_pinned's defaults are pin_work=1, flag_line=shared, already_set=100.
+ * Tables, in order:
+ *
+ *   0 pin_work=1 already_set=100 (the defaults)   4 pin_work=0 already_set=0
+ *   1 pin_work=0 already_set=100                  5 pin_work=0 already_set=50
+ *   2 pin_work=2 already_set=100                  6 pin_work=0 already_set=25
+ *   3 pin_work=1 already_set=0                    7 pin_work=2 already_set=0
+ *   8 the same as 3, but the physical baseline (left out of every sweep)
+ *
+ * Along pin_work: the defaults' rest (already_set=100) has tables 0, 1, 2
+ * and already_set=0's has 3, 4, 7: a tie, which the defaults' table wins:
+ * values 1, 0, 2, the others at their defaults. Along flag_line no two
+ * tables differ in it alone: no sweep. Along already_set: pin_work=0's
+ * rest has 4 tables (1, 4, 5, 6), more than the defaults' 2 (0, 3): values
+ * 100, 0, 50, 25 with pin_work=0 fixed.
+ */
+static void test_sweeps_take_the_most_points(void **state)
+{
+	static struct fake_family ff;
+	const char *const rest = "flag_line=shared";
+	const int pin[] = { 1, 0, 2, 1, 0, 0, 0, 2, 1 }, set[] = { 100, 100, 100, 0, 0, 50, 25, 0, 0 };
+	const size_t pin_groups[] = { 0, 1, 2 }, set_groups[] = { 1, 4, 5, 6 };
+	const char *const pin_values[] = { "1", "0", "2" }, *const set_values[] = { "100", "0", "50", "25" };
+	struct sweep sweeps[8];
+	char changes[SWEEP_TEXT_LEN];
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	for (size_t i = 0; i < N(pin); i++)
+		fake_family_add(&ff, i == 8, "pin_work=%d, %s, already_set=%d, placement compact",
+				pin[i], rest, set[i]);
+	fake_family_done(&ff, 0);
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 8), 2);
+	assert_sweep(&ff, &sweeps[0], "pin_work", pin_groups, pin_values, 3, "defaults");
+	assert_sweep(&ff, &sweeps[1], "already_set", set_groups, set_values, 4, "pin_work=0");
+	/* room for one: the first parameter's */
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 1), 1);
+	assert_string_equal(sweeps[0].param, "pin_work");
+
+	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[4]);
+	assert_string_equal(changes, "pin_work=0, already_set=0");
+	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[0]);
+	assert_string_equal(changes, "defaults");
+	assert_ptr_equal(family_of(&ff.a, &ff.views[8]), &ff.family);
+	assert_true(group_detailed(&ff.a, &ff.views[0], false));
+	assert_false(group_detailed(&ff.a, &ff.views[1], false));
+	assert_true(group_detailed(&ff.a, &ff.views[1], true));
+}
+
+/*
+ * A sweep shows SWEEP_MAX_POINTS (16) tables at most, and counts are
+ * capped before they are compared: along pin_work, already_set=100 (the
+ * defaults') has 17 tables (pin_work 0 to 16) and already_set=0 has 18
+ * (0 to 17): both count 16, a tie the defaults win, and the sweep is
+ * pin_work 0 to 15 at already_set=100, in table order. A family of one
+ * table has no sweep.
+ */
+static void test_sweeps_are_capped_before_they_compare(void **state)
+{
+	static struct fake_family ff;
+	struct sweep sweeps[8];
+	size_t groups[SWEEP_MAX_POINTS];
+	char texts[SWEEP_MAX_POINTS][8];
+	const char *values[SWEEP_MAX_POINTS];
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	for (int v = 0; v <= 16; v++)
+		fake_family_add(&ff, false, "pin_work=%d, flag_line=shared, already_set=100, "
+				"placement compact", v);
+	for (int v = 0; v <= 17; v++)
+		fake_family_add(&ff, false, "pin_work=%d, flag_line=shared, already_set=0, "
+				"placement compact", v);
+	fake_family_done(&ff, 1);
+	for (size_t i = 0; i < SWEEP_MAX_POINTS; i++) {
+		groups[i] = i;
+		snprintf(texts[i], sizeof(texts[i]), "%zu", i);
+		values[i] = texts[i];
+	}
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 8), 2);
+	assert_sweep(&ff, &sweeps[0], "pin_work", groups, values, SWEEP_MAX_POINTS, "defaults");
+	/* along already_set every pin_work has 2 tables; the defaults' is pin_work=1 */
+	assert_int_equal(sweeps[1].nr, 2);
+	assert_ptr_equal(sweeps[1].groups[0], &ff.views[1]);
+	assert_ptr_equal(sweeps[1].groups[1], &ff.views[17 + 1]);
+	assert_string_equal(sweeps[1].fixed, "defaults");
+
+	ff.family.nr_groups = 1;
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 8), 0);
+}
+
 /*
  * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
  * leading zeros ignored (07 = 7, and then the shorter text first), equal
@@ -392,6 +532,8 @@ int main(void)
 		cmocka_unit_test(test_one_way_by_class),
 		cmocka_unit_test(test_one_way_in_a_round),
 		cmocka_unit_test(test_cold_miss_within_a_factor_of_two),
+		cmocka_unit_test(test_sweeps_take_the_most_points),
+		cmocka_unit_test(test_sweeps_are_capped_before_they_compare),
 		cmocka_unit_test(test_natural_order),
 	};
 

@@ -58,7 +58,9 @@ static size_t mode_starts(const struct round_value *v, size_t n, size_t *starts)
 		 * More modes than a report can show: keep the widest gaps.
 		 * The new gap replaces the narrowest one kept, if it is
 		 * wider; replacing the first narrower one found could drop
-		 * a wide gap and keep a narrow one.
+		 * a wide gap and keep a narrow one. Of equal gaps the lower
+		 * one kept goes, and a new gap equal to it does not replace
+		 * it: the same rounds give the same modes in any order.
 		 */
 		narrowest = 0;
 		for (size_t k = 1; k < nr; k++)

@@ -224,6 +224,63 @@ static void test_modes_need_rounds_and_transfers(void **state)
 	host_modes_free(&m);
 }
 
+/*
+ * Ties among the gaps, when there are more modes than slots: a new gap
+ * equal to the narrowest one kept does not replace it (10 | 30 | 75 | 150
+ * | 300: gaps 3, 2.5, 2, 2; the first 2, before 150, is kept: {10}, {30},
+ * {75}, {150, 300}); a wider gap replaces the first of two equally narrow
+ * ones (10 | 20 | 60 | 120 | 480: gaps 2, 3, 2, then 4 replaces the 2
+ * before 20: {10, 20}, {60}, {120}, {480}).
+ */
+static void test_gap_ties(void **state)
+{
+	const double equal_new[] = { 10, 30, 75, 150, 300 };
+	const double equal_kept[] = { 10, 20, 60, 120, 480 };
+	const long rounds[] = { 0, 1, 2, 3, 4 };
+	const long a0[] = { 0 }, a1[] = { 1 }, a2[] = { 2 }, a3[] = { 3, 4 };
+	const long b0[] = { 0, 1 }, b1[] = { 2 }, b2[] = { 3 }, b3[] = { 4 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, equal_new, rounds, N(equal_new));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], a0, N(a0), 10, 10, 10);
+	assert_mode(&m.modes[1], a1, N(a1), 30, 30, 30);
+	assert_mode(&m.modes[2], a2, N(a2), 75, 75, 75);
+	assert_mode(&m.modes[3], a3, N(a3), 150, 225, 300);
+	host_modes_free(&m);
+
+	fake_pingpong_init(&p, equal_kept, rounds, N(equal_kept));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], b0, N(b0), 10, 15, 20);
+	assert_mode(&m.modes[1], b1, N(b1), 60, 60, 60);
+	assert_mode(&m.modes[2], b2, N(b2), 120, 120, 120);
+	assert_mode(&m.modes[3], b3, N(b3), 480, 480, 480);
+	host_modes_free(&m);
+}
+
+/*
+ * Any positive transfer counts, however short: 1 ns and 1.5 ns are one
+ * mode of two rounds, median 1.25.
+ */
+static void test_short_transfers_count(void **state)
+{
+	const double one_way[] = { 1.5, 1 };
+	const long rounds[] = { 0, 1 }, both[] = { 0, 1 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 1);
+	assert_mode(&m.modes[0], both, N(both), 1, 1.25, 1.5);
+	host_modes_free(&m);
+}
+
 /* A case of one value per round, for the mode's ratios. */
 static struct result_case case_by_round(double *ns, const long *rounds, size_t n)
 {
@@ -233,16 +290,19 @@ static struct result_case case_by_round(double *ns, const long *rounds, size_t n
 /*
  * Rounds 0-5, a mode of rounds {1, 3, 4, 5}. a / b per round: round 1
  * 6/3 = 2, round 3 9/3 = 3, round 4 4/4 = 1, round 5: b failed (0 ns),
- * no pair. Rounds 0 and 2 (10/1, 10/1) are outside the mode. The median
- * of {2, 3, 1} is 2; b / a is 1/2. A mode where no round has both: NaN.
- * host_mode_has() and host_mode_filter() keep exactly the mode's rounds.
+ * no pair. Rounds 0 and 2 (0.6/0.3, 10/1) are outside the mode. The
+ * median of {2, 3, 1} is 2; b / a is 1/2. A mode where no round has
+ * both: NaN. The mode of rounds {0, 2}: ratios 2 and 10, median 6 (a
+ * time under 1 ns, as an empty loop's, is a time). host_mode_has() and
+ * host_mode_filter() keep exactly the mode's rounds.
  */
 static void test_mode_ratio_and_filter(void **state)
 {
-	double a_ns[] = { 10, 6, 10, 9, 4, 5 }, b_ns[] = { 1, 3, 1, 3, 4, 0 };
+	double a_ns[] = { 0.6, 6, 10, 9, 4, 5 }, b_ns[] = { 0.3, 3, 1, 3, 4, 0 };
 	const long rounds[] = { 0, 1, 2, 3, 4, 5 };
-	long mode_rounds[] = { 1, 3, 4, 5 }, only_5[] = { 5 };
+	long mode_rounds[] = { 1, 3, 4, 5 }, only_5[] = { 5 }, even[] = { 0, 2 };
 	const struct host_mode mode = { .nr_rounds = 4, .rounds = mode_rounds };
+	const struct host_mode first = { .nr_rounds = 2, .rounds = even };
 	const struct host_mode last = { .nr_rounds = 1, .rounds = only_5 };
 	struct result_case a = case_by_round(a_ns, rounds, 6);
 	struct result_case b = case_by_round(b_ns, rounds, 6);
@@ -260,6 +320,13 @@ static void test_mode_ratio_and_filter(void **state)
 	assert_int_equal(host_mode_filter(&mode, a_ns, rounds, 6, kept_values, kept_rounds), 4);
 	assert_memory_equal(kept_rounds, want_rounds, sizeof(want_rounds));
 	assert_memory_equal(kept_values, want_values, sizeof(want_values));
+
+	assert_float_equal(host_mode_ratio(&first, &a, &b), 6, 1e-12);
+	assert_int_equal(host_mode_filter(&first, a_ns, rounds, 6, kept_values, kept_rounds), 2);
+	assert_int_equal(kept_rounds[0], 0);
+	assert_float_equal(kept_values[0], 0.6, 0);
+	assert_int_equal(kept_rounds[1], 2);
+	assert_float_equal(kept_values[1], 10, 0);
 }
 
 /*
@@ -528,6 +595,8 @@ int main(void)
 		cmocka_unit_test(test_more_modes_than_slots_keep_the_widest_gaps),
 		cmocka_unit_test(test_widest_gaps_in_any_order),
 		cmocka_unit_test(test_modes_need_rounds_and_transfers),
+		cmocka_unit_test(test_gap_ties),
+		cmocka_unit_test(test_short_transfers_count),
 		cmocka_unit_test(test_mode_ratio_and_filter),
 		cmocka_unit_test(test_one_way_by_class),
 		cmocka_unit_test(test_one_way_in_a_round),

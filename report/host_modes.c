@@ -34,13 +34,19 @@ static int by_index(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The factor between sorted value i and the one below it. */
+static double gap_before(const struct round_value *v, size_t i)
+{
+	return v[i].value / v[i - 1].value;
+}
+
 /* Indexes where a new mode starts: the widest gaps of a factor or more. */
 static size_t mode_starts(const struct round_value *v, size_t n, size_t *starts)
 {
-	size_t nr = 0;
+	size_t nr = 0, narrowest;
 
 	for (size_t i = 1; i < n; i++) {
-		double gap = v[i].value / v[i - 1].value;
+		double gap = gap_before(v, i);
 
 		if (gap < HOST_MODE_FACTOR)
 			continue;
@@ -48,15 +54,20 @@ static size_t mode_starts(const struct round_value *v, size_t n, size_t *starts)
 			starts[nr++] = i;
 			continue;
 		}
-		/* more modes than a report can show: keep the widest gaps */
-		for (size_t k = 0; k < nr; k++) {
-			size_t s = starts[k];
-
-			if (gap > v[s].value / v[s - 1].value) {
-				starts[k] = i;
-				break;
-			}
-		}
+		/*
+		 * More modes than a report can show: keep the widest gaps.
+		 * The new gap replaces the narrowest one kept, if it is
+		 * wider; replacing the first narrower one found could drop
+		 * a wide gap and keep a narrow one. Of equal gaps the lower
+		 * one kept goes, and a new gap equal to it does not replace
+		 * it: the same rounds give the same modes in any order.
+		 */
+		narrowest = 0;
+		for (size_t k = 1; k < nr; k++)
+			if (gap_before(v, starts[k]) < gap_before(v, starts[narrowest]))
+				narrowest = k;
+		if (gap > gap_before(v, starts[narrowest]))
+			starts[narrowest] = i;
 	}
 	qsort(starts, nr, sizeof(*starts), by_index);
 	return nr;

@@ -72,6 +72,10 @@ TESTS = [
     ("lib/stats.c", ["stats_oracle", "stats", "claims", "report", "suite:report"]),
     ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/verdict.c", ["claims", "claims_edges", "report", "report_numbers", "suite:report"]),
+    ("report/host_modes.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/analysis.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/cases.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/run_checks.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
 ]
 
 

@@ -86,7 +86,7 @@ def fleet_table(md):
 def check_table(md):
     header, rows, body = fleet_table(md)
     if header is None:
-        return
+        return []
     check(header == ["machine", "CPU and topology", "setting", "fix at the most threads",
                      "the model's", "at 1", "at 2", "one-way floor by distance, ns"],
           "header: the shared thread counts are 1 and 2 only: %s" % header)
@@ -116,6 +116,58 @@ def check_table(md):
           "the two xeon files are not named as pooled")
     check("`laptop`: " not in body.split("###")[0] and "`epyc2n`: " not in body.split("###")[0],
           "a machine of one file is called pooled")
+    return rows
+
+
+def model_gain(tmp, name, threads):
+    """`bouncelab model --results`'s before/after at the threads: the same
+    machine built by the command's own path, each variant's 1-thread
+    median read by it from the defaults' table."""
+    r = subprocess.run([bouncelab, "model", "--results", name, "--family", "has_pinned",
+                        "--threads", str(threads)], cwd=tmp, capture_output=True, text=True)
+    m = re.search(r"before/after \(store_always ns/op over read_then_set\): %d: ([0-9.]+)x"
+                  % threads, r.stdout)
+    check(r.returncode == 0 and m, "model --results %s: %s %s" % (name, r.stdout, r.stderr))
+    return float(m.group(1)) if m else None
+
+
+def check_model_column(tmp, rows):
+    """The model's gain is before over after, at the row's most threads,
+    from the row's own 1-thread times. At the defaults (compact) it is
+    what `bouncelab model --results` prints for the same file; read_then_set
+    reads a line nobody writes, so the model puts it at its 1-thread cost
+    (2 ns) and the gain is store_always's prediction over 2: above 1, and
+    above the measured gain, since the model's handoff (50 ns and more)
+    exceeds what K t = 4 ns shows. Spread rows start from store_always's
+    1-thread 3 ns (1.5 times compact's 2 ns), so their gain is larger than
+    the compact row's of the same machine, and less than 1.5 times it
+    (the handoff does not grow with the private work)."""
+    model = {"`laptop`": ("laptop.json", 2), "`xeon2s`": ("xeon.json", 40)}
+    by_row = {}
+    for row, exp in zip(rows, EXPECTED):
+        if exp[0] not in model:
+            continue
+        try:
+            by_row[(exp[0], exp[2].split(" in ")[0])] = float(row[4].rstrip("x"))
+        except ValueError:
+            check(False, "%s: the model's gain %r is not a number" % (exp[0], row[4]))
+    for machine, (name, threads) in model.items():
+        compact = by_row.get((machine, "defaults"))
+        spread = by_row.get((machine, "placement spread"))
+        if compact is None or spread is None:
+            check(False, "%s: no model's gain in both rows" % machine)
+            continue
+        want = model_gain(tmp, name, threads)
+        measured = float(dict((e[0], e[3]) for e in EXPECTED if e[2].startswith("defaults"))
+                         [machine].rstrip("x"))
+        check(want is not None and abs(compact - want) <= 0.005 * want,
+              "%s defaults: the model's gain %s, `bouncelab model --results` %s" %
+              (machine, compact, want))
+        check(compact > measured, "%s defaults: the model's gain %s is not above the measured %s"
+              % (machine, compact, measured))
+        check(compact < spread < 1.5 * compact,
+              "%s: the spread row's model gain %s is not between the compact row's %s and 1.5 "
+              "times it" % (machine, spread, compact))
 
 
 def spread_row(details, heading, start):
@@ -176,7 +228,9 @@ def main():
             return 1
         with open(os.path.join(out, "report.md")) as f:
             md = f.read()
-        check_table(md)
+        rows = check_table(md)
+        if rows:
+            check_model_column(tmp, rows)
         with open(os.path.join(out, "details.md")) as f:
             check_pooled_tables(md, f.read())
         check_figure(os.path.join(out, "plots", "fleet-has_pinned.svg"))

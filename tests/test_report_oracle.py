@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The numbers the report prints around its tables, against values
+worked out by hand from files changed in one known way.
+
+  test_report_oracle.py BOUNCELAB TESTS_DIR
+
+Each case below takes tests/data/results-fixed.json (4 CPUs, load 0.5,
+no CPU share measured), changes one fact of its context or rows, runs
+`bouncelab report` and reads one number off report.md: the CPU share the
+warning quotes and its bound, the busiest file's load, a build just before
+the run, and where each rule's bound lies (a value at the bound, and just
+past it). The expected text is written out from the change, not from the
+report's code.
+"""
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+bouncelab, tests = os.path.abspath(sys.argv[1]), sys.argv[2]
+problems = []
+
+
+def problem(msg):
+    problems.append(msg)
+    print("FAIL:", msg)
+
+
+def report(tmp, name, docs):
+    paths = []
+    for i, doc in enumerate(docs):
+        path = os.path.join(tmp, "%s-%d.json" % (name, i))
+        with open(path, "w") as fp:
+            json.dump(doc, fp)
+        paths.append(path)
+    out = os.path.join(tmp, name)
+    r = subprocess.run([bouncelab, "report"] + paths + ["-o", out],
+                       capture_output=True, text=True)
+    if r.returncode:
+        problem("%s: report exited %d: %s" % (name, r.returncode, r.stderr.strip()))
+        return ""
+    with open(os.path.join(out, "report.md")) as f:
+        return f.read()
+
+
+def top_of(text):
+    """The warnings above the summary."""
+    return text.split("## Summary")[0]
+
+
+def check_cpu_share(tmp, fixed):
+    """A thread spinning on each CPU got cpu_share of its time: below 0.8
+    (RUN_MIN_CPU_SHARE) other work held the CPUs. 0.4 is said as 40%, with
+    the bound as 80%; at 0.8 exactly the CPUs were the run's. Over two
+    files the least share counts: 0.9 and 0.55 give 55%, whichever file
+    comes first; a file that did not measure it (no cpu_share) is passed
+    over."""
+    doc = copy.deepcopy(fixed)
+    doc["context"]["cpu_share"] = 0.4
+    top = top_of(report(tmp, "share-40", [doc]))
+    want = ("Other work held the CPUs as the run started: a thread spinning on each got 40% of "
+            "its time, where a case's threads need theirs together (its 2-thread claims are not "
+            "tested below 80%).")
+    if want not in top:
+        problem("cpu_share 0.4: the warning does not say 40%% and 80%%: %r" % top[-600:])
+    if "Other work took turns on the CPUs" not in top:
+        problem("cpu_share 0.4: the warning does not say other work took turns")
+    if "busy when the run started" in top or "Your build just ran" in top:
+        problem("cpu_share 0.4 at load 0.5 on 4 CPUs: blamed on the load or a build")
+
+    doc["context"]["cpu_share"] = 0.8
+    top = top_of(report(tmp, "share-80", [doc]))
+    if "held the CPUs" in top or "a noisy run" in top:
+        problem("cpu_share 0.8, the bound itself: the CPUs are called held")
+
+    doc["context"]["cpu_share"] = 0.79
+    top = top_of(report(tmp, "share-79", [doc]))
+    if "each got 79% of its time" not in top:
+        problem("cpu_share 0.79, just under the bound: not called held, or not as 79%")
+
+    first, second = copy.deepcopy(fixed), copy.deepcopy(fixed)
+    first["context"]["cpu_share"] = 0.9
+    second["context"]["cpu_share"] = 0.55
+    second["context"]["host_name"] = "otherhost"
+    for name, docs in (("share-two", [first, second]), ("share-two-swapped", [second, first])):
+        top = top_of(report(tmp, name, docs))
+        if "each got 55% of its time" not in top:
+            problem("%s: cpu shares 0.9 and 0.55: the least, 55%%, is not quoted" % name)
+    none = copy.deepcopy(fixed)
+    none["context"].pop("cpu_share", None)
+    none["context"]["host_name"] = "thirdhost"
+    top = top_of(report(tmp, "share-one-measured", [none, second]))
+    if "each got 55% of its time" not in top:
+        problem("cpu share 0.55 beside a file that did not measure it is not quoted")
+
+
+def check_busiest_file(tmp, fixed):
+    """Busy is a 1-minute load over allowed CPUs above 0.5, and the warning
+    names the file with the highest load per CPU, not the highest load:
+    2.8 on 4 CPUs (0.7) beside 1.5 on 2 CPUs (0.75) names 1.5 on 2."""
+    big, small = copy.deepcopy(fixed), copy.deepcopy(fixed)
+    big["context"]["load_avg"] = [2.8, 1.0, 1.0]
+    small["context"]["load_avg"] = [1.5, 1.0, 1.0]
+    small["context"]["host_name"] = "smallhost"
+    small["context"].setdefault("topology", {})["nr_allowed_cpus"] = 2
+    for name, docs in (("busiest", [big, small]), ("busiest-swapped", [small, big])):
+        top = top_of(report(tmp, name, docs))
+        if "The machine was busy when the run started: load average 1.5 on 2 CPUs." not in top:
+            problem("%s: loads 2.8 on 4 CPUs and 1.5 on 2: the warning does not name 1.5 on 2: %r"
+                    % (name, top[-400:]))
+
+
+def check_build(tmp, fixed):
+    """A busy start after the build: build_ended_s_before 0 (the run
+    started the second the build ended) is a build, said as 0 s; an idle
+    start after a build warns of nothing."""
+    doc = copy.deepcopy(fixed)
+    doc["context"]["load_avg"] = [3.0, 1.0, 1.0]
+    doc["context"]["build_ended_s_before"] = 0
+    top = top_of(report(tmp, "built-0", [doc]))
+    if ("Your build just ran: the load average when the run started, 3 on 4 CPUs, still counts "
+            "the build that `scripts/lab run` finished 0 s before it" not in top):
+        problem("a load of 3 on 4 CPUs 0 s after a build: not said as the build: %r" % top[-500:])
+    if "Other work" in top:
+        problem("a build 0 s before the run: other work blamed")
+    doc["context"]["load_avg"] = [0.25, 1.0, 1.0]
+    doc["context"]["build_ended_s_before"] = 5
+    top = top_of(report(tmp, "built-idle", [doc]))
+    if "Your build just ran" in top or "a noisy run" in top:
+        problem("an idle start (load 0.25 on 4 CPUs) after a build: a warning")
+    # held CPUs say so even after a build: the build is over, the share is now
+    doc["context"]["load_avg"] = [3.0, 1.0, 1.0]
+    doc["context"]["cpu_share"] = 0.5
+    top = top_of(report(tmp, "built-held", [doc]))
+    if "Your build just ran" in top or "each got 50% of its time" not in top:
+        problem("CPUs held (share 0.5) after a build: not said as held")
+
+
+def main():
+    with open(os.path.join(tests, "data", "results-fixed.json")) as f:
+        fixed = json.load(f)
+    with tempfile.TemporaryDirectory(prefix="bouncelab-report-oracle.") as tmp:
+        check_cpu_share(tmp, fixed)
+        check_busiest_file(tmp, fixed)
+        check_build(tmp, fixed)
+    print("%d problems" % len(problems))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report's building blocks against cases worked out by hand: the
+ * host's modes (which rounds form one, the widest gaps kept when there
+ * are more modes than a report shows, each mode's figures), the order of
+ * names with numbers in them, and a mode's ratio of two cases by round.
+ * Every expected value is written out in a comment, not computed by the
+ * code under test.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "float_assert.h"
+
+#include "analysis.h"
+#include "cases.h"
+#include "catalog.h"
+#include "host_modes.h"
+#include "sweeps.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A pingpong case of n rounds whose one-way transfer in round rounds[i] is one_way[i]. */
+struct fake_pingpong {
+	struct result_case c;
+	struct case_counter counter;
+};
+
+static void fake_pingpong_init(struct fake_pingpong *p, const double *one_way,
+			       const long *rounds, size_t n)
+{
+	memset(p, 0, sizeof(*p));
+	p->counter.name = "one_way_ns";
+	p->counter.n = n;
+	p->counter.values = (double *)one_way;
+	p->c.family = "pingpong";
+	p->c.variant = "store_load";
+	p->c.n = n;
+	p->c.ns = (double *)one_way;
+	p->c.rounds = rounds;
+	p->c.nr_counters = 1;
+	p->c.counters = &p->counter;
+}
+
+static void assert_mode(const struct host_mode *m, const long *rounds, size_t n,
+			double lo, double median, double hi)
+{
+	assert_int_equal(m->nr_rounds, n);
+	assert_memory_equal(m->rounds, rounds, n * sizeof(*rounds));
+	assert_float_equal(m->lo, lo, 1e-12);
+	assert_float_equal(m->median, median, 1e-12);
+	assert_float_equal(m->hi, hi, 1e-12);
+}
+
+/*
+ * Two placements, the rounds given out of order: 40, 41, 44 and 46 ns
+ * (rounds 4, 0, 6, 2: within 1.15x) and 100, 110, 300 ns (rounds 1, 5,
+ * 3). Sorted, the gaps of 2 or more are 100 / 46 = 2.17 and 300 / 110
+ * = 2.73: 40 41 44 46 | 100 110 | 300, three
+ * modes: {0,2,4,6} median (41 + 44) / 2 = 42.5; {1,5} median 105;
+ * {3} 300.
+ */
+static void test_modes_split_at_a_factor_of_two(void **state)
+{
+	const double one_way[] = { 41, 100, 46, 300, 40, 110, 44 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5, 6 };
+	const long near[] = { 0, 2, 4, 6 }, mid[] = { 1, 5 }, far[] = { 3 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_ptr_equal(m.pingpong, &p.c);
+	assert_int_equal(m.nr, 3);
+	assert_mode(&m.modes[0], near, N(near), 40, 42.5, 46);
+	assert_mode(&m.modes[1], mid, N(mid), 100, 105, 110);
+	assert_mode(&m.modes[2], far, N(far), 300, 300, 300);
+	host_modes_free(&m);
+	assert_int_equal(m.nr, 0);
+}
+
+/*
+ * A gap of exactly the factor separates (2.0: "differ by this factor or
+ * more"), one just under does not: 30, 60 (60 / 30 = 2) and 60, 119.9
+ * (1.998). Modes {30} and {60, 119.9}.
+ */
+static void test_a_gap_of_exactly_the_factor_separates(void **state)
+{
+	const double one_way[] = { 119.9, 30, 60 };
+	const long rounds[] = { 10, 11, 12 };
+	const long first[] = { 11 }, second[] = { 10, 12 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 2);
+	assert_mode(&m.modes[0], first, N(first), 30, 30, 30);
+	assert_mode(&m.modes[1], second, N(second), 60, (60 + 119.9) / 2, 119.9);
+	host_modes_free(&m);
+}
+
+/*
+ * Five placements in a report that shows four modes: the three widest
+ * gaps start a mode. Sorted one-way transfers 10 | 25 | 55 | 220 | 660,
+ * gaps 2.5, 2.2, 4 and 3 (rounds 0 to 4 in that order). The widest three
+ * are 4 (before 220), 3 (before 660) and 2.5 (before 25); the narrowest,
+ * 2.2 between 25 and 55, joins them: modes {10}, {25, 55}, {220}, {660}.
+ * A rule that drops the first gap it finds narrower than a new one, not
+ * the narrowest, drops 2.5 when 3 arrives and splits 25 from 55 instead.
+ */
+static void test_more_modes_than_slots_keep_the_widest_gaps(void **state)
+{
+	const double one_way[] = { 660, 220, 55, 25, 10 };
+	const long rounds[] = { 4, 3, 2, 1, 0 };
+	const long r0[] = { 0 }, r12[] = { 1, 2 }, r3[] = { 3 }, r4[] = { 4 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, HOST_MODES_MAX);
+	assert_mode(&m.modes[0], r0, N(r0), 10, 10, 10);
+	assert_mode(&m.modes[1], r12, N(r12), 25, 40, 55);
+	assert_mode(&m.modes[2], r3, N(r3), 220, 220, 220);
+	assert_mode(&m.modes[3], r4, N(r4), 660, 660, 660);
+	host_modes_free(&m);
+}
+
+/*
+ * The same five placements with the gaps in another order: 10 | 22 | 88
+ * | 264 | 660, gaps 2.2, 4, 3 and 2.5. The widest three are 4, 3 and 2.5:
+ * modes {10, 22}, {88}, {264}, {660}. And six, where the last gap ties
+ * the narrowest kept one: 10 | 30 | 60 | 150 | 300 | 900, gaps 3, 2, 2.5,
+ * 2, 3: kept 3 (before 30), 3 (before 900) and 2.5 (before 150); of the
+ * two gaps of 2 neither is wider than 2.5: {10}, {30, 60}, {150, 300},
+ * {900}.
+ */
+static void test_widest_gaps_in_any_order(void **state)
+{
+	const double five[] = { 10, 22, 88, 264, 660 };
+	const double six[] = { 10, 30, 60, 150, 300, 900 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5 };
+	const long a0[] = { 0, 1 }, a1[] = { 2 }, a2[] = { 3 }, a3[] = { 4 };
+	const long b0[] = { 0 }, b1[] = { 1, 2 }, b2[] = { 3, 4 }, b3[] = { 5 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, five, rounds, N(five));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], a0, N(a0), 10, 16, 22);
+	assert_mode(&m.modes[1], a1, N(a1), 88, 88, 88);
+	assert_mode(&m.modes[2], a2, N(a2), 264, 264, 264);
+	assert_mode(&m.modes[3], a3, N(a3), 660, 660, 660);
+	host_modes_free(&m);
+
+	fake_pingpong_init(&p, six, rounds, N(six));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], b0, N(b0), 10, 10, 10);
+	assert_mode(&m.modes[1], b1, N(b1), 30, 45, 60);
+	assert_mode(&m.modes[2], b2, N(b2), 150, 225, 300);
+	assert_mode(&m.modes[3], b3, N(b3), 900, 900, 900);
+	host_modes_free(&m);
+}
+
+/*
+ * No modes without a pingpong, without rounds, with one round, or with a
+ * counter missing from a repetition; a round whose transfer is not
+ * positive (a failed measurement) is left out of every mode.
+ */
+static void test_modes_need_rounds_and_transfers(void **state)
+{
+	const double one_way[] = { 50, 0, 52, -1, 200 };
+	const long rounds[] = { 0, 1, 2, 3, 4 };
+	const long near[] = { 0, 2 }, far[] = { 4 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	assert_int_equal(host_modes_find(NULL, &m), 0);
+	assert_int_equal(m.nr, 0);
+	assert_null(m.pingpong);
+
+	fake_pingpong_init(&p, one_way, rounds, 1);
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 0);
+
+	fake_pingpong_init(&p, one_way, NULL, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 0);
+
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	p.counter.n = N(one_way) - 1;
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 0);
+
+	/* two rounds are the least that make modes: 50 and 200 ns */
+	fake_pingpong_init(&p, (const double[]){ 200, 50 }, rounds, 2);
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 2);
+	assert_int_equal(m.modes[0].rounds[0], 1);
+	assert_int_equal(m.modes[1].rounds[0], 0);
+	host_modes_free(&m);
+
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 2);
+	assert_mode(&m.modes[0], near, N(near), 50, 51, 52);
+	assert_mode(&m.modes[1], far, N(far), 200, 200, 200);
+	host_modes_free(&m);
+}
+
+/*
+ * Ties among the gaps, when there are more modes than slots: a new gap
+ * equal to the narrowest one kept does not replace it (10 | 30 | 75 | 150
+ * | 300: gaps 3, 2.5, 2, 2; the first 2, before 150, is kept: {10}, {30},
+ * {75}, {150, 300}); a wider gap replaces the first of two equally narrow
+ * ones (10 | 20 | 60 | 120 | 480: gaps 2, 3, 2, then 4 replaces the 2
+ * before 20: {10, 20}, {60}, {120}, {480}).
+ */
+static void test_gap_ties(void **state)
+{
+	const double equal_new[] = { 10, 30, 75, 150, 300 };
+	const double equal_kept[] = { 10, 20, 60, 120, 480 };
+	const long rounds[] = { 0, 1, 2, 3, 4 };
+	const long a0[] = { 0 }, a1[] = { 1 }, a2[] = { 2 }, a3[] = { 3, 4 };
+	const long b0[] = { 0, 1 }, b1[] = { 2 }, b2[] = { 3 }, b3[] = { 4 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, equal_new, rounds, N(equal_new));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], a0, N(a0), 10, 10, 10);
+	assert_mode(&m.modes[1], a1, N(a1), 30, 30, 30);
+	assert_mode(&m.modes[2], a2, N(a2), 75, 75, 75);
+	assert_mode(&m.modes[3], a3, N(a3), 150, 225, 300);
+	host_modes_free(&m);
+
+	fake_pingpong_init(&p, equal_kept, rounds, N(equal_kept));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 4);
+	assert_mode(&m.modes[0], b0, N(b0), 10, 15, 20);
+	assert_mode(&m.modes[1], b1, N(b1), 60, 60, 60);
+	assert_mode(&m.modes[2], b2, N(b2), 120, 120, 120);
+	assert_mode(&m.modes[3], b3, N(b3), 480, 480, 480);
+	host_modes_free(&m);
+}
+
+/*
+ * Any positive transfer counts, however short: 1 ns and 1.5 ns are one
+ * mode of two rounds, median 1.25.
+ */
+static void test_short_transfers_count(void **state)
+{
+	const double one_way[] = { 1.5, 1 };
+	const long rounds[] = { 0, 1 }, both[] = { 0, 1 };
+	struct fake_pingpong p;
+	struct host_modes m;
+
+	(void)state;
+	fake_pingpong_init(&p, one_way, rounds, N(one_way));
+	assert_int_equal(host_modes_find(&p.c, &m), 0);
+	assert_int_equal(m.nr, 1);
+	assert_mode(&m.modes[0], both, N(both), 1, 1.25, 1.5);
+	host_modes_free(&m);
+}
+
+/* A case of one value per round, for the mode's ratios. */
+static struct result_case case_by_round(double *ns, const long *rounds, size_t n)
+{
+	return (struct result_case){ .ns = ns, .rounds = rounds, .n = n };
+}
+
+/*
+ * Rounds 0-5, a mode of rounds {1, 3, 4, 5}. a / b per round: round 1
+ * 6/3 = 2, round 3 9/3 = 3, round 4 4/4 = 1, round 5: b failed (0 ns),
+ * no pair. Rounds 0 and 2 (0.6/0.3, 10/1) are outside the mode. The
+ * median of {2, 3, 1} is 2; b / a is 1/2. A mode where no round has
+ * both: NaN. The mode of rounds {0, 2}: ratios 2 and 10, median 6 (a
+ * time under 1 ns, as an empty loop's, is a time). host_mode_has() and
+ * host_mode_filter() keep exactly the mode's rounds.
+ */
+static void test_mode_ratio_and_filter(void **state)
+{
+	double a_ns[] = { 0.6, 6, 10, 9, 4, 5 }, b_ns[] = { 0.3, 3, 1, 3, 4, 0 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5 };
+	long mode_rounds[] = { 1, 3, 4, 5 }, only_5[] = { 5 }, even[] = { 0, 2 };
+	const struct host_mode mode = { .nr_rounds = 4, .rounds = mode_rounds };
+	const struct host_mode first = { .nr_rounds = 2, .rounds = even };
+	const struct host_mode last = { .nr_rounds = 1, .rounds = only_5 };
+	struct result_case a = case_by_round(a_ns, rounds, 6);
+	struct result_case b = case_by_round(b_ns, rounds, 6);
+	double kept_values[6];
+	long kept_rounds[6];
+	const long want_rounds[] = { 1, 3, 4, 5 };
+	const double want_values[] = { 6, 9, 4, 5 };
+
+	(void)state;
+	assert_float_equal(host_mode_ratio(&mode, &a, &b), 2, 1e-12);
+	assert_float_equal(host_mode_ratio(&mode, &b, &a), 0.5, 1e-12);
+	assert_true(isnan(host_mode_ratio(&last, &a, &b)));
+	for (long r = 0; r < 7; r++)
+		assert_int_equal(host_mode_has(&mode, r), r == 1 || (r >= 3 && r <= 5));
+	assert_int_equal(host_mode_filter(&mode, a_ns, rounds, 6, kept_values, kept_rounds), 4);
+	assert_memory_equal(kept_rounds, want_rounds, sizeof(want_rounds));
+	assert_memory_equal(kept_values, want_values, sizeof(want_values));
+
+	assert_float_equal(host_mode_ratio(&first, &a, &b), 6, 1e-12);
+	assert_int_equal(host_mode_filter(&first, a_ns, rounds, 6, kept_values, kept_rounds), 2);
+	assert_int_equal(kept_rounds[0], 0);
+	assert_float_equal(kept_values[0], 0.6, 0);
+	assert_int_equal(kept_rounds[1], 2);
+	assert_float_equal(kept_values[1], 10, 0);
+}
+
+/*
+ * The ping-pong's one-way transfers of four files, in the set's order
+ * (each file's rows together, as the reader gives them):
+ *
+ *   file 0: smt 10, 12, 14 (rounds 0, 1, 2), l3 40, 44 (rounds 0, 1)
+ *   file 1: package 100, 90, 110, and one of no recorded class, 70
+ *   file 2: smt 5 only
+ *   file 3: package 130, pooled with file 1 (the same machine)
+ *
+ * By hand: file 0 at l3 is the median of 40 and 44, 42; at smt 12; at
+ * package, which it did not measure, the nearest class beyond SMT
+ * siblings, l3, 42; at no class the same 42. File 2 at l3 has only smt:
+ * 5. File 1 at package: 100; the machine of files 1 and 3 at package:
+ * the median of 90, 100, 110, 130, 105. A file without samples: NaN.
+ */
+static const struct transfer_sample transfers[] = {
+	{ .file = 0, .source_file = 0, .cls = "smt", .round = 0, .one_way_ns = 10 },
+	{ .file = 0, .source_file = 0, .cls = "l3", .round = 0, .one_way_ns = 40 },
+	{ .file = 0, .source_file = 0, .cls = "smt", .round = 1, .one_way_ns = 12 },
+	{ .file = 0, .source_file = 0, .cls = "l3", .round = 1, .one_way_ns = 44 },
+	{ .file = 0, .source_file = 0, .cls = "smt", .round = 2, .one_way_ns = 14 },
+	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 100 },
+	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 90 },
+	{ .file = 1, .source_file = 1, .cls = NULL, .round = -1, .one_way_ns = 70 },
+	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 110 },
+	{ .file = 2, .source_file = 2, .cls = "smt", .round = -1, .one_way_ns = 5 },
+	{ .file = 1, .source_file = 3, .cls = "package", .round = -1, .one_way_ns = 130 },
+};
+
+static void test_one_way_by_class(void **state)
+{
+	struct analysis a = {
+		.transfers = (struct transfer_sample *)transfers, .nr_transfers = N(transfers),
+	};
+
+	(void)state;
+	assert_float_equal(analysis_one_way_ns(&a, 0, "l3"), 42, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 0, "smt"), 12, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 0, "package"), 42, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 0, NULL), 42, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 2, "l3"), 5, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 1, "package"), 100, 1e-12);
+	assert_float_equal(analysis_one_way_ns(&a, 3, "package"), 130, 1e-12);
+	assert_true(isnan(analysis_one_way_ns(&a, 4, "l3")));
+	assert_float_equal(analysis_machine_one_way_ns(&a, 1, "package"), 105, 1e-12);
+	assert_float_equal(analysis_machine_one_way_ns(&a, 0, "smt"), 12, 1e-12);
+	assert_true(isnan(analysis_machine_one_way_ns(&a, 3, "package")));
+}
+
+/* One round's transfer: file 0's smt in round 1 is 12, l3 in round 0 40. */
+static void test_one_way_in_a_round(void **state)
+{
+	struct analysis a = {
+		.transfers = (struct transfer_sample *)transfers, .nr_transfers = N(transfers),
+	};
+
+	(void)state;
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "smt", 1), 12, 1e-12);
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "smt", 2), 14, 1e-12);
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "l3", 0), 40, 1e-12);
+	/* package is not measured in file 0: l3 stands for it */
+	assert_float_equal(analysis_one_way_in_round(&a, 0, "package", 1), 44, 1e-12);
+	assert_true(isnan(analysis_one_way_in_round(&a, 0, "l3", 2)));
+	assert_true(isnan(analysis_one_way_in_round(&a, 0, "smt", -1)));
+	assert_true(isnan(analysis_one_way_in_round(&a, 4, "smt", 0)));
+}
+
+/*
+ * A run's measured cold miss stands for a transfer when it lies within
+ * a factor of 2 of the one-way transfer, both ends included; otherwise,
+ * or when not measured (0), the transfer does. One-way 50 ns: 60 is
+ * taken, 100 and 25 too (the ends), 100.5 and 24.5 are not.
+ */
+static void test_cold_miss_within_a_factor_of_two(void **state)
+{
+	struct result_file files[1];
+	struct results set = { .nr_files = 1, .files = files };
+	struct analysis a = { .set = &set };
+	const double cold[] = { 60, 100, 25, 100.5, 24.5, 0, -3 };
+	const double want[] = { 60, 100, 25, 50, 50, 50, 50 };
+
+	(void)state;
+	for (size_t i = 0; i < N(cold); i++) {
+		memset(files, 0, sizeof(files));
+		files[0].run.cold_miss_ns = cold[i];
+		assert_float_equal(analysis_cold_miss_ns(&a, 0, 50), want[i], 0);
+	}
+}
+
+/* A family's tables by their settings alone, for the sweeps. */
+struct fake_family {
+	size_t nr;
+	struct result_group groups[40];
+	struct group_view views[40];
+	char settings[40][128];
+	struct family_view family;
+	struct analysis a;
+};
+
+static void fake_family_add(struct fake_family *ff, bool pingpong, const char *fmt, ...)
+{
+	size_t k = ff->nr++;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ff->settings[k], sizeof(ff->settings[k]), fmt, ap);
+	va_end(ap);
+	ff->groups[k] = (struct result_group){ .family = "has_pinned", .setting = ff->settings[k] };
+	ff->views[k] = (struct group_view){ .group = &ff->groups[k], .pingpong = pingpong };
+}
+
+static void fake_family_done(struct fake_family *ff, size_t default_group)
+{
+	ff->family = (struct family_view){
+		.name = "has_pinned", .kf = catalog_find("has_pinned"),
+		.first_group = 0, .nr_groups = ff->nr, .default_group = default_group,
+	};
+	ff->a = (struct analysis){
+		.nr_groups = ff->nr, .groups = ff->views, .nr_families = 1, .families = &ff->family,
+	};
+}
+
+static void assert_sweep(const struct fake_family *ff, const struct sweep *s, const char *param,
+			 const size_t *groups, const char *const *values, size_t n, const char *fixed)
+{
+	assert_string_equal(s->param, param);
+	assert_int_equal(s->nr, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_ptr_equal(s->groups[i], &ff->views[groups[i]]);
+		assert_string_equal(s->values[i], values[i]);
+	}
+	assert_string_equal(s->fixed, fixed);
+}
+
+/*
+ * has_pinned's defaults are pin_work=1, flag_line=shared, already_set=100.
+ * Tables, in order:
+ *
+ *   0 pin_work=1 already_set=100 (the defaults)   4 pin_work=0 already_set=0
+ *   1 pin_work=0 already_set=100                  5 pin_work=0 already_set=50
+ *   2 pin_work=2 already_set=100                  6 pin_work=0 already_set=25
+ *   3 pin_work=1 already_set=0                    7 pin_work=2 already_set=0
+ *   8 the same as 3, but the physical baseline (left out of every sweep)
+ *
+ * Along pin_work: the defaults' rest (already_set=100) has tables 0, 1, 2
+ * and already_set=0's has 3, 4, 7: a tie, which the defaults' table wins:
+ * values 1, 0, 2, the others at their defaults. Along flag_line no two
+ * tables differ in it alone: no sweep. Along already_set: pin_work=0's
+ * rest has 4 tables (1, 4, 5, 6), more than the defaults' 2 (0, 3): values
+ * 100, 0, 50, 25 with pin_work=0 fixed.
+ */
+static void test_sweeps_take_the_most_points(void **state)
+{
+	static struct fake_family ff;
+	const char *const rest = "flag_line=shared";
+	const int pin[] = { 1, 0, 2, 1, 0, 0, 0, 2, 1 }, set[] = { 100, 100, 100, 0, 0, 50, 25, 0, 0 };
+	const size_t pin_groups[] = { 0, 1, 2 }, set_groups[] = { 1, 4, 5, 6 };
+	const char *const pin_values[] = { "1", "0", "2" }, *const set_values[] = { "100", "0", "50", "25" };
+	struct sweep sweeps[8];
+	char changes[SWEEP_TEXT_LEN];
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	for (size_t i = 0; i < N(pin); i++)
+		fake_family_add(&ff, i == 8, "pin_work=%d, %s, already_set=%d, placement compact",
+				pin[i], rest, set[i]);
+	fake_family_done(&ff, 0);
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 8), 2);
+	assert_sweep(&ff, &sweeps[0], "pin_work", pin_groups, pin_values, 3, "defaults");
+	assert_sweep(&ff, &sweeps[1], "already_set", set_groups, set_values, 4, "pin_work=0");
+	/* room for one: the first parameter's */
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 1), 1);
+	assert_string_equal(sweeps[0].param, "pin_work");
+
+	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[4]);
+	assert_string_equal(changes, "pin_work=0, already_set=0");
+	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[0]);
+	assert_string_equal(changes, "defaults");
+	assert_ptr_equal(family_of(&ff.a, &ff.views[8]), &ff.family);
+	assert_true(group_detailed(&ff.a, &ff.views[0], false));
+	assert_false(group_detailed(&ff.a, &ff.views[1], false));
+	assert_true(group_detailed(&ff.a, &ff.views[1], true));
+}
+
+/*
+ * A sweep shows SWEEP_MAX_POINTS (16) tables at most, and counts are
+ * capped before they are compared: along pin_work, already_set=100 (the
+ * defaults') has 17 tables (pin_work 0 to 16) and already_set=0 has 18
+ * (0 to 17): both count 16, a tie the defaults win, and the sweep is
+ * pin_work 0 to 15 at already_set=100, in table order. A family of one
+ * table has no sweep.
+ */
+static void test_sweeps_are_capped_before_they_compare(void **state)
+{
+	static struct fake_family ff;
+	struct sweep sweeps[8];
+	size_t groups[SWEEP_MAX_POINTS];
+	char texts[SWEEP_MAX_POINTS][8];
+	const char *values[SWEEP_MAX_POINTS];
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	for (int v = 0; v <= 16; v++)
+		fake_family_add(&ff, false, "pin_work=%d, flag_line=shared, already_set=100, "
+				"placement compact", v);
+	for (int v = 0; v <= 17; v++)
+		fake_family_add(&ff, false, "pin_work=%d, flag_line=shared, already_set=0, "
+				"placement compact", v);
+	fake_family_done(&ff, 1);
+	for (size_t i = 0; i < SWEEP_MAX_POINTS; i++) {
+		groups[i] = i;
+		snprintf(texts[i], sizeof(texts[i]), "%zu", i);
+		values[i] = texts[i];
+	}
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 8), 2);
+	assert_sweep(&ff, &sweeps[0], "pin_work", groups, values, SWEEP_MAX_POINTS, "defaults");
+	/* along already_set every pin_work has 2 tables; the defaults' is pin_work=1 */
+	assert_int_equal(sweeps[1].nr, 2);
+	assert_ptr_equal(sweeps[1].groups[0], &ff.views[1]);
+	assert_ptr_equal(sweeps[1].groups[1], &ff.views[17 + 1]);
+	assert_string_equal(sweeps[1].fixed, "defaults");
+
+	ff.family.nr_groups = 1;
+	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 8), 0);
+}
+
+/*
+ * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
+ * leading zeros ignored (07 = 7, and then the shorter text first), equal
+ * names 0, and otherwise byte order.
+ */
+static void test_natural_order(void **state)
+{
+	/* arrays, not literals a compiler may merge into one pointer */
+	char zero[] = "v0", zeros[] = "v00", zero_again[] = "v0";
+
+	(void)state;
+	assert_true(natural_compare("pin_work=2", "pin_work=10") < 0);
+	assert_true(natural_compare("pin_work=10", "pin_work=2") > 0);
+	assert_true(natural_compare("a9b", "a10a") < 0);
+	assert_true(natural_compare("a10a", "a10b") < 0);
+	assert_true(natural_compare("a10b", "a10a") > 0);
+	assert_int_equal(natural_compare("x=3", "x=3"), 0);
+	assert_true(natural_compare("x=007", "x=8") < 0);
+	assert_true(natural_compare("x=8", "x=007") > 0);
+	assert_true(natural_compare("x=010", "x=9") > 0);
+	assert_true(natural_compare("abc", "abd") < 0);
+	assert_true(natural_compare("abd", "abc") > 0);
+	assert_true(natural_compare("ab", "abc") < 0);
+	assert_true(natural_compare("abc", "ab") > 0);
+	assert_true(natural_compare("a", "B") > 0);
+	assert_int_equal(natural_compare(zero, zeros), 0);
+	assert_int_equal(natural_compare(zeros, zero), 0);
+	assert_int_equal(natural_compare(zero, zero_again), 0);
+	assert_int_equal(natural_compare(NULL, ""), 0);
+	assert_true(natural_compare(NULL, "a") < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_modes_split_at_a_factor_of_two),
+		cmocka_unit_test(test_a_gap_of_exactly_the_factor_separates),
+		cmocka_unit_test(test_more_modes_than_slots_keep_the_widest_gaps),
+		cmocka_unit_test(test_widest_gaps_in_any_order),
+		cmocka_unit_test(test_modes_need_rounds_and_transfers),
+		cmocka_unit_test(test_gap_ties),
+		cmocka_unit_test(test_short_transfers_count),
+		cmocka_unit_test(test_mode_ratio_and_filter),
+		cmocka_unit_test(test_one_way_by_class),
+		cmocka_unit_test(test_one_way_in_a_round),
+		cmocka_unit_test(test_cold_miss_within_a_factor_of_two),
+		cmocka_unit_test(test_sweeps_take_the_most_points),
+		cmocka_unit_test(test_sweeps_are_capped_before_they_compare),
+		cmocka_unit_test(test_natural_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -67,6 +67,7 @@ TESTS = [
     ("cli/cmd_compare.c", ["cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
+    ("kernels/gup/gup_family.c", ["kernel_oracles", "catalogue", "gup", "suite:gup"]),
 ]
 
 

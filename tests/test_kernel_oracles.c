@@ -8,6 +8,7 @@
  * counted. A survivor of the generated mutants here is a number the
  * report or the model prints that nothing checked.
  */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,12 +37,42 @@
 static atomic_ulong int_stores_of_one, has_pinned_bit_sets;
 static atomic_ulong writes_of_kind[NR_ATOMIC_WRITES];
 
+/*
+ * Where the stores of 1 to an int went: a small open-addressed table of
+ * addresses and counts (has_pinned's shared mm and its 64 fresh ones fit).
+ */
+#define STORE_SLOTS 1024
+static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	void *addr;
+	unsigned long count;
+} stores_at[STORE_SLOTS];
+static bool store_table_full;
+
+static void note_store_at(void *addr)
+{
+	size_t h = ((uintptr_t)addr >> 2) % STORE_SLOTS;
+
+	pthread_mutex_lock(&store_lock);
+	for (size_t i = 0; i < STORE_SLOTS; i++, h = (h + 1) % STORE_SLOTS) {
+		if (stores_at[h].addr && stores_at[h].addr != addr)
+			continue;
+		stores_at[h].addr = addr;
+		stores_at[h].count++;
+		pthread_mutex_unlock(&store_lock);
+		return;
+	}
+	store_table_full = true;
+	pthread_mutex_unlock(&store_lock);
+}
+
 void atomic_hook(enum atomic_write kind, void *ptr, size_t size,
 		 unsigned long value)
 {
-	(void)ptr;
-	if (kind == ATOMIC_STORE && size == sizeof(int) && value == 1)
+	if (kind == ATOMIC_STORE && size == sizeof(int) && value == 1) {
 		atomic_fetch_add(&int_stores_of_one, 1);
+		note_store_at(ptr);
+	}
 	if (kind == ATOMIC_FETCH_OR && value == GUP_MMF_HAS_PINNED_BIT)
 		atomic_fetch_add(&has_pinned_bit_sets, 1);
 	atomic_fetch_add(&writes_of_kind[kind], 1);
@@ -52,6 +83,10 @@ static void reset_writes(void *arg)
 	(void)arg;
 	atomic_store(&int_stores_of_one, 0);
 	atomic_store(&has_pinned_bit_sets, 0);
+	pthread_mutex_lock(&store_lock);
+	memset(stores_at, 0, sizeof(stores_at));
+	store_table_full = false;
+	pthread_mutex_unlock(&store_lock);
 	for (unsigned int k = 0; k < NR_ATOMIC_WRITES; k++)
 		atomic_store(&writes_of_kind[k], 0);
 }
@@ -60,6 +95,8 @@ struct writes_seen {
 	unsigned long flag_stores;
 	unsigned long flag_bit_sets;
 	unsigned long of_kind[NR_ATOMIC_WRITES];
+	/* the stores of 1: to how many addresses, and most at one */
+	unsigned long store_addresses, most_stores_at_one;
 };
 
 static void note_writes(void *arg)
@@ -70,6 +107,18 @@ static void note_writes(void *arg)
 	seen->flag_bit_sets = atomic_load(&has_pinned_bit_sets);
 	for (unsigned int k = 0; k < NR_ATOMIC_WRITES; k++)
 		seen->of_kind[k] = atomic_load(&writes_of_kind[k]);
+	seen->store_addresses = 0;
+	seen->most_stores_at_one = 0;
+	pthread_mutex_lock(&store_lock);
+	assert_false(store_table_full);
+	for (size_t i = 0; i < STORE_SLOTS; i++) {
+		if (!stores_at[i].addr)
+			continue;
+		seen->store_addresses++;
+		if (stores_at[i].count > seen->most_stores_at_one)
+			seen->most_stores_at_one = stores_at[i].count;
+	}
+	pthread_mutex_unlock(&store_lock);
 }
 
 /* "name=value" pairs, NULL-terminated, over the family's defaults. */
@@ -521,6 +570,304 @@ static void gup_access_by_hand(void **unused)
 	assert_near(line_named(&p, "vm_node_stat")->locked, 2.0 / 512);
 }
 
+/* ----------------------------------------------------------- has_pinned */
+
+/*
+ * already_set=25, one thread, 8192 calls: the pattern sets exactly
+ * round(25% of 4096) = 1024 bits per 4096 calls, so 2048 calls go to the
+ * shared mm and 6144 to fresh ones, 96 to each of the 64. Every fresh
+ * call finds the flag clear (it is cleared when the mm goes back), and
+ * the first shared call: 6145 of 8192. pin_work=3: three locked adds a
+ * call.
+ */
+static void has_pinned_counts_at_a_quarter(void **unused)
+{
+	static const char *const quarter[] = { "already_set=25", "pin_work=3", NULL };
+	static const char *const readers[] = { "read_then_set", "test_then_set_bit",
+					       "test_and_set_bit" };
+	struct kernel_metrics m;
+	struct writes_seen seen;
+
+	(void)unused;
+	drive("has_pinned", "store_always", 1, quarter, 8192, &m, &seen);
+	assert_int_equal(seen.flag_stores, 8192);
+	assert_int_equal(seen.store_addresses, 1 + 64);
+	assert_int_equal(seen.most_stores_at_one, 2048);
+	assert_int_equal(seen.of_kind[ATOMIC_FETCH_ADD], 3 * 8192);
+
+	drive("has_pinned", "read_then_set", 1, quarter, 8192, &m, &seen);
+	assert_int_equal(seen.flag_stores, 6145);
+	assert_int_equal(seen.store_addresses, 1 + 64);
+	assert_int_equal(seen.most_stores_at_one, 96);
+
+	drive("has_pinned", "test_then_set_bit", 1, quarter, 8192, &m, &seen);
+	assert_int_equal(seen.flag_stores, 0);
+	assert_int_equal(seen.flag_bit_sets, 6145);
+
+	drive("has_pinned", "set_bit_always", 1, quarter, 8192, &m, &seen);
+	assert_int_equal(seen.flag_bit_sets, 8192);
+	drive("has_pinned", "test_and_set_bit", 1, quarter, 8192, &m, &seen);
+	assert_int_equal(seen.flag_bit_sets, 8192);
+
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		drive("has_pinned", readers[i], 1, quarter, 8192, &m, &seen);
+		assert_near(metric(&m, "found_clear_fraction"), 6145.0 / 8192);
+	}
+	drive("has_pinned", "no_flag", 1, quarter, 8192, &m, &seen);
+	assert_int_equal(seen.flag_stores + seen.flag_bit_sets, 0);
+	assert_int_equal(seen.of_kind[ATOMIC_FETCH_ADD], 3 * 8192);
+}
+
+/*
+ * A run that ends inside the pattern (4096 + 1000 calls at 50%): the
+ * calls that went to the shared mm are the stores store_always made
+ * there, counted by the hook; read_then_set in the same pattern finds
+ * the flag clear on every other call and on its first shared one.
+ */
+static void has_pinned_found_clear_matches_the_stores(void **unused)
+{
+	static const char *const half[] = { "already_set=50", "flag_line=alone", NULL };
+	static const char *const all_clear[] = { "already_set=0", NULL };
+	static const char *const all_set[] = { "already_set=100", NULL };
+	const uint64_t calls = 4096 + 1000;
+	struct kernel_metrics m;
+	struct writes_seen seen;
+	unsigned long shared;
+
+	(void)unused;
+	drive("has_pinned", "store_always", 1, half, calls, &m, &seen);
+	shared = seen.most_stores_at_one;
+	/* 2048 of the first 4096; of the next 1000, about half */
+	assert_in_range(shared, 2048 + 400, 2048 + 600);
+	drive("has_pinned", "read_then_set", 1, half, calls, &m, &seen);
+	assert_int_equal(seen.flag_stores, calls - shared + 1);
+	assert_near(metric(&m, "found_clear_fraction"), (double)(calls - shared + 1) / calls);
+	drive("has_pinned", "test_and_set_bit", 1, half, calls, &m, &seen);
+	assert_near(metric(&m, "found_clear_fraction"), (double)(calls - shared + 1) / calls);
+
+	/* every call in a fresh mm: each finds the flag clear */
+	drive("has_pinned", "read_then_set", 1, all_clear, 700, &m, &seen);
+	assert_near(metric(&m, "found_clear_fraction"), 1);
+	assert_int_equal(seen.store_addresses, 64);
+	/* every call in the shared mm: the first finds it clear */
+	drive("has_pinned", "test_then_set_bit", 1, all_set, 700, &m, &seen);
+	assert_near(metric(&m, "found_clear_fraction"), 1.0 / 700);
+	assert_int_equal(seen.flag_bit_sets, 1);
+	/* two threads: each may find the shared flag clear once, no more */
+	drive("has_pinned", "read_then_set", 2, all_set, 700, &m, &seen);
+	assert_in_range(seen.flag_stores, 1, 2);
+	assert_true(metric(&m, "found_clear_fraction") <= 2.0 / 1400 + 1e-12);
+}
+
+static void has_pinned_verify_refuses_wrong_counts(void **unused)
+{
+	static const char *const quarter[] = { "already_set=25", NULL };
+	static const char *const no_pins[] = { "pin_work=0", NULL };
+
+	(void)unused;
+	assert_verify_refuses("has_pinned", "read_then_set", 2, quarter, 1000, "expected");
+	assert_verify_refuses("has_pinned", "store_always", 1, no_pins, 1000,
+			      "two reads per call");
+}
+
+/* ------------------------------------------------------- longterm_check */
+
+/*
+ * A buffer of two pageblocks (1024 pages) half in CMA: round(2 x 50%) =
+ * 1 block, either one (layout_seed picks it). Calls of 64 pages: 16 per
+ * pass, 8 in each block. A call in the CMA block stops at its first
+ * page (one lookup, nothing pinned); a call in the other pins all 64,
+ * looking each up. A pass pins 512 pages with 8 x 64 + 8 = 520 lookups.
+ * Five calls more (21) are the first five chunks again: in the CMA
+ * block, 5 lookups; else 320 pages and lookups.
+ */
+static void longterm_counts_in_half_cma(void **unused)
+{
+	static const char *const half[] = { "buffer_pages=1024", "nr_pages=64",
+					    "cma_percent=50", NULL };
+	static const char *const seed2[] = { "buffer_pages=1024", "nr_pages=64",
+					     "cma_percent=50", "layout_seed=2", NULL };
+	static const char *const none[] = { "buffer_pages=1024", "nr_pages=64",
+					    "cma_percent=0", NULL };
+	static const char *const all[] = { "buffer_pages=1024", "nr_pages=64",
+					   "cma_percent=100", NULL };
+	const char *const *layouts[] = { half, seed2 };
+	static const char *const checked[] = { "second_pass", "check_in_walk" };
+	struct kernel_metrics m;
+
+	(void)unused;
+	for (size_t l = 0; l < 2; l++) {
+		for (size_t v = 0; v < 2; v++) {
+			double per_call, checks;
+
+			drive("longterm_check", checked[v], 1, layouts[l], 16, &m, NULL);
+			assert_near(metric(&m, "pages_per_call"), 512.0 / 16);
+			assert_near(metric(&m, "cma_checks_per_call"), 520.0 / 16);
+			drive("longterm_check", checked[v], 2, layouts[l], 21, &m, NULL);
+			per_call = metric(&m, "pages_per_call");
+			checks = metric(&m, "cma_checks_per_call");
+			if (!(fabs(per_call - 512.0 / 21) < 1e-9 && fabs(checks - 525.0 / 21) < 1e-9) &&
+			    !(fabs(per_call - 832.0 / 21) < 1e-9 && fabs(checks - 840.0 / 21) < 1e-9))
+				fail_msg("%s, layout %zu, 21 calls: %g pages and %g lookups a call, expected 512/21 and 525/21, or 832/21 and 840/21",
+					 checked[v], l, per_call, checks);
+		}
+		drive("longterm_check", "no_check", 1, layouts[l], 21, &m, NULL);
+		assert_near(metric(&m, "pages_per_call"), 64);
+		assert_near(metric(&m, "cma_checks_per_call"), 0);
+	}
+	drive("longterm_check", "check_in_walk", 1, none, 40, &m, NULL);
+	assert_near(metric(&m, "pages_per_call"), 64);
+	assert_near(metric(&m, "cma_checks_per_call"), 64);
+	drive("longterm_check", "second_pass", 1, all, 40, &m, NULL);
+	assert_near(metric(&m, "pages_per_call"), 0);
+	assert_near(metric(&m, "cma_checks_per_call"), 1);
+}
+
+/*
+ * Calls of 100 pages over 1024: 10 chunks a pass, the last 24 pages
+ * never asked for. With block 0 in CMA, chunks 0-5 stop at their first
+ * page (chunk 5, pages 500-599, starts in block 0) and 6-9 pin 100
+ * each: 400 pages, 6 + 400 lookups. With block 1 in CMA, chunks 0-4 pin
+ * 100 each, chunk 5 pins pages 500-511 and stops at 512 (13 lookups),
+ * 6-9 stop at once: 512 pages, 500 + 13 + 4 lookups.
+ */
+static void longterm_counts_with_a_tail(void **unused)
+{
+	static const char *const hundred[] = { "buffer_pages=1024", "nr_pages=100",
+					       "cma_percent=50", NULL };
+	struct kernel_metrics m;
+
+	(void)unused;
+	for (unsigned int v = 0; v < 2; v++) {
+		double per_call, checks;
+
+		drive("longterm_check", v ? "check_in_walk" : "second_pass", 1, hundred, 10,
+		      &m, NULL);
+		per_call = metric(&m, "pages_per_call");
+		checks = metric(&m, "cma_checks_per_call");
+		if (!(fabs(per_call - 40) < 1e-9 && fabs(checks - 40.6) < 1e-9) &&
+		    !(fabs(per_call - 51.2) < 1e-9 && fabs(checks - 51.7) < 1e-9))
+			fail_msg("%g pages and %g lookups a call, expected 40 and 40.6, or 51.2 and 51.7",
+				 per_call, checks);
+	}
+}
+
+static void longterm_verify_refuses_wrong_counts(void **unused)
+{
+	static const char *const small[] = { "buffer_pages=1024", "nr_pages=64", NULL };
+
+	(void)unused;
+	assert_verify_refuses("longterm_check", "check_in_walk", 2, small, 20, "expected");
+	assert_verify_refuses("longterm_check", "no_check", 1, small, 20, "expected");
+}
+
+/* A call of nr_pages pages: 3 locked RMWs a page (grab, referenced, put). */
+static void longterm_access_by_hand(void **unused)
+{
+	static const char *const one[] = { "nr_pages=1", NULL };
+	static const char *const many[] = { "nr_pages=512", NULL };
+	struct access_profile p;
+
+	(void)unused;
+	profile_of("longterm_check", "second_pass", 4, one, &p);
+	assert_near(p.private_locked, 3);
+	assert_int_equal(p.nr_lines, 0);
+	profile_of("longterm_check", "no_check", 1, many, &p);
+	assert_near(p.private_locked, 3 * 512);
+}
+
+/* --------------------------------------------- pingpong and false_sharing */
+
+/*
+ * The ping-pong's two sides run the same round trips, and the sequence
+ * number counts both: 2 per round trip. No round trip is run (on a busy
+ * machine each handoff may wait for the other thread to be scheduled):
+ * verify is told of some that never happened.
+ */
+static void pingpong_verify_refuses_wrong_counts(void **unused)
+{
+	static const char *const variants[] = { "store_load", "cas" };
+
+	(void)unused;
+	for (size_t v = 0; v < 2; v++) {
+		uint64_t ran[2] = { 0, 0 }, told[2] = { 0, 0 };
+		char msg[512];
+
+		if (verify_told("pingpong", variants[v], 2, NULL, ran, told, msg, sizeof(msg)))
+			fail_msg("pingpong/%s: no round trips failed verify: %s", variants[v], msg);
+		told[1] = 1;
+		assert_int_not_equal(verify_told("pingpong", variants[v], 2, NULL, ran, told,
+						 msg, sizeof(msg)), 0);
+		assert_non_null(strstr(msg, "same number"));
+		told[0] = told[1] = 3;
+		assert_int_not_equal(verify_told("pingpong", variants[v], 2, NULL, ran, told,
+						 msg, sizeof(msg)), 0);
+		assert_non_null(strstr(msg, "is 0 after 3 round trips, expected 6"));
+	}
+}
+
+/* Both the wait and the handoff go to one line: a store or a cmpxchg. */
+static void pingpong_access_by_hand(void **unused)
+{
+	struct access_profile p;
+
+	(void)unused;
+	profile_of("pingpong", "store_load", 2, NULL, &p);
+	assert_int_equal(p.nr_lines, 1);
+	assert_near(p.lines[0].reads, 1);
+	assert_near(p.lines[0].stores, 1);
+	assert_near(p.lines[0].cas, 0);
+	assert_true(p.fenced);
+	profile_of("pingpong", "cas", 2, NULL, &p);
+	assert_near(p.lines[0].stores, 0);
+	assert_near(p.lines[0].cas, 1);
+	assert_near(p.lines[0].locked, 0);
+}
+
+/*
+ * same_line puts 8-byte variables 8 to a 64-byte line; every other
+ * variant gives each its own line (64, 128 or 4096 bytes apart), so only
+ * a locked update's own cost is left.
+ */
+static void false_sharing_access_by_hand(void **unused)
+{
+	static const char *const locked[] = { "update=locked", NULL };
+	static const char *const plain[] = { "update=plain", NULL };
+	static const char *const apart[] = { "adjacent_lines", "padded_128", "separate_pages" };
+	struct access_profile p;
+
+	(void)unused;
+	profile_of("false_sharing", "same_line", 4, locked, &p);
+	assert_int_equal(p.nr_lines, 1);
+	assert_int_equal(p.lines[0].shared_by, LINE_SHARED_BY_GROUP);
+	assert_int_equal(p.lines[0].group_size, 8);
+	assert_near(p.lines[0].reads, 1);
+	assert_near(p.lines[0].locked, 1);
+	assert_near(p.lines[0].stores, 0);
+	assert_near(p.private_locked, 0);
+	profile_of("false_sharing", "same_line", 4, plain, &p);
+	assert_near(p.lines[0].stores, 1);
+	assert_near(p.lines[0].locked, 0);
+	for (size_t v = 0; v < 3; v++) {
+		profile_of("false_sharing", apart[v], 4, locked, &p);
+		assert_int_equal(p.nr_lines, 0);
+		assert_near(p.private_locked, 1);
+		profile_of("false_sharing", apart[v], 4, plain, &p);
+		assert_int_equal(p.nr_lines, 0);
+		assert_near(p.private_locked, 0);
+	}
+}
+
+/* Each thread's variable holds its own updates, no other's. */
+static void false_sharing_verify_refuses_wrong_counts(void **unused)
+{
+	static const char *const locked[] = { "update=locked", NULL };
+
+	(void)unused;
+	assert_verify_refuses("false_sharing", "same_line", 2, locked, 1000, "after");
+	assert_verify_refuses("false_sharing", "separate_pages", 1, NULL, 1000, "after");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +877,17 @@ int main(void)
 		cmocka_unit_test(gup_cma_folios_move_once),
 		cmocka_unit_test(gup_verify_refuses_wrong_counts),
 		cmocka_unit_test(gup_access_by_hand),
+		cmocka_unit_test(has_pinned_counts_at_a_quarter),
+		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
+		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),
+		cmocka_unit_test(longterm_counts_in_half_cma),
+		cmocka_unit_test(longterm_counts_with_a_tail),
+		cmocka_unit_test(longterm_verify_refuses_wrong_counts),
+		cmocka_unit_test(longterm_access_by_hand),
+		cmocka_unit_test(pingpong_verify_refuses_wrong_counts),
+		cmocka_unit_test(pingpong_access_by_hand),
+		cmocka_unit_test(false_sharing_access_by_hand),
+		cmocka_unit_test(false_sharing_verify_refuses_wrong_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -570,6 +570,36 @@ static void gup_access_by_hand(void **unused)
 	assert_near(line_named(&p, "vm_node_stat")->locked, 2.0 / 512);
 }
 
+/*
+ * writer=on starts the page-table writer with the state and stops it in
+ * verify, which reports its changes; writer=off starts none. The writer
+ * makes its first change as soon as its thread runs, so some run of a
+ * few (at most 50) sees one, however busy the machine.
+ */
+static void gup_writer_runs_only_when_asked(void **unused)
+{
+	static const char *const on[] = { "writer=on", "page_size=4k", "buffer_mib=1",
+					  "longterm=second_pass", NULL };
+	static const char *const off[] = { "writer=off", "page_size=4k", "buffer_mib=1",
+					   "longterm=second_pass", NULL };
+	struct kernel_metrics m;
+	double changes = 0;
+
+	(void)unused;
+	for (int tries = 0; tries < 50 && !changes; tries++) {
+		drive("gup", "read_then_set", 1, on, 20000, &m, NULL);
+		changes = metric(&m, "writer_changes");
+		/* with a writer the lookups are only bounded below */
+		assert_true(metric(&m, "longterm_checks") >= 20000);
+	}
+	assert_true(changes >= 1);
+	drive("gup", "read_then_set", 1, off, 20000, &m, NULL);
+	assert_int_equal(metric(&m, "writer_changes"), 0);
+	assert_int_equal(metric(&m, "seq_retries"), 0);
+	assert_int_equal(metric(&m, "recheck_failures"), 0);
+	assert_int_equal(metric(&m, "longterm_checks"), 20000);
+}
+
 /* ----------------------------------------------------------- has_pinned */
 
 /*
@@ -877,6 +907,7 @@ int main(void)
 		cmocka_unit_test(gup_cma_folios_move_once),
 		cmocka_unit_test(gup_verify_refuses_wrong_counts),
 		cmocka_unit_test(gup_access_by_hand),
+		cmocka_unit_test(gup_writer_runs_only_when_asked),
 		cmocka_unit_test(has_pinned_counts_at_a_quarter),
 		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
 		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),

@@ -201,14 +201,14 @@ static void *worker_main(void *arg)
  * Runs ran[t] operations on thread t, then verify told told[t]: returns
  * verify's answer and its message in msg.
  */
-static int verify_told(const char *family, const char *variant, unsigned int nr_threads,
-		       const char *const *settings, const uint64_t *ran,
-		       const uint64_t *told, char *msg, size_t msglen)
+static int verify_told_metrics(const char *family, const char *variant,
+			       unsigned int nr_threads, const char *const *settings,
+			       const uint64_t *ran, const uint64_t *told,
+			       struct kernel_metrics *metrics, char *msg, size_t msglen)
 {
 	struct kernel_config cfg;
 	const struct kernel_family *f = configure(family, &cfg, variant, nr_threads, settings);
 	struct worker w[MAX_WORKERS];
-	struct kernel_metrics metrics = { 0 };
 	pthread_barrier_t start;
 	char err[256];
 	void *state;
@@ -228,9 +228,20 @@ static int verify_told(const char *family, const char *variant, unsigned int nr_
 		pthread_join(w[t].tid, NULL);
 	pthread_barrier_destroy(&start);
 	msg[0] = 0;
-	ret = f->verify(state, &cfg, told, &metrics, msg, msglen);
+	memset(metrics, 0, sizeof(*metrics));
+	ret = f->verify(state, &cfg, told, metrics, msg, msglen);
 	f->destroy(state);
 	return ret;
+}
+
+static int verify_told(const char *family, const char *variant, unsigned int nr_threads,
+		       const char *const *settings, const uint64_t *ran,
+		       const uint64_t *told, char *msg, size_t msglen)
+{
+	struct kernel_metrics metrics;
+
+	return verify_told_metrics(family, variant, nr_threads, settings, ran, told,
+				   &metrics, msg, msglen);
 }
 
 /* verify told one operation more, or one less, than ran fails, saying why. */
@@ -700,6 +711,150 @@ static void has_pinned_verify_refuses_wrong_counts(void **unused)
 			      "two reads per call");
 }
 
+/* -------------------------------------------------- counter, last_nidpid */
+
+/*
+ * Every counter variant's verify refuses a count one off, alone and with
+ * two threads (shared_plain only alone: with two, fewer counted than done
+ * is its measurement, lost updates).
+ */
+static void counter_verify_refuses_wrong_counts(void **unused)
+{
+	static const char *const variants[] = { "shared_atomic", "percpu_padded",
+						"percpu_packed", "percpu_padded_locked",
+						"percpu_packed_locked", "percpu_batched" };
+	static const char *const reading[] = { "read_every=7", "batch=32", NULL };
+
+	(void)unused;
+	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+		assert_verify_refuses("counter", variants[v], 1, reading, 1000, "after");
+		assert_verify_refuses("counter", variants[v], 2, reading, 1000, "after");
+	}
+	assert_verify_refuses("counter", "shared_plain", 1, reading, 1000, "after");
+}
+
+/*
+ * shared_plain's lost updates, with no race at all: thread 0 makes 100
+ * updates and thread 1 none, and verify is told thread 1 made 50: 50 of
+ * 150 lost, a third. Told 100 and 0, nothing is lost; told fewer than
+ * the counter holds, verify fails (an update invented).
+ */
+static void counter_lost_updates_by_hand(void **unused)
+{
+	const uint64_t ran[2] = { 100, 0 };
+	uint64_t told[2] = { 100, 50 };
+	struct kernel_metrics m;
+	char msg[512];
+
+	(void)unused;
+	assert_int_equal(verify_told_metrics("counter", "shared_plain", 2, NULL, ran, told,
+					     &m, msg, sizeof(msg)), 0);
+	assert_near(metric(&m, "lost_updates"), 50);
+	assert_near(metric(&m, "lost_fraction"), 50.0 / 150);
+	told[1] = 0;
+	assert_int_equal(verify_told_metrics("counter", "shared_plain", 2, NULL, ran, told,
+					     &m, msg, sizeof(msg)), 0);
+	assert_near(metric(&m, "lost_updates"), 0);
+	assert_near(metric(&m, "lost_fraction"), 0);
+	told[0] = 99;
+	assert_int_not_equal(verify_told_metrics("counter", "shared_plain", 2, NULL, ran, told,
+						 &m, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "reads 100 after 99 updates by 2 threads"));
+}
+
+/*
+ * last_nidpid's plain_store with two writers, thread 1 running none of
+ * its updates: verify told 30 of them counts 30 of 130 lost. The
+ * cmpxchg loop alone never retries; told one update more or less, its
+ * word and its chain of swaps disagree.
+ */
+static void last_nidpid_counts_by_hand(void **unused)
+{
+	const uint64_t ran[2] = { 100, 0 };
+	const uint64_t told[2] = { 100, 30 };
+	struct kernel_metrics m;
+	char msg[512];
+
+	(void)unused;
+	assert_int_equal(verify_told_metrics("last_nidpid", "plain_store", 2, NULL, ran, told,
+					     &m, msg, sizeof(msg)), 0);
+	assert_near(metric(&m, "lost_updates"), 30);
+	assert_near(metric(&m, "lost_fraction"), 30.0 / 130);
+
+	drive("last_nidpid", "cmpxchg_loop", 1, NULL, 1000, &m, NULL);
+	assert_near(metric(&m, "retries_per_success"), 0);
+	assert_near(metric(&m, "success_share_min"), 1);
+	assert_near(metric(&m, "success_share_max"), 1);
+	drive("last_nidpid", "plain_store", 1, NULL, 1000, &m, NULL);
+	assert_near(metric(&m, "lost_updates"), 0);
+	assert_near(metric(&m, "lost_fraction"), 0);
+
+	assert_verify_refuses("last_nidpid", "cmpxchg_loop", 1, NULL, 1000, "");
+	assert_verify_refuses("last_nidpid", "xchg", 2, NULL, 1000, "");
+	assert_verify_refuses("last_nidpid", "plain_store", 1, NULL, 1000, "");
+}
+
+/*
+ * Two writers' shares of the updates done when the first finished add
+ * up to 1, one at most and one at least a half.
+ */
+static void last_nidpid_shares_add_up(void **unused)
+{
+	static const char *const variants[] = { "cmpxchg_loop", "xchg", "plain_store" };
+
+	(void)unused;
+	for (size_t v = 0; v < 3; v++) {
+		struct kernel_metrics m;
+		double lo, hi;
+
+		drive("last_nidpid", variants[v], 2, NULL, 20000, &m, NULL);
+		lo = metric(&m, "success_share_min");
+		hi = metric(&m, "success_share_max");
+		assert_near(lo + hi, 1);
+		assert_true(lo <= 0.5 + 1e-12 && hi >= 0.5 - 1e-12);
+		assert_true(lo >= 0);
+	}
+}
+
+/*
+ * Readers are floor(threads x readers% / 100) of the threads; the rest
+ * write. 2 threads at 50%: 1 reader, half the threads write. 3 at 50%: 1
+ * reader (1.5 rounded down). 4 at 25%: 1. 1 at 99%: none. 2 at 100%:
+ * both read, and the threads are of one kind again.
+ */
+static void last_nidpid_readers_rounded_down(void **unused)
+{
+	static const struct {
+		unsigned int threads;
+		const char *readers;
+		double writers;
+		bool mixed;
+	} rows[] = {
+		{ 2, "readers=50", 0.5, true }, { 3, "readers=50", 2.0 / 3, true },
+		{ 4, "readers=25", 0.75, true }, { 1, "readers=99", 1, false },
+		{ 2, "readers=100", 0, false }, { 4, "readers=0", 1, false },
+	};
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *const settings[] = { rows[i].readers, NULL };
+		const double w = rows[i].writers;
+		struct access_profile p;
+
+		profile_of("last_nidpid", "cmpxchg_loop", rows[i].threads, settings, &p);
+		assert_near(p.lines[0].reads, 1);
+		assert_near(p.lines[0].cas, w);
+		assert_int_equal(p.mixed_kinds, rows[i].mixed);
+		profile_of("last_nidpid", "xchg", rows[i].threads, settings, &p);
+		assert_near(p.lines[0].reads, 1 - w);
+		assert_near(p.lines[0].locked, w);
+		profile_of("last_nidpid", "plain_store", rows[i].threads, settings, &p);
+		assert_near(p.lines[0].reads, 1);
+		assert_near(p.lines[0].stores, w);
+		assert_near(p.lines[0].cas + p.lines[0].locked, 0);
+	}
+}
+
 /* ------------------------------------------------------- longterm_check */
 
 /*
@@ -911,6 +1066,11 @@ int main(void)
 		cmocka_unit_test(has_pinned_counts_at_a_quarter),
 		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
 		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),
+		cmocka_unit_test(counter_verify_refuses_wrong_counts),
+		cmocka_unit_test(counter_lost_updates_by_hand),
+		cmocka_unit_test(last_nidpid_counts_by_hand),
+		cmocka_unit_test(last_nidpid_shares_add_up),
+		cmocka_unit_test(last_nidpid_readers_rounded_down),
 		cmocka_unit_test(longterm_counts_in_half_cma),
 		cmocka_unit_test(longterm_counts_with_a_tail),
 		cmocka_unit_test(longterm_verify_refuses_wrong_counts),

@@ -22,6 +22,7 @@
 
 #include "catalog.h"
 #include "drive.h"
+#include "gup/gup_test_driver.h"
 
 #define HOOKED_ATOMICS_DEFINITIONS
 #include "instrumented/atomics.h"
@@ -611,6 +612,99 @@ static void gup_writer_runs_only_when_asked(void **unused)
 	assert_int_equal(metric(&m, "longterm_checks"), 20000);
 }
 
+/*
+ * The gup_test driver's samples, one thread over a buffer of 5000 4K
+ * pages in calls of 128: the get loop closes a stretch once it holds
+ * 2048 pages or more, after exactly 16 calls, again at 4096, and the
+ * last 904 pages (7 calls and one of 8) at the end: three stretches,
+ * which together span the whole get, so their ns per page weighted by
+ * their pages add up to get_ns. The times in microseconds are the
+ * nanoseconds truncated (ktime_us_delta()).
+ */
+struct driver_record {
+	unsigned int samples;
+	size_t stretches;
+	double weighted_ns;
+	bool bad;
+	char why[256];
+};
+
+static struct driver_record driver_seen;
+
+static double record_stretches(const double *values, size_t n)
+{
+	static const double pages[] = { 2048, 2048, 904 };
+
+	driver_seen.stretches = n;
+	driver_seen.weighted_ns = 0;
+	for (size_t i = 0; i < n && i < 3; i++)
+		driver_seen.weighted_ns += values[i] * pages[i];
+	return 42.5;
+}
+
+static void check_sample(void *arg, unsigned int t, unsigned int combo,
+			 const struct gup_test_sample *s)
+{
+	struct driver_record *r = arg;
+
+	(void)combo;
+	r->samples++;
+	if (r->bad)
+		return;
+	r->bad = true;
+	if (t != 0 || s->pages != 5000 || s->size != 5000 * 4096UL ||
+	    s->full_size != 5000 * 4096UL)
+		snprintf(r->why, sizeof(r->why), "thread %u: %lu pages, %lu of %lu bytes, expected 5000 pages of 4096",
+			 t, s->pages, s->size, s->full_size);
+	else if (s->get_usec != s->get_ns / 1000 || s->put_usec != s->put_ns / 1000)
+		snprintf(r->why, sizeof(r->why), "get %llu us for %llu ns, put %llu us for %llu ns",
+			 (unsigned long long)s->get_usec, (unsigned long long)s->get_ns,
+			 (unsigned long long)s->put_usec, (unsigned long long)s->put_ns);
+	else if (driver_seen.stretches != 3 ||
+		 fabs(driver_seen.weighted_ns - (double)s->get_ns) > 1e-6 * (double)s->get_ns + 1)
+		snprintf(r->why, sizeof(r->why), "%zu stretches whose ns x pages add up to %.1f, expected 3 adding up to get_ns %llu",
+			 driver_seen.stretches, driver_seen.weighted_ns,
+			 (unsigned long long)s->get_ns);
+	else if (s->get_stretch_ns_per_page != 42.5)
+		snprintf(r->why, sizeof(r->why), "the stretches' median is %g, not the median callback's",
+			 s->get_stretch_ns_per_page);
+	else
+		r->bad = false;
+}
+
+static void gup_driver_samples_by_hand(void **unused)
+{
+	struct gup_test_ops ops = {
+		.arg = &driver_seen, .median = record_stretches, .sample = check_sample,
+	};
+	struct gup_test_config cfg = {
+		.cmd = PIN_FAST_BENCHMARK, .buffer_bytes = 5000 * 4096UL,
+		.pages_per_call = 128, .repeats = 3, .threads = 1,
+		.page_size = GUP_PAGES_4K, .gup_flags = FOLL_WRITE,
+		.nr_combos = 1, .combos = { { .variant = GUP_READ_THEN_SET } },
+	};
+	struct gup_stats sum;
+	uint64_t changes;
+	char err[256];
+	struct gup_test *t;
+
+	(void)unused;
+	memset(&driver_seen, 0, sizeof(driver_seen));
+	t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	if (!t || gup_test_run(t, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (driver_seen.bad)
+		fail_msg("%s", driver_seen.why);
+	assert_int_equal(driver_seen.samples, 3);
+	assert_int_equal(gup_test_repeats(t), 3);
+	gup_test_combo_paths(t, 0, &sum, &changes);
+	/* 39 calls of 128 pages a repeat and one of 8 */
+	assert_int_equal(sum.fast_calls, 3 * 40);
+	assert_int_equal(sum.pins_acquired, 3 * 5000);
+	assert_int_equal(changes, 0);
+	gup_test_destroy(t);
+}
+
 /* ----------------------------------------------------------- has_pinned */
 
 /*
@@ -1063,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(gup_verify_refuses_wrong_counts),
 		cmocka_unit_test(gup_access_by_hand),
 		cmocka_unit_test(gup_writer_runs_only_when_asked),
+		cmocka_unit_test(gup_driver_samples_by_hand),
 		cmocka_unit_test(has_pinned_counts_at_a_quarter),
 		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
 		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),

@@ -705,6 +705,81 @@ static void gup_driver_samples_by_hand(void **unused)
 	gup_test_destroy(t);
 }
 
+/*
+ * Where the walker's frames are, by hand (kernels/gup/mm.c: THPs first,
+ * then the spare THPs, then movable 4K frames, then from a pageblock
+ * boundary the 4K CMA frames), shown by DUMP_USER_PAGES_TEST's pfns.
+ * 5 MiB of 2M pages: THPs at pfn 0 and 512, 4 spare THPs, so the tail's
+ * 4K pages start at pfn 6 x 512 = 3072. 1 MiB of 4K pages all in CMA:
+ * no movable folio, and as many spare 4K frames as CMA folios plus 64,
+ * 320 frames before the CMA area, which starts at the next pageblock
+ * boundary, pfn 512. At 30%, folio 3 is the first in CMA
+ * (floor(4 x 0.3) > floor(3 x 0.3)), and folio 4 the fourth movable one.
+ */
+struct dumped {
+	unsigned int n;
+	unsigned long pfn[GUP_TEST_MAX_PAGES_TO_DUMP];
+	unsigned int order[GUP_TEST_MAX_PAGES_TO_DUMP];
+};
+
+static void note_dump(void *arg, unsigned int t, const struct gup_test_page_dump *d)
+{
+	struct dumped *seen = arg;
+
+	(void)t;
+	if (d->slot < GUP_TEST_MAX_PAGES_TO_DUMP && !d->out_of_range) {
+		seen->pfn[d->slot] = d->pfn;
+		seen->order[d->slot] = d->order;
+		seen->n++;
+	}
+}
+
+static void gup_frames_where_the_layout_puts_them(void **unused)
+{
+	static const struct {
+		enum gup_page_size size;
+		unsigned long bytes;
+		unsigned int cma_percent;
+		unsigned int nr;
+		unsigned int which[4];
+		unsigned long pfn[4];
+		unsigned int order[4];
+	} rows[] = {
+		{ GUP_PAGES_2M, 5UL << 20, 0, 4, { 1, 514, 1025, 1280 },
+		  { 0, 513, 3072, 3072 + 255 }, { 9, 9, 0, 0 } },
+		{ GUP_PAGES_4K, 1UL << 20, 100, 2, { 1, 256 }, { 512, 512 + 255 }, { 0, 0 } },
+		{ GUP_PAGES_4K, 1UL << 20, 30, 3, { 1, 4, 5 }, { 0, 512, 3 }, { 0, 0, 0 } },
+	};
+
+	(void)unused;
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		struct dumped seen = { 0 };
+		struct gup_test_ops ops = { .arg = &seen, .dump_page = note_dump };
+		struct gup_test_config cfg = {
+			.cmd = DUMP_USER_PAGES_TEST, .buffer_bytes = rows[r].bytes,
+			.pages_per_call = 64, .repeats = 1, .threads = 1,
+			.page_size = rows[r].size, .gup_flags = FOLL_WRITE,
+			.cma_percent = rows[r].cma_percent,
+			.nr_combos = 1, .combos = { { .variant = GUP_READ_THEN_SET } },
+		};
+		char err[256];
+		struct gup_test *t;
+
+		for (unsigned int i = 0; i < rows[r].nr; i++)
+			cfg.which_pages[i] = rows[r].which[i];
+		t = gup_test_create(&cfg, &ops, err, sizeof(err));
+		if (!t || gup_test_run(t, err, sizeof(err)))
+			fail_msg("row %zu: %s", r, err);
+		assert_int_equal(seen.n, rows[r].nr);
+		for (unsigned int i = 0; i < rows[r].nr; i++)
+			if (seen.pfn[i] != rows[r].pfn[i] || seen.order[i] != rows[r].order[i])
+				fail_msg("row %zu: page %u is pfn %lu of order %u, expected pfn %lu of order %u",
+					 r, rows[r].which[i], seen.pfn[i], seen.order[i],
+					 rows[r].pfn[i], rows[r].order[i]);
+		gup_test_destroy(t);
+	}
+}
+
 /* ----------------------------------------------------------- has_pinned */
 
 /*
@@ -1158,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(gup_access_by_hand),
 		cmocka_unit_test(gup_writer_runs_only_when_asked),
 		cmocka_unit_test(gup_driver_samples_by_hand),
+		cmocka_unit_test(gup_frames_where_the_layout_puts_them),
 		cmocka_unit_test(has_pinned_counts_at_a_quarter),
 		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
 		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),

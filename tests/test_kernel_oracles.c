@@ -22,6 +22,7 @@
 
 #include "catalog.h"
 #include "drive.h"
+#include "gup/gup_internal.h"
 #include "gup/gup_test_driver.h"
 
 #define HOOKED_ATOMICS_DEFINITIONS
@@ -780,6 +781,105 @@ static void gup_frames_where_the_layout_puts_them(void **unused)
 	}
 }
 
+/*
+ * gup's check at rest names each way a folio or a frame can be left
+ * wrong, one fault at a time, and passes again once it is undone: a
+ * reference held (refcount 2), a THP's pin count, a folio mapped
+ * elsewhere, a tail where a head should be, a free frame referenced,
+ * an odd seqcount, a frame missing from the count.
+ */
+static struct gup_page *folio_at(struct gup_mm *mm, unsigned long addr)
+{
+	bool huge = false;
+	gup_entry_t *ep = gup_leaf_entry(mm, addr, &huge);
+
+	assert_non_null(ep);
+	return pfn_to_page(mm, entry_pfn(atomic_load(ep)));
+}
+
+static void assert_at_rest_says(struct gup_mm *mm, const char *says)
+{
+	char msg[256] = "";
+
+	if (!says) {
+		if (gup_mm_check_at_rest(mm, msg, sizeof(msg)))
+			fail_msg("at rest: %s", msg);
+		return;
+	}
+	if (!gup_mm_check_at_rest(mm, msg, sizeof(msg)))
+		fail_msg("the check at rest passed, expected \"%s\"", says);
+	if (!strstr(msg, says))
+		fail_msg("the check at rest said \"%s\", expected \"%s\"", msg, says);
+}
+
+static void gup_at_rest_names_each_fault(void **unused)
+{
+	const struct gup_layout layout = {
+		.flag_update = GUP_READ_THEN_SET, .nr_buffers = 1,
+		.buffer_bytes = 5UL << 20, .page_size = GUP_PAGES_2M,
+	};
+	char err[256];
+	struct gup_mm *mm = gup_mm_create(&layout, err, sizeof(err));
+	unsigned long start, small;
+	struct gup_page *page, *thp, *free_frame;
+	struct gup_task task;
+
+	(void)unused;
+	if (!mm)
+		fail_msg("%s", err);
+	start = gup_buffer_start(mm, 0);
+	small = start + (4UL << 20) + 5 * GUP_PAGE_SIZE;
+	gup_task_init(&task, mm);
+	assert_at_rest_says(mm, NULL);
+
+	/* a 4K page got and not put back */
+	assert_int_equal(get_user_pages_fast(&task, small, 1, FOLL_WRITE, &page), 1);
+	assert_at_rest_says(mm, "refcount 2, pincount 0");
+	put_user_pages(&task, &page, 1);
+	assert_at_rest_says(mm, NULL);
+
+	/* a THP whose pin count alone is off */
+	thp = folio_at(mm, start + GUP_HPAGE_SIZE);
+	atomic_store(folio_pincount_ptr(thp), 1);
+	assert_at_rest_says(mm, "refcount 1, pincount 1");
+	atomic_store(folio_pincount_ptr(thp), 0);
+	assert_at_rest_says(mm, NULL);
+
+	/* a folio that says it is mapped elsewhere */
+	page = folio_at(mm, small);
+	atomic_store(&page->mapped_at, small + GUP_PAGE_SIZE);
+	assert_at_rest_says(mm, "refcount 1, pincount 0, mapped at");
+	atomic_store(&page->mapped_at, small);
+	assert_at_rest_says(mm, NULL);
+
+	/* a tail page where the mapping's head should be */
+	page->head = thp;
+	assert_at_rest_says(mm, "refcount 1, pincount 0");
+	page->head = NULL;
+	assert_at_rest_says(mm, NULL);
+
+	/* a free frame someone still references */
+	assert_true(mm->pools[POOL_SMALL].nr > 0);
+	free_frame = pfn_to_page(mm, mm->pools[POOL_SMALL].pfns[0]);
+	atomic_store(&free_frame->refcount, 1);
+	assert_at_rest_says(mm, "free frame");
+	atomic_store(&free_frame->refcount, 0);
+	assert_at_rest_says(mm, NULL);
+
+	/* a writer that never finished */
+	atomic_fetch_add(&mm->write_protect_seq, 1);
+	assert_at_rest_says(mm, "is odd");
+	atomic_fetch_add(&mm->write_protect_seq, 1);
+	assert_at_rest_says(mm, NULL);
+
+	/* a frame neither mapped nor free */
+	mm->nr_frames++;
+	assert_at_rest_says(mm, "leaked");
+	mm->nr_frames--;
+	assert_at_rest_says(mm, NULL);
+	gup_mm_destroy(mm);
+}
+
 /* ----------------------------------------------------------- has_pinned */
 
 /*
@@ -1234,6 +1334,7 @@ int main(void)
 		cmocka_unit_test(gup_writer_runs_only_when_asked),
 		cmocka_unit_test(gup_driver_samples_by_hand),
 		cmocka_unit_test(gup_frames_where_the_layout_puts_them),
+		cmocka_unit_test(gup_at_rest_names_each_fault),
 		cmocka_unit_test(has_pinned_counts_at_a_quarter),
 		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
 		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),

@@ -880,6 +880,63 @@ static void gup_at_rest_names_each_fault(void **unused)
 	gup_mm_destroy(mm);
 }
 
+/*
+ * An address inside a page stands for its page, on the fast and on the
+ * locked path alike: the buffer's last page asked for from its last
+ * byte is that page, pinned and given back.
+ */
+static void gup_unaligned_start_is_its_page(void **unused)
+{
+	struct gup_layout layout = {
+		.flag_update = GUP_READ_THEN_SET, .nr_buffers = 1,
+		.buffer_bytes = 1UL << 20, .page_size = GUP_PAGES_4K,
+	};
+	char err[256];
+	struct gup_mm *mm = gup_mm_create(&layout, err, sizeof(err));
+	struct gup_page *got[2], *want;
+	unsigned long last;
+	struct gup_task task;
+
+	(void)unused;
+	if (!mm)
+		fail_msg("%s", err);
+	last = gup_buffer_start(mm, 0) + (1UL << 20) - GUP_PAGE_SIZE;
+	want = folio_at(mm, last);
+	gup_task_init(&task, mm);
+	for (unsigned long off = 1; off < GUP_PAGE_SIZE; off = off * 3 + 1) {
+		assert_int_equal(pin_user_pages(&task, last + off, 1, FOLL_WRITE, got), 1);
+		assert_ptr_equal(got[0], want);
+		unpin_user_pages(&task, got, 1);
+		assert_int_equal(pin_user_pages_fast(&task, last + off, 1, FOLL_WRITE, got), 1);
+		assert_ptr_equal(got[0], want);
+		unpin_user_pages(&task, got, 1);
+		assert_int_equal(get_user_pages(&task, last + off, 1, FOLL_WRITE, got), 1);
+		assert_ptr_equal(got[0], want);
+		put_user_pages(&task, got, 1);
+	}
+	/* two pages from there run past the buffer: only the last is taken */
+	assert_int_equal(pin_user_pages(&task, last + 1, 2, FOLL_WRITE, got), 1);
+	assert_ptr_equal(got[0], want);
+	unpin_user_pages(&task, got, 1);
+	assert_at_rest_says(mm, NULL);
+	gup_mm_destroy(mm);
+
+	/* a longterm pin moves the CMA folio of that page, and maps it there */
+	layout.cma_percent = 100;
+	mm = gup_mm_create(&layout, err, sizeof(err));
+	if (!mm)
+		fail_msg("%s", err);
+	gup_task_init(&task, mm);
+	last = gup_buffer_start(mm, 0) + (1UL << 20) - GUP_PAGE_SIZE;
+	assert_int_equal(pin_user_pages(&task, last + 5, 1, FOLL_WRITE | FOLL_LONGTERM, got), 1);
+	assert_true(gup_page_longterm_pinnable(got[0]));
+	assert_ptr_equal(got[0], folio_at(mm, last));
+	unpin_user_pages(&task, got, 1);
+	assert_int_equal(task.stats.longterm_migrations, 1);
+	assert_at_rest_says(mm, NULL);
+	gup_mm_destroy(mm);
+}
+
 /* ----------------------------------------------------------- has_pinned */
 
 /*
@@ -1335,6 +1392,7 @@ int main(void)
 		cmocka_unit_test(gup_driver_samples_by_hand),
 		cmocka_unit_test(gup_frames_where_the_layout_puts_them),
 		cmocka_unit_test(gup_at_rest_names_each_fault),
+		cmocka_unit_test(gup_unaligned_start_is_its_page),
 		cmocka_unit_test(has_pinned_counts_at_a_quarter),
 		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
 		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),

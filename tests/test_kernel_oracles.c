@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -937,6 +938,47 @@ static void gup_unaligned_start_is_its_page(void **unused)
 	gup_mm_destroy(mm);
 }
 
+/*
+ * The writer sweeps every buffer in turn: with two buffers of two THPs,
+ * its third change replaces the second buffer's first THP (a folio from
+ * the spares, at another pfn). Waited for, with a bound of 10 s that only
+ * a writer stuck in the first buffer reaches.
+ */
+static void gup_writer_sweeps_every_buffer(void **unused)
+{
+	const struct gup_layout layout = {
+		.flag_update = GUP_READ_THEN_SET, .nr_buffers = 2,
+		.buffer_bytes = 4UL << 20, .page_size = GUP_PAGES_2M,
+	};
+	char err[256];
+	struct gup_mm *mm = gup_mm_create(&layout, err, sizeof(err));
+	unsigned long second, first_pfn;
+	bool huge = false, moved = false;
+	uint64_t deadline;
+
+	(void)unused;
+	if (!mm)
+		fail_msg("%s", err);
+	second = gup_buffer_start(mm, 1);
+	first_pfn = entry_pfn(atomic_load(gup_leaf_entry(mm, second, &huge)));
+	assert_true(huge);
+	if (gup_writer_start(mm, 0, err, sizeof(err)))
+		fail_msg("%s", err);
+	deadline = kernel_now_ns() + 10000000000ULL;
+	while (!moved && kernel_now_ns() < deadline) {
+		uint64_t e = atomic_load(gup_leaf_entry(mm, second, &huge));
+
+		moved = entry_present(e) && entry_pfn(e) != first_pfn;
+		if (!moved)
+			sched_yield();
+	}
+	assert_true(gup_writer_stop(mm) >= 1);
+	if (!moved)
+		fail_msg("the writer never replaced the second buffer's first THP");
+	assert_at_rest_says(mm, NULL);
+	gup_mm_destroy(mm);
+}
+
 /* ----------------------------------------------------------- has_pinned */
 
 /*
@@ -1393,6 +1435,7 @@ int main(void)
 		cmocka_unit_test(gup_frames_where_the_layout_puts_them),
 		cmocka_unit_test(gup_at_rest_names_each_fault),
 		cmocka_unit_test(gup_unaligned_start_is_its_page),
+		cmocka_unit_test(gup_writer_sweeps_every_buffer),
 		cmocka_unit_test(has_pinned_counts_at_a_quarter),
 		cmocka_unit_test(has_pinned_found_clear_matches_the_stores),
 		cmocka_unit_test(has_pinned_verify_refuses_wrong_counts),

@@ -1349,6 +1349,54 @@ static void longterm_median_of_one_or_two_stretches(void **unused)
 	}
 }
 
+/*
+ * Layouts whose pageblock bits sit past the first bitmap word, past the
+ * first section, or in a pageblock of one page, by hand:
+ * - all CMA: every call stops at its first page, one lookup, none
+ *   pinned; none CMA: every page pinned and looked up; whatever the
+ *   buffer. 65536 + 512 pages are three sections' worth (32768 pages
+ *   each) of 129 pageblocks; 513 pages two pageblocks, the second of one
+ *   page.
+ * - half CMA over 64 pageblocks (32768 pages, one section, 4 bitmap
+ *   words): round(64 x 50%) = 32 blocks; calls of 512 pages are one
+ *   block each, so a pass of 64 calls pins 32 x 512 pages with
+ *   32 x 512 + 32 lookups.
+ */
+static void longterm_counts_over_big_layouts(void **unused)
+{
+	static const struct {
+		const char *buffer, *nr_pages, *cma;
+		uint64_t calls;
+		double pages_per_call, checks_per_call;
+	} rows[] = {
+		{ "buffer_pages=66048", "nr_pages=512", "cma_percent=100", 129, 0, 1 },
+		{ "buffer_pages=66048", "nr_pages=512", "cma_percent=0", 129, 512, 512 },
+		{ "buffer_pages=513", "nr_pages=1", "cma_percent=100", 513, 0, 1 },
+		{ "buffer_pages=513", "nr_pages=1", "cma_percent=0", 513, 1, 1 },
+		{ "buffer_pages=32768", "nr_pages=512", "cma_percent=50", 64,
+		  32.0 * 512 / 64, (32.0 * 512 + 32) / 64 },
+	};
+	static const char *const checked[] = { "second_pass", "check_in_walk" };
+
+	(void)unused;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *const settings[] = { rows[i].buffer, rows[i].nr_pages, rows[i].cma, NULL };
+
+		for (size_t v = 0; v < 2; v++) {
+			struct kernel_metrics m;
+
+			drive("longterm_check", checked[v], 1, settings, rows[i].calls, &m, NULL);
+			if (fabs(metric(&m, "pages_per_call") - rows[i].pages_per_call) > 1e-9 ||
+			    fabs(metric(&m, "cma_checks_per_call") - rows[i].checks_per_call) > 1e-9)
+				fail_msg("%s, %s, %s, %s: %g pages and %g lookups a call, expected %g and %g",
+					 checked[v], rows[i].buffer, rows[i].nr_pages, rows[i].cma,
+					 metric(&m, "pages_per_call"),
+					 metric(&m, "cma_checks_per_call"),
+					 rows[i].pages_per_call, rows[i].checks_per_call);
+		}
+	}
+}
+
 static void longterm_verify_refuses_wrong_counts(void **unused)
 {
 	static const char *const small[] = { "buffer_pages=1024", "nr_pages=64", NULL };
@@ -1491,6 +1539,7 @@ int main(void)
 		cmocka_unit_test(longterm_counts_in_half_cma),
 		cmocka_unit_test(longterm_counts_with_a_tail),
 		cmocka_unit_test(longterm_verify_refuses_wrong_counts),
+		cmocka_unit_test(longterm_counts_over_big_layouts),
 		cmocka_unit_test(longterm_median_of_one_or_two_stretches),
 		cmocka_unit_test(longterm_access_by_hand),
 		cmocka_unit_test(pingpong_verify_refuses_wrong_counts),

@@ -8,6 +8,7 @@
  * counted. A survivor of the generated mutants here is a number the
  * report or the model prints that nothing checked.
  */
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <cmocka.h>
 
@@ -1513,6 +1515,127 @@ static void false_sharing_verify_refuses_wrong_counts(void **unused)
 	assert_verify_refuses("false_sharing", "separate_pages", 1, NULL, 1000, "after");
 }
 
+/* ------------------------------------------------------------ all of them */
+
+/* Bytes the C library's allocator holds for the program: arenas and mmaps. */
+static size_t bytes_allocated(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/*
+ * Whether bytes_allocated() sees this program's allocations: not under a
+ * sanitizer, whose allocator the C library's counters know nothing of.
+ */
+static bool allocations_visible(void)
+{
+	size_t before = bytes_allocated();
+	char *volatile probe = malloc(4096);
+	bool seen = probe && bytes_allocated() >= before + 4096;
+
+	free(probe);
+	return seen;
+}
+
+struct quiet_run {
+	const char *family, *variant;
+	const char *const *settings;
+	uint64_t nr_ops;
+	struct gup_test_config *driver;
+};
+
+static void *run_quietly(void *arg)
+{
+	struct quiet_run *r = arg;
+
+	if (r->driver) {
+		struct gup_test_ops ops = { 0 };
+		char err[256];
+		struct gup_test *t = gup_test_create(r->driver, &ops, err, sizeof(err));
+
+		if (!t || gup_test_run(t, err, sizeof(err)))
+			fail_msg("%s", err);
+		gup_test_destroy(t);
+	} else {
+		struct kernel_metrics m;
+
+		drive(r->family, r->variant, 2, r->settings, r->nr_ops, &m, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * The bytes a run leaves allocated. It runs on a thread of its own: the
+ * C library keeps a thread's freed blocks in its cache (and counts them
+ * as in use) until the thread exits, which every thread of the run has
+ * then done.
+ */
+static ssize_t bytes_left_by(struct quiet_run *r)
+{
+	size_t before = bytes_allocated();
+	pthread_t tid;
+
+	assert_int_equal(pthread_create(&tid, NULL, run_quietly, r), 0);
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	return (ssize_t)(bytes_allocated() - before);
+}
+
+/*
+ * Every family gives back all it allocated: after a first run of a
+ * setting (which may leave the C library's own state behind), a second
+ * ends with the allocator holding what it held before. So does the
+ * gup_test driver, with its writer.
+ */
+static void nothing_is_left_allocated(void **unused)
+{
+	static const char *const gup_writer[] = { "writer=on", "mode=private", "buffer_mib=1",
+						  "page_size=4k", NULL };
+	static const char *const longterm_small[] = { "buffer_pages=66048", "nr_pages=512", NULL };
+	static const char *const readers[] = { "readers=50", NULL };
+	struct gup_test_config cfg = {
+		.cmd = PIN_FAST_BENCHMARK, .buffer_bytes = 1UL << 20, .pages_per_call = 64,
+		.repeats = 2, .threads = 2, .page_size = GUP_PAGES_4K, .gup_flags = FOLL_WRITE,
+		.writer = true, .writer_pace_ns = 1000,
+		.nr_combos = 2, .combos = { { .variant = GUP_READ_THEN_SET },
+					    { .variant = GUP_STORE_ALWAYS, .private_buffers = true } },
+	};
+	struct quiet_run driver = { .driver = &cfg };
+	ssize_t left;
+
+	(void)unused;
+	if (!allocations_visible())
+		skip();
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		for (unsigned int v = 0; v < f->nr_variants; v++) {
+			struct quiet_run r = {
+				.family = f->name, .variant = f->variants[v].name, .nr_ops = 100,
+			};
+
+			if (!strcmp(f->name, "pingpong"))
+				r.nr_ops = 0;	/* no handoff to wait for */
+			else if (!strcmp(f->name, "gup"))
+				r.settings = gup_writer;
+			else if (!strcmp(f->name, "longterm_check"))
+				r.settings = longterm_small;
+			else if (!strcmp(f->name, "last_nidpid"))
+				r.settings = readers;
+			bytes_left_by(&r);
+			left = bytes_left_by(&r);
+			if (left)
+				fail_msg("%s/%s: %zd bytes more allocated after a run", f->name,
+					 f->variants[v].name, left);
+		}
+	}
+	bytes_left_by(&driver);
+	left = bytes_left_by(&driver);
+	if (left)
+		fail_msg("the gup_test driver: %zd bytes more allocated after a run", left);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1546,6 +1669,7 @@ int main(void)
 		cmocka_unit_test(pingpong_access_by_hand),
 		cmocka_unit_test(false_sharing_access_by_hand),
 		cmocka_unit_test(false_sharing_verify_refuses_wrong_counts),
+		cmocka_unit_test(nothing_is_left_allocated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,6 +76,7 @@ TESTS = [
     ("report/analysis.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/cases.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/run_checks.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
+    ("kernels/gup/gup_family.c", ["kernel_oracles", "catalogue", "gup", "suite:gup"]),
 ]
 
 

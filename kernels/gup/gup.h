@@ -161,6 +161,8 @@ struct gup_mm *gup_mm_create(const struct gup_layout *layout, char *err,
 void gup_mm_destroy(struct gup_mm *mm);
 unsigned long gup_buffer_start(const struct gup_mm *mm, unsigned int buffer);
 unsigned long gup_buffer_pages(const struct gup_mm *mm);
+/* The 4K pages at the start of each buffer that THP leaves map. */
+unsigned long gup_buffer_huge_pages(const struct gup_mm *mm);
 /*
  * What gup_test's fault-in loop leaves behind in the faulting CPU's
  * caches: every leaf entry of the buffer read, every folio's struct page

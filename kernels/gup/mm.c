@@ -361,6 +361,11 @@ unsigned long gup_buffer_pages(const struct gup_mm *mm)
 	return mm->buffer_pages;
 }
 
+unsigned long gup_buffer_huge_pages(const struct gup_mm *mm)
+{
+	return (mm->vmas[0].huge_end - mm->vmas[0].start) >> GUP_PAGE_SHIFT;
+}
+
 /*
  * The model's tables and struct pages are written by the thread that
  * builds the mm, often on another CPU than the pinner's; without this

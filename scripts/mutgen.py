@@ -69,7 +69,8 @@ TESTS = [
     ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
     # Issue 25's tests for bench/, resultfile/ and compare, first: a later
     # entry for the same prefix replaces the one above.
-    ("bench/latency.c", ["mut-bench latency_pairs", "topo", "cli_topo", "cli_model", "units"]),
+    ("bench/latency.c", ["mut-bench latency_pairs", "mut-bench latency_clock", "topo", "cli_topo",
+                         "cli_model", "units"]),
     ("resultfile/journal.c", ["mut-bench journal_syncs", "journal", "output safety",
                               "end_to_end"]),
     ("cli/cmd_compare.c", ["mut-bench compare_modes", "cli_behaviour", "units", "end_to_end"]),

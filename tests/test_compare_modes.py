@@ -101,7 +101,7 @@ def foreign(name, times, unit="ns", counters=None):
     return rows
 
 
-def aggregates(name, median=None, mean=None):
+def aggregates(name, median=None, mean=None, unit="ns"):
     """What --benchmark_report_aggregates_only keeps of a benchmark."""
     rows = []
     for what, value in (("mean", mean), ("median", median), ("stddev", 1.0), ("cv", 0.01)):
@@ -113,7 +113,7 @@ def aggregates(name, median=None, mean=None):
                      "aggregate_name": what,
                      "aggregate_unit": "percentage" if what == "cv" else "time",
                      "iterations": 5, "real_time": value, "cpu_time": value,
-                     "time_unit": "ns"})
+                     "time_unit": unit})
     return rows
 
 
@@ -343,6 +343,25 @@ def aggregates_on_one_side_or_both(tmp, reps_a, reps_b):
     # 2.4 x 0.25 x 2.5 x 3 = 4.5: the geometric mean is 4.5 ** (1/4)
     judge_totals(doc, text, [2.4, 0.25, 2.5, 3.0], 0, 0, "aggregates on both sides")
     near(doc["geomean"], 4.5 ** 0.25, "aggregates on both sides: geomean by hand")
+
+    # A file of both: a benchmark with repetitions is compared on them (its
+    # aggregates, far off, are not used); one with aggregates only on its
+    # median, in microseconds (2 us), or its mean.
+    mixed_rows = (foreign("BM_slow", REPS_A["BM_slow"]) + aggregates("BM_slow", 999.0, 998.0) +
+                  aggregates("BM_us", 2.0, 2.5, "us") + aggregates("BM_fast", None, 80.0))
+    mixed = write(tmp, "mixed-a.json", mixed_rows, "mixed")
+    doc, text = compare(mixed, reps_b, "repetitions and aggregates in one file")
+    want = {"BM_slow": (12.0, 22.0, mann_whitney_p(REPS_A["BM_slow"], REPS_B["BM_slow"]), False,
+                        "B slower"),
+            "BM_us": (2000.0, 2500.0, None, True, None),
+            "BM_fast": (80.0, 11.0, None, True, None)}
+    judge_rows(doc, text, want, "repetitions and aggregates in one file")
+    judge_totals(doc, text, [22 / 12, 2500 / 2000, 11 / 80], 0, len(REPS_B) - 3,
+                 "repetitions and aggregates in one file")
+    check(doc["a"]["benchmarks_from_aggregates"] == 2,
+          f"mixed: {doc['a']['benchmarks_from_aggregates']} benchmarks from aggregates, expected 2")
+    check(re.search(r"^   A has no per-repetition rows for 2 benchmarks \(written with$", text, re.M)
+          is not None, "mixed: A's two benchmarks from aggregates not said")
 
     # aggregates never regress: B/A of 2.4 and 3 are above every bound
     p = run("--fail-on-regression", "0", agg_a, agg_b)

@@ -74,6 +74,9 @@ TESTS = [
     ("resultfile/journal.c", ["mut-bench journal_syncs", "journal", "output safety",
                               "end_to_end"]),
     ("cli/cmd_compare.c", ["mut-bench compare_modes", "cli_behaviour", "units", "end_to_end"]),
+    ("resultfile/results_read.c", ["mut-bench results_reader", "mut-bench compare_modes",
+                                   "results_context", "read_bounds", "journal", "report",
+                                   "end_to_end", "suite:report"]),
 ]
 
 

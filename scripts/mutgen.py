@@ -77,6 +77,9 @@ TESTS = [
     ("resultfile/results_read.c", ["mut-bench results_reader", "mut-bench compare_modes",
                                    "results_context", "read_bounds", "journal", "report",
                                    "end_to_end", "suite:report"]),
+    ("resultfile/run_context_read.c", ["mut-bench context_fields", "results_context",
+                                       "read_bounds", "journal", "report", "end_to_end",
+                                       "suite:report"]),
     ("bench/suite.c", ["mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
                        "cli_behaviour"]),
 ]

@@ -80,6 +80,8 @@ TESTS = [
     ("resultfile/run_context_read.c", ["mut-bench context_fields", "results_context",
                                        "read_bounds", "journal", "report", "end_to_end",
                                        "suite:report"]),
+    ("bench/bench_case.c", ["mut-bench home_rows", "gbench_shim", "end_to_end", "cli_params",
+                            "units", "cli_behaviour"]),
     ("bench/suite.c", ["mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
                        "cli_behaviour"]),
 ]

@@ -82,6 +82,8 @@ TESTS = [
                                        "suite:report"]),
     ("bench/bench_case.c", ["mut-bench home_rows", "gbench_shim", "end_to_end", "cli_params",
                             "units", "cli_behaviour"]),
+    ("bench/counters.c", ["counter_math", "counter_events", "counters", "counters_cli", "report",
+                          "suite:counters"]),
     ("bench/suite.c", ["mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
                        "cli_behaviour"]),
 ]

@@ -118,14 +118,21 @@ static void count_pair(void *arg, int a, int b, enum distance_class c)
 	p->count[c]++;
 }
 
-/* Takes the pairs at evenly spaced ranks k * count / per_class. */
+/*
+ * Takes the pairs at evenly spaced ranks k * count / per_class, or every
+ * pair of a class that has no more than per_class: there the ranks
+ * repeat (4 pairs, 6 asked: 0, 0, 1, 2, 2, 3) and the walk, which takes
+ * a rank once, would measure only the first.
+ */
 static void take_pair(void *arg, int a, int b, enum distance_class c)
 {
 	struct pick *p = arg;
 	size_t rank = p->seen[c]++;
 	unsigned int k = p->taken[c];
 
-	if (k >= p->per_class || rank != k * p->count[c] / p->per_class)
+	if (k >= p->per_class)
+		return;
+	if (p->count[c] > p->per_class && rank != k * p->count[c] / p->per_class)
 		return;
 	p->taken[c]++;
 	p->pairs[p->nr++] = (struct latency_pair){

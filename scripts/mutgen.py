@@ -77,6 +77,25 @@ TESTS = [
     ("report/cases.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/run_checks.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
     ("kernels/gup/gup_family.c", ["kernel_oracles", "catalogue", "gup", "suite:gup"]),
+    # Issue 25's tests for bench/, resultfile/ and compare, first: a later
+    # entry for the same prefix replaces the one above.
+    ("bench/latency.c", ["mut-bench latency_pairs", "mut-bench latency_clock", "topo", "cli_topo",
+                         "cli_model", "units"]),
+    ("resultfile/journal.c", ["mut-bench journal_syncs", "journal", "output safety",
+                              "end_to_end"]),
+    ("cli/cmd_compare.c", ["mut-bench compare_modes", "cli_behaviour", "units", "end_to_end"]),
+    ("resultfile/results_read.c", ["mut-bench results_reader", "mut-bench compare_modes",
+                                   "results_context", "read_bounds", "journal", "report",
+                                   "end_to_end", "suite:report"]),
+    ("resultfile/run_context_read.c", ["mut-bench context_fields", "results_context",
+                                       "read_bounds", "journal", "report", "end_to_end",
+                                       "suite:report"]),
+    ("bench/bench_case.c", ["mut-bench home_rows", "gbench_shim", "end_to_end", "cli_params",
+                            "units", "cli_behaviour"]),
+    ("bench/counters.c", ["counter_math", "counter_events", "counters", "counters_cli", "report",
+                          "suite:counters"]),
+    ("bench/suite.c", ["mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
+                       "cli_behaviour"]),
 ]
 
 

@@ -289,13 +289,13 @@ static json_t *context_under(int err, json_t **result)
 
 static void no_pmu_is_not_supported_here(void **unused)
 {
-	static const int errs[] = { ENOENT, EOPNOTSUPP };
+	static const int errs[] = { ENOENT, EOPNOTSUPP, ENODEV };
 	json_t *result;
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM)
 		skip_because("no seccomp injection here, or built without libpfm4");
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
 		json_t *ctx = context_under(errs[i], &result);
 
 		assert_false(json_is_true(json_object_get(ctx, "hardware_pmu")));

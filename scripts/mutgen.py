@@ -67,6 +67,9 @@ TESTS = [
     ("cli/cmd_compare.c", ["cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
+    # the published curves' reader: model_published hands the report a bad
+    # file of each kind and a curve of the most points a curve may have
+    ("resultfile/published_read.c", ["model_published", "report", "suite:report"]),
 ]
 
 

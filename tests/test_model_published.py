@@ -226,6 +226,10 @@ def check_bad_curves():
     }
     # the most points a curve may have: read and predicted in full
     full = dict(curve, curve="128 points", points=[[n, 5.0 * n] for n in range(1, 129)])
+    # any positive private cost is an input, below 1 ns too (a harness's
+    # empty call costs 0.3 ns): the curve is predicted, its first row the input
+    cheap = dict(curve, curve="a 0.5 ns private cost", private_ns={"value": 0.5, "source": "x"},
+                 points=[[1, 0.5], [2, 9.0]])
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "data")
         os.makedirs(os.path.join(data, "published"))
@@ -237,6 +241,8 @@ def check_bad_curves():
             json.dump(curve, f)
         with open(os.path.join(data, "published", "z-full.json"), "w") as f:
             json.dump(full, f)
+        with open(os.path.join(data, "published", "z-cheap.json"), "w") as f:
+            json.dump(cheap, f)
         done = subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-seeds.json"),
                                "-o", os.path.join(tmp, "out")], capture_output=True, text=True,
                               env=dict(os.environ, BOUNCELAB_DATADIR=data))
@@ -252,6 +258,8 @@ def check_bad_curves():
         problem("prediction.md: a good curve beside bad ones is not predicted")
     part = md.split("### 128 points\n", 1)[-1].split("\n### ", 1)[0]
     rows = re.findall(r"^\| (\d+) \| [\d.]+ \| [\d.]+ \|", part, re.M)
+    if "### a 0.5 ns private cost\n\n" not in md or "| 1 | 0.5 | 0.5 | the input |" not in md:
+        problem("prediction.md: a curve whose private cost is 0.5 ns is not predicted from it")
     if "### 128 points\n" not in md or len(rows) != 128:
         problem(f"prediction.md: a curve of 128 points, the most a curve may have, "
                 f"is not predicted at each ({len(rows)} rows)")

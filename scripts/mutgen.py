@@ -96,6 +96,9 @@ TESTS = [
                           "suite:counters"]),
     ("bench/suite.c", ["mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
                        "cli_behaviour"]),
+    # the published curves' reader: model_published hands the report a bad
+    # file of each kind and a curve of the most points a curve may have
+    ("resultfile/published_read.c", ["model_published", "report", "suite:report"]),
 ]
 
 

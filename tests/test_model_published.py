@@ -181,21 +181,55 @@ def check_bad_curves():
     good = os.path.join(tests, "data", "published", "perfbook-count-atomic-epyc-milan.json")
     with open(good) as f:
         curve = json.load(f)
+    def without(key):
+        return json.dumps({k: v for k, v in curve.items() if k != key})
+
+    # Each field the reader needs, left out or out of range on its own, so
+    # that one missing field is enough to refuse the file; and the points'
+    # bounds at their edges: 0 threads, 0 ns, a repeated thread count,
+    # none, and one more than the 128 a curve may have (128 are read).
+    fields = "not read: expected profile, family, variant, placement, private_ns and 1 to 128 points"
     bad = {
         "a-not-json.json": "{ not json",
-        "b-no-profile.json": json.dumps({k: v for k, v in curve.items() if k != "profile"}),
+        "b-no-profile.json": without("profile"),
         "c-falling.json": json.dumps(dict(curve, points=[[1, 5.0], [4, 9.0], [2, 7.0]])),
         "d-unknown-variant.json": json.dumps(dict(curve, variant="no_such_variant")),
         "e-half-thread.json": json.dumps(dict(curve, points=[[1, 5.0], [2.5, 9.0]])),
+        "f-no-family.json": without("family"),
+        "g-no-variant.json": without("variant"),
+        "h-no-placement.json": without("placement"),
+        "i-zero-private.json": json.dumps(dict(curve, private_ns={"value": 0, "source": "x"})),
+        "j-no-points.json": json.dumps(dict(curve, points=[])),
+        "k-points-not-a-list.json": json.dumps(dict(curve, points="1 5.0")),
+        "l-129-points.json": json.dumps(dict(curve, points=[[n, 5.0 * n] for n in range(1, 130)])),
+        "m-zero-threads.json": json.dumps(dict(curve, points=[[0, 5.0], [1, 6.0]])),
+        "n-zero-ns.json": json.dumps(dict(curve, points=[[1, 5.0], [2, 0]])),
+        "o-repeated-threads.json": json.dumps(dict(curve, points=[[1, 5.0], [2, 7.0], [2, 8.0]])),
     }
     want = {
         "a-not-json.json": "not read: not a curve file.",
-        "b-no-profile.json": "not read: expected profile, family, variant, placement, private_ns",
+        "b-no-profile.json": fields,
         "c-falling.json": "not read: point 2: expected a rising whole thread count",
         "d-unknown-variant.json": "not predicted: expected a family and variant of the catalogue, "
                                   "found counter/no_such_variant",
         "e-half-thread.json": "not read: point 1: expected a rising whole thread count",
+        "f-no-family.json": fields,
+        "g-no-variant.json": fields,
+        "h-no-placement.json": fields,
+        "i-zero-private.json": fields,
+        "j-no-points.json": fields,
+        "k-points-not-a-list.json": fields,
+        "l-129-points.json": fields,
+        "m-zero-threads.json": "not read: point 0: expected a rising whole thread count and a positive ns/op",
+        "n-zero-ns.json": "not read: point 1: expected a rising whole thread count and a positive ns/op",
+        "o-repeated-threads.json": "not read: point 2: expected a rising whole thread count",
     }
+    # the most points a curve may have: read and predicted in full
+    full = dict(curve, curve="128 points", points=[[n, 5.0 * n] for n in range(1, 129)])
+    # any positive private cost is an input, below 1 ns too (a harness's
+    # empty call costs 0.3 ns): the curve is predicted, its first row the input
+    cheap = dict(curve, curve="a 0.5 ns private cost", private_ns={"value": 0.5, "source": "x"},
+                 points=[[1, 0.5], [2, 9.0]])
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "data")
         os.makedirs(os.path.join(data, "published"))
@@ -205,6 +239,10 @@ def check_bad_curves():
                 f.write(text)
         with open(os.path.join(data, "published", "z-good.json"), "w") as f:
             json.dump(curve, f)
+        with open(os.path.join(data, "published", "z-full.json"), "w") as f:
+            json.dump(full, f)
+        with open(os.path.join(data, "published", "z-cheap.json"), "w") as f:
+            json.dump(cheap, f)
         done = subprocess.run([bouncelab, "report", os.path.join(tests, "data", "results-seeds.json"),
                                "-o", os.path.join(tmp, "out")], capture_output=True, text=True,
                               env=dict(os.environ, BOUNCELAB_DATADIR=data))
@@ -218,6 +256,13 @@ def check_bad_curves():
             problem(f"prediction.md does not say '`{name}`: {message}'")
     if f"### {curve['curve']}\n" not in md:
         problem("prediction.md: a good curve beside bad ones is not predicted")
+    part = md.split("### 128 points\n", 1)[-1].split("\n### ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| [\d.]+ \| [\d.]+ \|", part, re.M)
+    if "### a 0.5 ns private cost\n\n" not in md or "| 1 | 0.5 | 0.5 | the input |" not in md:
+        problem("prediction.md: a curve whose private cost is 0.5 ns is not predicted from it")
+    if "### 128 points\n" not in md or len(rows) != 128:
+        problem(f"prediction.md: a curve of 128 points, the most a curve may have, "
+                f"is not predicted at each ({len(rows)} rows)")
 
 
 check_bad_curves()

@@ -120,8 +120,8 @@ for b in rows:
 share = doc["context"]["cpu_share"]
 assert 0 < share <= 1, share
 # the cold miss, measured on the first ping-pong case's two CPUs: a time.
-# How it compares with a round trip is latency_oracle's to judge, on the
-# same pair in the same process: here it was measured before the rounds,
+# How it compares with a round trip is judged below, on one pair in one
+# process (model --profile this): here it was measured before the rounds,
 # and the host can move the vCPUs between placements 4 to 8 times apart
 # in the meantime (a 250 ns miss beside 72 ns round trips), or onto one
 # core's two threads, where the line never leaves the shared L1 (0 ns).

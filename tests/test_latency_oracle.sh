@@ -11,12 +11,12 @@
 # 8 times (one-way 36 ns in one, 250 ns in the next) for seconds at a
 # time, and a guest saw pingpong_check at 100-930 ns where bouncelab saw
 # 30-220 ns: two figures taken apart in time compare the host's
-# placements, not the formulas. So the two tools take turns in rounds of
-# about a tenth of a second on the same pair, ours first in odd rounds and
-# theirs first in even ones (a drift favours neither), and each round is
-# compared with itself: an attempt of 9 rounds agrees when the median of
-# its rounds' ratios, or each side's fastest round over the other's, is
-# within 2x. A disagreement is measured again, within 120 s of the test's
+# placements, not the formulas. So the two tools take turns on the same
+# pair in short rounds (a tenth of a second to a second), ours first in
+# odd rounds and theirs first in even ones (a drift favours neither), and
+# each round is compared with itself: an attempt of 9 rounds agrees when
+# the median of its rounds' ratios, or each side's fastest round over the
+# other's, is within 2x. A disagreement is measured again, within 120 s of the test's
 # 180: a whole attempt can fall in a bad minute; a wrong formula is wrong
 # in every round.
 #

@@ -17,7 +17,9 @@
  * So the ratio ns_per_op / (span / n) must lie in [1, 1.5]: with
  * n x STEP_NS = 20 ms, 1.5 allows a 10 ms stall between the two clocks,
  * and a harness that halves, doubles or divides its times by the thread
- * count falls outside. No timed assertion: the bound is on a ratio.
+ * count falls outside. No timed assertion: the bound is on a ratio, and
+ * a ratio above it is measured again (up to 3 tries), since a stall at a
+ * boundary comes now and then and a wrong factor comes every time.
  *
  * Also here: the signal handling a user relies on to stop a run. After the
  * first SIGINT the default action is back, so a second one ends the
@@ -45,6 +47,8 @@
 #define NR_OPS 2000
 /* See the top: the harness's time over the kernel's own, at most. */
 #define MAX_RATIO 1.5
+/* Tries of a case whose ratio is above MAX_RATIO, the last one judged. */
+#define TRIES 3
 
 static uint64_t now_ns(void)
 {
@@ -148,16 +152,55 @@ static void on_run(const struct gbench_run *run, void *arg)
 	}
 }
 
-static void check_ratio(const char *what, double harness, double own,
-			unsigned int threads)
+/*
+ * Whether the harness's time over the kernel's own lies within [1,
+ * MAX_RATIO]. Below 1 fails at once: no stall can make the harness's time
+ * shorter. Above MAX_RATIO is a stall between the two clocks (a loaded
+ * guest, or the host descheduling the vCPU for tens of ms) or a harness
+ * that multiplies its times: it fails only on the last try, since a stall
+ * comes now and then and a wrong factor in every try.
+ */
+static bool ratio_within(const char *what, double harness, double own,
+			 unsigned int threads, bool last_try)
 {
 	double ratio = harness / own;
 
 	print_message("%u thread%s: %s %.1f ns by the harness, %.1f ns by the kernel's own clock: ratio %.4f\n",
 		      threads, threads > 1 ? "s" : "", what, harness, own, ratio);
-	if (!(ratio >= 1 - 1e-9 && ratio <= MAX_RATIO))
+	if (ratio >= 1 - 1e-9 && ratio <= MAX_RATIO)
+		return true;
+	if (ratio < 1 - 1e-9 || last_try)
 		fail_msg("%s: the harness says %.1f ns, the kernel's own clock %.1f ns: ratio %.4f, expected 1 to %.2f",
 			 what, harness, own, ratio, MAX_RATIO);
+	return false;
+}
+
+/* One run of the known loop on THREADS threads: whether its ratios held. */
+static bool harness_time_within_bounds(unsigned int threads, bool last_try)
+{
+	static struct bench_case c;
+	struct seen s = { 0 };
+	double own = 0;
+	bool within = true;
+
+	memset(&last_state, 0, sizeof(last_state));
+	harness_case_init(&c, &known_loop_family, 0, threads);
+	harness_run(&c, 1, NR_OPS, on_run, &s);
+
+	assert_int_equal(s.runs, 1);
+	assert_false(s.error);
+	assert_true(s.ops == (double)NR_OPS * threads);
+	for (unsigned int t = 0; t < threads; t++) {
+		assert_true(last_state.span_ns[t] >= NR_OPS * STEP_NS);
+		own += (double)last_state.span_ns[t] / NR_OPS / threads;
+	}
+	/* By construction, whatever the load. */
+	assert_true(s.ns_per_op >= STEP_NS);
+	within &= ratio_within("ns_per_op", s.ns_per_op, own, threads, last_try);
+	within &= ratio_within("wall_ns", s.wall_ns, own * NR_OPS, threads, last_try);
+	within &= ratio_within("half_op_ns (ns_per_op_divisor 2)", s.half_op_ns, own / 2,
+			       threads, last_try);
+	return within;
 }
 
 static void harness_time_agrees_with_the_kernels_own_clock(void **unused)
@@ -165,29 +208,13 @@ static void harness_time_agrees_with_the_kernels_own_clock(void **unused)
 	unsigned int cpus = topo_nr_allowed_cpus(topo);
 
 	(void)unused;
-	for (unsigned int threads = 1; threads <= 2; threads++) {
-		static struct bench_case c;
-		struct seen s = { 0 };
-		double own = 0;
-
-		if (threads > cpus)
-			break;
-		memset(&last_state, 0, sizeof(last_state));
-		harness_case_init(&c, &known_loop_family, 0, threads);
-		harness_run(&c, 1, NR_OPS, on_run, &s);
-
-		assert_int_equal(s.runs, 1);
-		assert_false(s.error);
-		assert_true(s.ops == (double)NR_OPS * threads);
-		for (unsigned int t = 0; t < threads; t++) {
-			assert_true(last_state.span_ns[t] >= NR_OPS * STEP_NS);
-			own += (double)last_state.span_ns[t] / NR_OPS / threads;
+	for (unsigned int threads = 1; threads <= 2 && threads <= cpus; threads++) {
+		for (unsigned int try = 1; try <= TRIES; try++) {
+			if (harness_time_within_bounds(threads, try == TRIES))
+				break;
+			print_message("a stall, or a wrong factor: try %u of %u, measured again\n",
+				      try, TRIES);
 		}
-		/* By construction, whatever the load. */
-		assert_true(s.ns_per_op >= STEP_NS);
-		check_ratio("ns_per_op", s.ns_per_op, own, threads);
-		check_ratio("wall_ns", s.wall_ns, own * NR_OPS, threads);
-		check_ratio("half_op_ns (ns_per_op_divisor 2)", s.half_op_ns, own / 2, threads);
 	}
 }
 

@@ -615,6 +615,31 @@ static void test_which_claims_get_host_modes(void **state)
 	assert_int_equal(r.mark, CLAIM_SEEN);
 	assert_int_equal(r.nr_modes, 0);
 	b->rounds = saved;
+	/* a without rounds, likewise */
+	b = case_of(&run, "counter", "shared_atomic", 2);
+	saved = b->rounds;
+	b->rounds = NULL;
+	r = check(&run, "counter", wide);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.nr_modes, 0);
+	b->rounds = saved;
+
+	/* b in the run's first family (has_pinned) is found as well as in any other */
+	assert_string_equal(run.a.families[0].name, "has_pinned");
+	r = check(&run, "counter", (struct kernel_claim){
+		.text = "t", .a = "shared_atomic", .b = "has_pinned/store_always",
+		.b_threads = CLAIM_B_MOST_THREADS, .threads = CLAIM_MOST_THREADS,
+		.relation = CLAIM_WITHIN, .x = 1000 });
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	free_run(&run);
+
+	/* a Zen 4 guest's run in one mode: one mode is no split */
+	read_run(&run, "data/runs/epyc-zen4-2026-12-02/default.json");
+	assert_int_equal(run.a.modes[0].nr, 1);
+	r = check(&run, "counter", wide);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.threads, 2);
+	assert_int_equal(r.nr_modes, 0);
 	free_run(&run);
 }
 

@@ -41,6 +41,8 @@ SOURCES = [
     "kernels/has_pinned.c", "kernels/counter.c", "kernels/last_nidpid.c",
     "kernels/false_sharing.c", "kernels/pingpong.c", "kernels/longterm_check.c",
     "kernels/gup/*.c",
+    # how every number is printed: significant digits, ratios, p-values
+    "lib/format.c",
 ]
 
 # The meson tests that run each folder's (or file's) code and check what it
@@ -72,6 +74,7 @@ TESTS = [
     ("lib/stats.c", ["stats_oracle", "stats", "claims", "report", "suite:report"]),
     ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/verdict.c", ["claims", "claims_edges", "report", "report_numbers", "suite:report"]),
+    ("lib/format.c", ["format_edges", "stats", "claims_edges", "report", "suite:report"]),
 ]
 
 

@@ -561,6 +561,10 @@ static void test_one_and_two_repetitions(void **state)
 	r = check(&run, "false_sharing", LOCKED_2("padded_128", NULL, CLAIM_BELOW, 10));
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_non_null(strstr(r.why, "2 repetitions; this test needs at least 6"));
+	/* two on b's side, a comparison: not paired, and 2 is the fewer */
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2));
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "2 repetitions; this test needs at least 6"));
 	padded->n = 1;
 	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 1));
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
@@ -643,6 +647,30 @@ static void test_which_claims_get_host_modes(void **state)
 	free_run(&run);
 }
 
+/* x86 is x86_64, i386 or i686; an x86 claim elsewhere is not testable. */
+static void test_x86_names(void **state)
+{
+	const char *x86[] = { "x86_64", "i386", "i686" }, *other[] = { "aarch64", "i586", "x86" };
+	struct kernel_claim c = LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2);
+	struct run run;
+	struct claim_result r;
+
+	(void)state;
+	c.arch = CLAIM_X86;
+	read_run(&run, "data/results-claims.json");
+	for (size_t i = 0; i < 3; i++) {
+		run.set.files[0].run.arch = x86[i];
+		r = check(&run, "false_sharing", c);
+		assert_int_equal(r.mark, CLAIM_SEEN);
+		run.set.files[0].run.arch = other[i];
+		r = check(&run, "false_sharing", c);
+		assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+		assert_non_null(strstr(r.why, "other architecture"));
+	}
+	run.set.files[0].run.arch = "x86_64";
+	free_run(&run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +684,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_what_a_claim_cannot_find),
 		cmocka_unit_test(test_one_and_two_repetitions),
 		cmocka_unit_test(test_which_claims_get_host_modes),
+		cmocka_unit_test(test_x86_names),
 	};
 
 	if (argc != 2) {

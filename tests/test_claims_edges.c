@@ -647,6 +647,50 @@ static void test_which_claims_get_host_modes(void **state)
 	free_run(&run);
 }
 
+/*
+ * Ratios exactly at a bound, every round alike: separate_pages at 1 ns
+ * and padded_128 at 4 ns in each of the 7 rounds make 0.25 (and 4 the
+ * other way) in every round, so the median and both ends of the interval
+ * are 0.25 exactly, and 1 / 4 is exactly 0.25 too. "Within 4x" holds at
+ * both ends, "at most 4x" at its upper end; a hair inside, they do not.
+ */
+static void test_ratio_exactly_at_the_bound(void **state)
+{
+	static double ones[7] = { 1, 1, 1, 1, 1, 1, 1 }, fours[7] = { 4, 4, 4, 4, 4, 4, 4 };
+	struct run run;
+	struct result_case *pages, *padded;
+	struct claim_result r;
+	double *saved_pages, *saved_padded;
+
+	(void)state;
+	read_run(&run, "data/results-claims.json");
+	pages = case_of(&run, "false_sharing", "separate_pages", 2);
+	padded = case_of(&run, "false_sharing", "padded_128", 2);
+	saved_pages = pages->ns;
+	saved_padded = padded->ns;
+	pages->ns = ones;
+	padded->ns = fours;
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_WITHIN, 4));
+	assert_float_equal(r.ratio.ratio, 0.25, 0);
+	assert_float_equal(r.ratio.lo, 0.25, 0);
+	assert_float_equal(r.ratio.hi, 0.25, 0);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_WITHIN, 4));
+	assert_float_equal(r.ratio.ratio, 4, 0);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 4));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_LEAST, 4));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_WITHIN, 3.999));
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 3.999));
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	pages->ns = saved_pages;
+	padded->ns = saved_padded;
+	free_run(&run);
+}
+
 /* x86 is x86_64, i386 or i686; an x86 claim elsewhere is not testable. */
 static void test_x86_names(void **state)
 {
@@ -685,6 +729,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_one_and_two_repetitions),
 		cmocka_unit_test(test_which_claims_get_host_modes),
 		cmocka_unit_test(test_x86_names),
+		cmocka_unit_test(test_ratio_exactly_at_the_bound),
 	};
 
 	if (argc != 2) {

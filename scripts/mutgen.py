@@ -41,6 +41,8 @@ SOURCES = [
     "kernels/has_pinned.c", "kernels/counter.c", "kernels/last_nidpid.c",
     "kernels/false_sharing.c", "kernels/pingpong.c", "kernels/longterm_check.c",
     "kernels/gup/*.c",
+    # how every number is printed: significant digits, ratios, p-values
+    "lib/format.c",
 ]
 
 # The meson tests that run each folder's (or file's) code and check what it
@@ -99,6 +101,7 @@ TESTS = [
     # the published curves' reader: model_published hands the report a bad
     # file of each kind and a curve of the most points a curve may have
     ("resultfile/published_read.c", ["model_published", "report", "suite:report"]),
+    ("lib/format.c", ["format_edges", "stats", "claims_edges", "report", "suite:report"]),
 ]
 
 

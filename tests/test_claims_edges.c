@@ -561,6 +561,10 @@ static void test_one_and_two_repetitions(void **state)
 	r = check(&run, "false_sharing", LOCKED_2("padded_128", NULL, CLAIM_BELOW, 10));
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_non_null(strstr(r.why, "2 repetitions; this test needs at least 6"));
+	/* two on b's side, a comparison: not paired, and 2 is the fewer */
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2));
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_non_null(strstr(r.why, "2 repetitions; this test needs at least 6"));
 	padded->n = 1;
 	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 1));
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
@@ -615,6 +619,99 @@ static void test_which_claims_get_host_modes(void **state)
 	assert_int_equal(r.mark, CLAIM_SEEN);
 	assert_int_equal(r.nr_modes, 0);
 	b->rounds = saved;
+	/* a without rounds, likewise */
+	b = case_of(&run, "counter", "shared_atomic", 2);
+	saved = b->rounds;
+	b->rounds = NULL;
+	r = check(&run, "counter", wide);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.nr_modes, 0);
+	b->rounds = saved;
+
+	/* b in the run's first family (has_pinned) is found as well as in any other */
+	assert_string_equal(run.a.families[0].name, "has_pinned");
+	r = check(&run, "counter", (struct kernel_claim){
+		.text = "t", .a = "shared_atomic", .b = "has_pinned/store_always",
+		.b_threads = CLAIM_B_MOST_THREADS, .threads = CLAIM_MOST_THREADS,
+		.relation = CLAIM_WITHIN, .x = 1000 });
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	free_run(&run);
+
+	/* a Zen 4 guest's run in one mode: one mode is no split */
+	read_run(&run, "data/runs/epyc-zen4-2026-12-02/default.json");
+	assert_int_equal(run.a.modes[0].nr, 1);
+	r = check(&run, "counter", wide);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.threads, 2);
+	assert_int_equal(r.nr_modes, 0);
+	free_run(&run);
+}
+
+/*
+ * Ratios exactly at a bound, every round alike: separate_pages at 1 ns
+ * and padded_128 at 4 ns in each of the 7 rounds make 0.25 (and 4 the
+ * other way) in every round, so the median and both ends of the interval
+ * are 0.25 exactly, and 1 / 4 is exactly 0.25 too. "Within 4x" holds at
+ * both ends, "at most 4x" at its upper end; a hair inside, they do not.
+ */
+static void test_ratio_exactly_at_the_bound(void **state)
+{
+	static double ones[7] = { 1, 1, 1, 1, 1, 1, 1 }, fours[7] = { 4, 4, 4, 4, 4, 4, 4 };
+	struct run run;
+	struct result_case *pages, *padded;
+	struct claim_result r;
+	double *saved_pages, *saved_padded;
+
+	(void)state;
+	read_run(&run, "data/results-claims.json");
+	pages = case_of(&run, "false_sharing", "separate_pages", 2);
+	padded = case_of(&run, "false_sharing", "padded_128", 2);
+	saved_pages = pages->ns;
+	saved_padded = padded->ns;
+	pages->ns = ones;
+	padded->ns = fours;
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_WITHIN, 4));
+	assert_float_equal(r.ratio.ratio, 0.25, 0);
+	assert_float_equal(r.ratio.lo, 0.25, 0);
+	assert_float_equal(r.ratio.hi, 0.25, 0);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_WITHIN, 4));
+	assert_float_equal(r.ratio.ratio, 4, 0);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 4));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_LEAST, 4));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_WITHIN, 3.999));
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 3.999));
+	assert_int_equal(r.mark, CLAIM_NOT_SEEN);
+	pages->ns = saved_pages;
+	padded->ns = saved_padded;
+	free_run(&run);
+}
+
+/* x86 is x86_64, i386 or i686; an x86 claim elsewhere is not testable. */
+static void test_x86_names(void **state)
+{
+	const char *x86[] = { "x86_64", "i386", "i686" }, *other[] = { "aarch64", "i586", "x86" };
+	struct kernel_claim c = LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2);
+	struct run run;
+	struct claim_result r;
+
+	(void)state;
+	c.arch = CLAIM_X86;
+	read_run(&run, "data/results-claims.json");
+	for (size_t i = 0; i < 3; i++) {
+		run.set.files[0].run.arch = x86[i];
+		r = check(&run, "false_sharing", c);
+		assert_int_equal(r.mark, CLAIM_SEEN);
+		run.set.files[0].run.arch = other[i];
+		r = check(&run, "false_sharing", c);
+		assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+		assert_non_null(strstr(r.why, "other architecture"));
+	}
+	run.set.files[0].run.arch = "x86_64";
 	free_run(&run);
 }
 
@@ -631,6 +728,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_what_a_claim_cannot_find),
 		cmocka_unit_test(test_one_and_two_repetitions),
 		cmocka_unit_test(test_which_claims_get_host_modes),
+		cmocka_unit_test(test_x86_names),
+		cmocka_unit_test(test_ratio_exactly_at_the_bound),
 	};
 
 	if (argc != 2) {

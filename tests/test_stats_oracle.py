@@ -355,6 +355,9 @@ def check_rounds(probe, rng):
     cases.append((base, [(5.0, r) for r in range(9)] + [(5.0, 3)]))	# a round twice
     cases.append((base[:1] + base, [(5.0, r) for r in range(9)]))		# round 0 twice
     cases.append((base, [(0.0 if r == 4 else 5.0, r) for r in range(9)]))	# a zero
+    cases.append(([(0.0 if r == 2 else v, r) for v, r in base], [(5.0, r) for r in range(9)]))
+    cases.append(([(-1.0 if r == 2 else v, r) for v, r in base], [(5.0, r) for r in range(9)]))
+    cases.append(([(0.0, 20)] + base, [(5.0, r) for r in range(9)]))	# unpaired: no matter
     cases.append((base, [(5.0, r) for r in range(4, 13)]))			# 5 in common
     cases.append((base, [(5.0, r) for r in range(3, 12)]))			# 6 in common
     cases.append((base + [(1.0, 20), (2.0, 20)], [(5.0, r) for r in range(9)]))	# twice, last

@@ -194,13 +194,22 @@ if [ "$(nproc)" -ge 2 ]; then
 	"$bouncelab" model --profile this --family pingpong --threads 2 --json \
 		>"$tmp/this" 2>"$tmp/this.err" || fail "model --profile this failed: $(cat "$tmp/this.err")"
 	"$py" - "$tmp/this" "$(nproc)" <<'PY' || failures=$((failures + 1))
-import json, sys
+import json, re, sys
 
 out = json.load(open(sys.argv[1]))
 m = out["machine"]
 problems = []
 if not m["one_way_ns"] or any(not (v > 0) for v in m["one_way_ns"].values()):
     problems.append(f"one_way_ns {m['one_way_ns']}")
+# each class measured says how: 7 samples of 200 round trips, 7 cold misses
+if set(m["one_way_source"]) != set(m["one_way_ns"]) or set(m["cold_miss_ns"]) != set(m["one_way_ns"]):
+    problems.append(f"sources {m['one_way_source']}, cold misses {m['cold_miss_ns']} for {m['one_way_ns']}")
+for cls, src in m["one_way_source"].items():
+    if not re.fullmatch(r"pingpong store_load measured now on CPUs \d+ and \d+, median of 7 samples "
+                        r"of 200 round trips; the cold miss the fastest of 7", src):
+        problems.append(f"{cls}: source '{src}'")
+if any(not (v > 0) for v in m["cold_miss_ns"].values()):
+    problems.append(f"cold_miss_ns {m['cold_miss_ns']}")
 (v,) = [v for v in out["families"][0]["variants"] if v["variant"] == "store_load"] or [None]
 if v and sys.argv[2] == "2" and len(m["one_way_ns"]) == 1:
     (l,) = m["one_way_ns"].values()

@@ -531,9 +531,9 @@ static void test_printed_as_predicted(void **state)
 	"\"topology\": \"pack:2 core:2 pu:2\", " \
 	"\"clock_ghz\": {\"value\": 0.5, \"source\": \"s\"}, " \
 	"\"store_buffer\": {\"value\": 12, \"source\": \"the buffer's source\"}, " \
-	"\"one_way_ns\": {\"smt\": {\"value\": 9.8, \"source\": \"s\"}, " \
-	"\"package\": {\"value\": 23, \"source\": \"s\"}, " \
-	"\"cross_package\": {\"value\": 197.5, \"source\": \"s\"}}}"
+	"\"one_way_ns\": {\"smt\": {\"value\": 9.8, \"source\": \"smt's\"}, " \
+	"\"package\": {\"value\": 23, \"source\": \"package's\"}, " \
+	"\"cross_package\": {\"value\": 197.5, \"source\": \"cross_package's\"}}}"
 
 static void test_header(void **state)
 {
@@ -582,6 +582,12 @@ static void test_header(void **state)
 	assert_float_equal(json_real_value(json_object_get(json_object_get(mj, "one_way_ns"),
 							   "cross_package")), 197.5, 0);
 	assert_int_equal(json_object_size(json_object_get(mj, "cold_miss_ns")), 0);
+	/* each class's source, as the profile gives it */
+	assert_int_equal(json_object_size(json_object_get(mj, "one_way_source")), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(mj, "one_way_source"),
+							      "smt")), "smt's");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(mj, "one_way_source"),
+							      "cross_package")), "cross_package's");
 	assert_true(json_is_null(json_object_get(mj, "remote_home_ns")));
 	assert_string_equal(json_string_value(json_object_get(mj, "home")), "local");
 	json_decref(doc);

@@ -285,7 +285,7 @@ for run in "$runs"/epyc-zen3-2026-12-01/default.json "$runs"/epyc-zen5-2026-12-0
 	"$bouncelab" model --results "$run" --family counter --threads 2 >"$tmp/results.txt" 2>&1 ||
 		fail "model --results $run (text) failed: $(cat "$tmp/results.txt")"
 	grep -qF "Private cost per op: each variant's 1-thread median in $run." "$tmp/results.txt" &&
-		grep -q "^Cold miss (a load of a line the other CPU modified), [a-z_]*: [0-9.]* ns, as the run measured it.$" \
+		grep -q "^Cold miss (a load of a line the other CPU modified), [a-z_0-9]*: [0-9.]* ns, as the run measured it.$" \
 			"$tmp/results.txt" || fail "model --results $run: header '$(head -4 "$tmp/results.txt")'"
 	"$py" - "$run" "$tmp/results.json" "$tmp/list.json" <<'PY' || failures=$((failures + 1))
 import json, statistics, sys

@@ -990,7 +990,8 @@ static void test_mixed_lines(void **state)
 		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
 		"\"one_way_ns\": {\"package\": {\"value\": 43.2, \"source\": \"s\"}}}";
 	const double l = 43.2;
-	const double zs[] = { 0.7, 30, 2000 };	/* a tight loop to a long private cost */
+	/* no private work at all, a tight loop, a long private cost */
+	const double zs[] = { 0, 0.7, 30, 2000 };
 	struct kernel_config cfg = { .nr_threads = 2 };
 	struct machine_profile m;
 	struct model_prediction p;
@@ -1525,7 +1526,8 @@ static double kind_network(const struct kind_case *kc, const struct flat_machine
 		if (k < 2 || a->stores + a->locked + a->cas <= 0)
 			continue;
 		s = s > 0 ? fmin(1, s) : 1;
-		visits[*nr] = v / (1 + s * (fm->l * v / fm->z + e * v));
+		/* no private work: no visit of the owner's own in its tenure */
+		visits[*nr] = v / (1 + s * ((fm->z > 0 ? fm->l * v / fm->z : 0) + e * v));
 		demand[*nr] = visits[*nr] * (1 + s) * fm->l * (a->cas > 0 ? 1 + r : 1);
 		copies[*nr] = all || pop < n ? 1 : (double)n / k;
 		if (copies[*nr] != floor(copies[*nr]))
@@ -1613,6 +1615,13 @@ static void check_kinds(struct machine_profile *m, const struct flat_machine *fm
 		if (!kind_oracle(kc, fm, n, &want))
 			continue;
 		memset(&p, 0x5a, sizeof(p));
+		if (want.think <= 0 && want.bottleneck < 0) {
+			/* no private cost and no line to queue at: nothing to predict */
+			assert_int_equal(model_predict(m, &kinds_family, &cfg, private_ns, private_ghz,
+						       NULL, &p, err, sizeof(err)), -1);
+			assert_non_null(strstr(err, "nothing to predict"));
+			continue;
+		}
 		if (model_predict(m, &kinds_family, &cfg, private_ns, private_ghz, NULL, &p, err,
 				  sizeof(err)))
 			fail_msg("%s, %s at %u threads: %s", what, kc->name, n, err);
@@ -1654,7 +1663,8 @@ static void test_kinds_by_hand(void **state)
 		"\"clock_ghz\": {\"value\": 2.45, \"source\": \"s\"}, "
 		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
 		"\"one_way_ns\": {\"package\": {\"value\": 43.2, \"source\": \"s\"}}}";
-	const double zs[] = { 0.7, 30, 2000 };	/* a tight loop to a long private cost */
+	/* no private work at all, a tight loop, a long private cost */
+	const double zs[] = { 0, 0.7, 30, 2000 };
 	struct machine_profile m2, m4;
 	char err[512], what[128];
 
@@ -1725,8 +1735,8 @@ static void test_kinds_by_hand(void **state)
  * is the requesters at the line beyond the one served, n - n Z / cycle -
  * U for one line. Placements: three cores of one L3 and one of the other
  * (as many pairs within as between: a sum of pairs that cancels is still
- * a sum), two and one, two and two; an L3 of 0.8 ns (under a nanosecond
- * is still a domain); private costs from saturation to nearly idle.
+ * a sum), two and one, two and two; an L3 of 0.8 ns, and both under a
+ * nanosecond (still a domain); private costs from saturation to nearly idle.
  */
 static void check_domain_first(struct machine_profile *m, const char *cpus, unsigned int n,
 			       unsigned int local_pairs, double local, double cross, bool *within,
@@ -1734,7 +1744,7 @@ static void check_domain_first(struct machine_profile *m, const char *cpus, unsi
 {
 	const double all = (local_pairs * local + (n * (n - 1) - local_pairs) * cross) /
 			   (n * (n - 1));
-	const double zs[] = { 1, 30, 100, 200, 300, 400, 600, 1000, 100000 };
+	const double zs[] = { 0.01, 0.3, 1, 30, 100, 200, 300, 400, 600, 1000, 100000 };
 	const struct kernel_family *f = catalog_find("counter");
 	struct kernel_config cfg;
 	char err[512];
@@ -1754,8 +1764,13 @@ static void check_domain_first(struct machine_profile *m, const char *cpus, unsi
 		if (p.local_handoffs > 0) {
 			*within = true;
 			*under_one |= waiting < 1;
-			if (fabs(p.local_handoffs - m_hand) > 1e-5 * m_hand ||
-			    fabs(p.handoff_ns - cross / (1 + m_hand)) > 1e-6 * cross)
+			/*
+			 * At a tiny private cost the demand hardly moves with the
+			 * handoff, and the model stops once the demand settles:
+			 * the handoff is then within 1e-4.
+			 */
+			if (fabs(p.local_handoffs - m_hand) > 1e-4 * m_hand ||
+			    fabs(p.handoff_ns - cross / (1 + m_hand)) > 1e-4 * cross)
 				fail_msg("%s, Z %g: %.6g local handoffs, %.6g ns a handoff; by hand %.6g and %.6g",
 					 cpus, zs[i], p.local_handoffs, p.handoff_ns, m_hand,
 					 cross / (1 + m_hand));
@@ -1795,6 +1810,12 @@ static void test_domain_first_by_hand(void **state)
 	assert_int_equal(profile_from_text(fast, &m, err, sizeof(err)), 0);
 	check_domain_first(&m, "cpus:0,1,4", 3, 2, 0.8, 100, &within, &under_one);
 	check_domain_first(&m, "cpus:0,4,5,6", 4, 6, 0.8, 100, &within, &under_one);
+	/* both under a nanosecond */
+	m.one_way_ns[DISTANCE_L3] = 0.3;
+	m.one_way_ns[DISTANCE_PACKAGE] = 0.9;
+	m.nr_cached = 0;
+	check_domain_first(&m, "cpus:0,1,4", 3, 2, 0.3, 0.9, &within, &under_one);
+	check_domain_first(&m, "cpus:0,1,2,4", 4, 6, 0.3, 0.9, &within, &under_one);
 	machine_profile_close(&m);
 	/* both regimes were seen, and handoffs within a domain with less than one waiting */
 	assert_true(within && under_one);

@@ -1859,6 +1859,97 @@ static void test_small_and_missing_latencies(void **state)
 	machine_profile_close(&m);
 }
 
+/*
+ * The model has no time scale of its own: every latency and the private
+ * cost k times longer make every ns/op k times longer, and leave the
+ * shares (busy, retries, handoffs within a domain) as they were. Checked
+ * from a nanosecond's millionth to a millisecond, where a tolerance taken
+ * in ns rather than relative to the number would show.
+ */
+static void scale_machine(struct machine_profile *m, double k)
+{
+	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
+		m->one_way_ns[c] *= k;
+		m->cold_miss_ns[c] *= k;
+	}
+	m->remote_home_ns *= k;
+	m->waiter_ns *= k;
+}
+
+static void check_scale_free(struct machine_profile *m, const struct kernel_family *f,
+			     const struct kernel_config *cfg, double z, const char *policy)
+{
+	static const double ks[] = { 1e-6, 1e6 };
+	struct model_prediction one, scaled;
+	char err[512];
+
+	if (model_predict(m, f, cfg, z, 0, policy, &one, err, sizeof(err)))
+		fail_msg("%s/%s: %s", f->name, f->variants[cfg->variant].name, err);
+	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		scale_machine(m, ks[i]);
+		m->nr_cached = 0;
+		if (model_predict(m, f, cfg, z * ks[i], 0, policy, &scaled, err, sizeof(err)))
+			fail_msg("%s/%s, times %g: %s", f->name, f->variants[cfg->variant].name, ks[i],
+				 err);
+		scale_machine(m, 1 / ks[i]);
+		if (fabs(scaled.ns_per_op - ks[i] * one.ns_per_op) > 1e-6 * ks[i] * one.ns_per_op ||
+		    fabs(scaled.retries - one.retries) > 1e-6 * (1 + one.retries) ||
+		    fabs(scaled.busy - one.busy) > 1e-6 ||
+		    fabs(scaled.local_handoffs - one.local_handoffs) > 1e-4 * (1 + one.local_handoffs) ||
+		    fabs(scaled.handoff_ns - ks[i] * one.handoff_ns) > 1e-4 * ks[i] * one.handoff_ns)
+			fail_msg("%s/%s at %u threads (%s), Z %g, times %g: %.9g ns/op, %.6g retries, %.6g busy, %.6g local; unscaled %.9g, %.6g, %.6g, %.6g",
+				 f->name, f->variants[cfg->variant].name, cfg->nr_threads, policy, z,
+				 ks[i], scaled.ns_per_op / ks[i], scaled.retries, scaled.busy,
+				 scaled.local_handoffs, one.ns_per_op, one.retries, one.busy,
+				 one.local_handoffs);
+	}
+}
+
+static void test_scale_free(void **state)
+{
+	static const char near[] = "{\"name\": \"near\", \"topology\": \"pack:1 l3:2 core:4 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
+		"\"waiter_ns\": {\"value\": 0.5, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"l3\": {\"value\": 40, \"source\": \"s\"}, "
+		"\"package\": {\"value\": 100, \"source\": \"s\"}}}";
+	static const char *const cpus[] = { "compact", "cpus:0,1,2,4", "cpus:0,1,4" };
+	static const unsigned int nr_cpus[] = { 8, 4, 3 };
+	const double zs[] = { 1, 30, 300 };
+	struct machine_profile m;
+	struct kernel_config cfg;
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < NR_KIND_CASES; i++)
+		kinds_variants[i].name = kind_cases[i].name;
+	assert_int_equal(profile_from_text(near, &m, err, sizeof(err)), 0);
+	m.tenure_share[0] = 0.1;
+	m.tenure_share[1] = 0.4;
+	for (size_t p = 0; p < sizeof(cpus) / sizeof(cpus[0]); p++) {
+		for (size_t i = 0; i < sizeof(zs) / sizeof(zs[0]); i++) {
+			cfg = (struct kernel_config){ .nr_threads = nr_cpus[p] };
+			for (cfg.variant = 0; cfg.variant < NR_KIND_CASES; cfg.variant++)
+				if (kind_cases[cfg.variant].nr_lines)
+					check_scale_free(&m, &kinds_family, &cfg, zs[i], cpus[p]);
+			for (unsigned int c = 0; c < catalog_size; c++) {
+				const struct kernel_family *f = catalog[c];
+
+				if (!f->access || f->spins)
+					continue;
+				kernel_config_defaults(f, &cfg);
+				cfg.nr_threads = nr_cpus[p];
+				if ((f->min_threads && cfg.nr_threads < f->min_threads) ||
+				    (f->max_threads && cfg.nr_threads > f->max_threads))
+					continue;
+				for (cfg.variant = 0; cfg.variant < f->nr_variants; cfg.variant++)
+					check_scale_free(&m, f, &cfg, zs[i], cpus[p]);
+			}
+		}
+	}
+	machine_profile_close(&m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1893,6 +1984,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_kinds_by_hand),
 		cmocka_unit_test(test_domain_first_by_hand),
 		cmocka_unit_test(test_small_and_missing_latencies),
+		cmocka_unit_test(test_scale_free),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

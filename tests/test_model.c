@@ -1950,6 +1950,36 @@ static void test_scale_free(void **state)
 	machine_profile_close(&m);
 }
 
+/*
+ * A share measured above 1 (a run's noise) is the whole tenure: the same
+ * prediction as a share of 1, for locked ops and for plain stores alike.
+ */
+static void test_tenure_share_above_one(void **state)
+{
+	static const char guest[] = "{\"name\": \"guest\", \"topology\": \"pack:1 core:2 pu:1\", "
+		"\"clock_ghz\": {\"value\": 2.45, \"source\": \"s\"}, "
+		"\"store_buffer\": {\"value\": 64, \"source\": \"s\"}, "
+		"\"one_way_ns\": {\"package\": {\"value\": 43.2, \"source\": \"s\"}}}";
+	static const char *const variants[] = { "shared_atomic", "shared_plain" };
+	struct machine_profile m;
+	struct model_prediction whole, above;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(profile_from_text(guest, &m, err, sizeof(err)), 0);
+	for (size_t i = 0; i < 2; i++) {
+		m.tenure_share[0] = m.tenure_share[1] = 1;
+		assert_int_equal(model_predict_case(&m, "counter", variants[i], 0, NULL, NULL, 2, 3, 0,
+						    &whole, err, sizeof(err)), 0);
+		m.tenure_share[0] = m.tenure_share[1] = 1.5;
+		assert_int_equal(model_predict_case(&m, "counter", variants[i], 0, NULL, NULL, 2, 3, 0,
+						    &above, err, sizeof(err)), 0);
+		assert_float_equal(above.ns_per_op, whole.ns_per_op, 1e-12 * whole.ns_per_op);
+	}
+	machine_profile_close(&m);
+}
+
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1985,6 +2015,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_domain_first_by_hand),
 		cmocka_unit_test(test_small_and_missing_latencies),
 		cmocka_unit_test(test_scale_free),
+		cmocka_unit_test(test_tenure_share_above_one),
 	};
 
 	source_dir = argc > 1 ? argv[1] : ".";

@@ -1856,6 +1856,20 @@ static void test_small_and_missing_latencies(void **state)
 	assert_float_equal(p.ns_per_op, 30 + 0.25 + 0.8, 1e-9);
 	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
 	assert_float_equal(p.ns_per_op, 2 * (0.5 + 0.8), 1e-12);
+	/* two threads on one CPU: the line never moves, nothing to queue at */
+	{
+		const struct kernel_family *f = catalog_find("counter");
+		struct kernel_config cfg;
+
+		kernel_config_defaults(f, &cfg);
+		cfg.variant = (unsigned int)catalog_variant_index(f, "shared_atomic");
+		cfg.nr_threads = 2;
+		memset(&p, 0x5a, sizeof(p));
+		assert_int_equal(model_predict(&m, f, &cfg, 30, 0, "cpus:0,0", &p, err, sizeof(err)),
+				 0);
+	}
+	assert_null(p.bottleneck);
+	assert_float_equal(p.ns_per_op, 30, 1e-12);
 	machine_profile_close(&m);
 }
 

@@ -67,6 +67,11 @@ TESTS = [
     ("cli/cmd_compare.c", ["cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
+    # bouncelab model run in a test's own process (the private cost under a
+    # scripted clock, every printed row, the options) and on the command
+    # line, before the rest of its suite: an entry given again is the one taken
+    ("model/", ["model", "model_cli", "cli_model", "report", "suite:model"]),
+    ("cli/cmd_model.c", ["model_cli", "cli_model", "suite:model"]),
 ]
 
 

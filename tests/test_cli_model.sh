@@ -287,6 +287,8 @@ for run in "$runs"/epyc-zen3-2026-12-01/default.json "$runs"/epyc-zen5-2026-12-0
 	grep -qF "Private cost per op: each variant's 1-thread median in $run." "$tmp/results.txt" &&
 		grep -q "^Cold miss (a load of a line the other CPU modified), [a-z_0-9]*: [0-9.]* ns, as the run measured it.$" \
 			"$tmp/results.txt" || fail "model --results $run: header '$(head -4 "$tmp/results.txt")'"
+	[ "$(grep -c '^Cold miss' "$tmp/results.txt")" = "$(grep -o ' ns' <<<"$(grep '^One-way transfer per class:' "$tmp/results.txt")" | wc -l)" ] ||
+		fail "model --results $run: a cold-miss line per class expected: $(head -6 "$tmp/results.txt")"
 	"$py" - "$run" "$tmp/results.json" "$tmp/list.json" <<'PY' || failures=$((failures + 1))
 import json, statistics, sys
 
@@ -323,6 +325,10 @@ for key in sorted(set(want) - seen):
         problems.append(f"{key}: in the file at the defaults, not predicted")
 if len(seen) < 10:
     problems.append(f"only {len(seen)} variants predicted")
+# a cold miss for each class measured, and for no other
+m = out["machine"]
+if set(m["cold_miss_ns"]) != set(m["one_way_ns"]) or not all(v > 0 for v in m["cold_miss_ns"].values()):
+    problems.append(f"cold misses {m['cold_miss_ns']} for the classes {m['one_way_ns']}")
 for p in problems:
     print("FAIL: --results", sys.argv[1], p)
 sys.exit(1 if problems else 0)

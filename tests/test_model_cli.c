@@ -581,6 +581,17 @@ static void test_header(void **state)
 	assert_int_equal(o->rc, 0);
 	assert_non_null(strstr(o->out, "; placement spread.\nPrivate cost per op: 0.500 ns, given (--private-ns).\n"));
 	assert_non_null(strstr(o->out, "Home of the shared lines: remote, 0.8 ns more per transfer (the home's).\n"));
+	/* a tenure share and a waiters' cost, each with a one-letter source */
+	run_model(o, "--profile", write_profile("tenure", "{\"name\": \"tenure\", \"topology\": \"pack:1 core:2 pu:1\", "
+		  "\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		  "\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		  "\"tenure_share\": {\"value\": 0.25, \"source\": \"t\"}, "
+		  "\"waiter_ns\": {\"value\": 0.125, \"source\": \"w\"}, "
+		  "\"one_way_ns\": {\"package\": {\"value\": 40, \"source\": \"s\"}}}"),
+		  "--family", "pingpong", "--threads", "2", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_non_null(strstr(o->out, "\nTenure share of locked ops: 0.25 of a transfer (t).\n"
+			       "Each requester queued beyond the next: 0.125 ns more a handoff (w).\n"));
 
 	run_model(o, "--profile", profile, "--family", "pingpong", "--threads", "2", "--json", NULL);
 	assert_int_equal(o->rc, 0);

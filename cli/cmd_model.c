@@ -195,10 +195,14 @@ static int measure_private(const struct kernel_family *f,
 	return rc;
 }
 
-/* --profile this: one ping-pong per distance class present. */
+/*
+ * --profile this: one ping-pong per distance class present. Each class's
+ * source says how it was measured, from the counts the measurement took.
+ */
 static int measure_this(struct machine_profile *m)
 {
 	const struct kernel_family *pp = catalog_transfer_probe();
+	const unsigned int samples = 7, round_trips = 200, fetches = 7;
 	struct latency_pair *pairs = NULL;
 	unsigned int nr = latency_pick_pairs(m->topo, 1, &pairs);
 	char err[256];
@@ -207,7 +211,8 @@ static int measure_this(struct machine_profile *m)
 	for (unsigned int i = 0; i < nr && !rc; i++) {
 		struct latency_summary sum;
 
-		if (latency_measure_pair(m->topo, pp, 0, 7, 200, &pairs[i], err, sizeof(err))) {
+		if (latency_measure_pair(m->topo, pp, 0, samples, round_trips, &pairs[i], err,
+					 sizeof(err))) {
 			rc = runtime_error("measuring the one-way latency: %s", err);
 			break;
 		}
@@ -220,14 +225,14 @@ static int measure_this(struct machine_profile *m)
 		 */
 		m->one_way_ns[pairs[i].cls] = sum.median;
 		/* and what a cold miss costs between the same two CPUs */
-		if (latency_measure_fetch(m->topo, pairs[i].cpu_a, pairs[i].cpu_b, 7,
+		if (latency_measure_fetch(m->topo, pairs[i].cpu_a, pairs[i].cpu_b, fetches,
 					  &m->cold_miss_ns[pairs[i].cls], err, sizeof(err))) {
 			rc = runtime_error("measuring the cold-miss time: %s", err);
 			break;
 		}
 		snprintf(m->source[pairs[i].cls], sizeof(m->source[0]),
-			 "pingpong store_load measured now on CPUs %d and %d, median of 7 samples",
-			 pairs[i].cpu_a, pairs[i].cpu_b);
+			 "pingpong store_load measured now on CPUs %d and %d, median of %u samples of %u round trips; the cold miss the fastest of %u",
+			 pairs[i].cpu_a, pairs[i].cpu_b, pairs[i].nr_samples, round_trips, fetches);
 	}
 	for (unsigned int i = 0; i < nr; i++)
 		free(pairs[i].samples);
@@ -302,23 +307,25 @@ static void print_header(const struct machine_profile *m, const struct model_opt
 /* The header's facts for --json: the same numbers print_header() prints. */
 static json_t *machine_json(const struct machine_profile *m, const struct model_options *o)
 {
-	json_t *one_way = json_object(), *cold = json_object();
+	json_t *one_way = json_object(), *cold = json_object(), *sources = json_object();
 
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++) {
 		const char *name = distance_class_name((enum distance_class)c);
 
-		if (m->one_way_ns[c] > 0)
+		if (m->one_way_ns[c] > 0) {
 			json_object_set_new(one_way, name, json_real(m->one_way_ns[c]));
+			json_object_set_new(sources, name, json_string(m->source[c]));
+		}
 		if (m->cold_miss_ns[c] > 0)
 			json_object_set_new(cold, name, json_real(m->cold_miss_ns[c]));
 	}
-	return json_pack("{s:s, s:s, s:i, s:f, s:i, s:s, s:s, s:b, s:o, s:o, s:s, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:i, s:f, s:i, s:s, s:s, s:b, s:o, s:o, s:o, s:s, s:o, s:o}",
 			 "name", m->name, "title", m->title, "nr_cpus", (int)m->nr_cpus,
 			 "clock_ghz", m->clock_ghz, "store_buffer", (int)m->store_buffer,
 			 "store_buffer_source", m->store_buffer_source,
 			 "placement", o->placement ? o->placement : "compact",
 			 "measured_here", !strcmp(m->name, "this"),
-			 "one_way_ns", one_way, "cold_miss_ns", cold,
+			 "one_way_ns", one_way, "one_way_source", sources, "cold_miss_ns", cold,
 			 "home", o->home ? o->home : "local",
 			 "remote_home_ns", m->remote_home_ns > 0 ? json_real(m->remote_home_ns) : json_null(),
 			 "remote_home_source", m->remote_home_ns > 0 ?

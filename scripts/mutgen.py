@@ -102,6 +102,11 @@ TESTS = [
     # file of each kind and a curve of the most points a curve may have
     ("resultfile/published_read.c", ["model_published", "report", "suite:report"]),
     ("lib/format.c", ["format_edges", "stats", "claims_edges", "report", "suite:report"]),
+    # bouncelab model run in a test's own process (the private cost under a
+    # scripted clock, every printed row, the options) and on the command
+    # line, before the rest of its suite: an entry given again is the one taken
+    ("model/", ["model", "model_cli", "cli_model", "report", "suite:model"]),
+    ("cli/cmd_model.c", ["model_cli", "cli_model", "suite:model"]),
 ]
 
 

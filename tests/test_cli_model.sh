@@ -194,13 +194,22 @@ if [ "$(nproc)" -ge 2 ]; then
 	"$bouncelab" model --profile this --family pingpong --threads 2 --json \
 		>"$tmp/this" 2>"$tmp/this.err" || fail "model --profile this failed: $(cat "$tmp/this.err")"
 	"$py" - "$tmp/this" "$(nproc)" <<'PY' || failures=$((failures + 1))
-import json, sys
+import json, re, sys
 
 out = json.load(open(sys.argv[1]))
 m = out["machine"]
 problems = []
 if not m["one_way_ns"] or any(not (v > 0) for v in m["one_way_ns"].values()):
     problems.append(f"one_way_ns {m['one_way_ns']}")
+# each class measured says how: 7 samples of 200 round trips, 7 cold misses
+if set(m["one_way_source"]) != set(m["one_way_ns"]) or set(m["cold_miss_ns"]) != set(m["one_way_ns"]):
+    problems.append(f"sources {m['one_way_source']}, cold misses {m['cold_miss_ns']} for {m['one_way_ns']}")
+for cls, src in m["one_way_source"].items():
+    if not re.fullmatch(r"pingpong store_load measured now on CPUs \d+ and \d+, median of 7 samples "
+                        r"of 200 round trips; the cold miss the fastest of 7", src):
+        problems.append(f"{cls}: source '{src}'")
+if any(not (v > 0) for v in m["cold_miss_ns"].values()):
+    problems.append(f"cold_miss_ns {m['cold_miss_ns']}")
 (v,) = [v for v in out["families"][0]["variants"] if v["variant"] == "store_load"] or [None]
 if v and sys.argv[2] == "2" and len(m["one_way_ns"]) == 1:
     (l,) = m["one_way_ns"].values()
@@ -263,6 +272,67 @@ for bad in "$tmp/dir.json" "$tmp/fifo.json" "$tmp/empty.json" "$tmp/none.json"; 
 	   ! grep -qF -- "--results" "$tmp/bad.err" || ! grep -qF "$bad" "$tmp/bad.err"; then
 		fail "--results $bad: exit $rc, stderr '$(cat "$tmp/bad.err")', expected one line naming it and exit 2"
 	fi
+done
+
+# --results FILE: each variant's private cost is its 1-thread median in the
+# file at the catalogue's defaults (the repetitions' wall_ns / ops, worked
+# out here from the rows), unscaled: the 1-thread prediction is that cost.
+runs="$(dirname "$0")/data/runs"
+"$bouncelab" list --json >"$tmp/list.json" || fail "list --json failed"
+for run in "$runs"/epyc-zen3-2026-12-01/default.json "$runs"/epyc-zen5-2026-12-02/default.json; do
+	"$bouncelab" model --results "$run" --threads 1,2 --json >"$tmp/results.json" 2>"$tmp/results.err" ||
+		fail "model --results $run failed: $(cat "$tmp/results.err")"
+	"$bouncelab" model --results "$run" --family counter --threads 2 >"$tmp/results.txt" 2>&1 ||
+		fail "model --results $run (text) failed: $(cat "$tmp/results.txt")"
+	grep -qF "Private cost per op: each variant's 1-thread median in $run." "$tmp/results.txt" &&
+		grep -q "^Cold miss (a load of a line the other CPU modified), [a-z_0-9]*: [0-9.]* ns, as the run measured it.$" \
+			"$tmp/results.txt" || fail "model --results $run: header '$(head -4 "$tmp/results.txt")'"
+	[ "$(grep -c '^Cold miss' "$tmp/results.txt")" = "$(grep -o ' ns' <<<"$(grep '^One-way transfer per class:' "$tmp/results.txt")" | wc -l)" ] ||
+		fail "model --results $run: a cold-miss line per class expected: $(head -6 "$tmp/results.txt")"
+	"$py" - "$run" "$tmp/results.json" "$tmp/list.json" <<'PY' || failures=$((failures + 1))
+import json, statistics, sys
+
+rows = json.load(open(sys.argv[1]))["benchmarks"]
+out = json.load(open(sys.argv[2]))
+defaults = {f["family"]: {p["name"]: p["default"] for p in f["parameters"]}
+            for f in json.load(open(sys.argv[3]))["families"]}
+problems = []
+want = {}
+for r in rows:
+    b = r.get("bouncelab", {})
+    if r.get("run_type") != "iteration" or r.get("threads") != 1 or not r.get("ops"):
+        continue
+    d = defaults.get(b.get("family"), {})
+    if any(str(d.get(k)) != str(v) for k, v in b.get("params", {}).items()):
+        continue
+    want.setdefault((b["family"], b["variant"]), []).append(r["wall_ns"] / r["ops"])
+seen = set()
+for fam in out["families"]:
+    for v in fam["variants"]:
+        key = (fam["family"], v["variant"])
+        seen.add(key)
+        if key not in want:
+            problems.append(f"{key}: predicted, but the file has no 1-thread row at the defaults")
+            continue
+        med = statistics.median(want[key])
+        if abs(v["private_ns"] - med) > 1e-5 * med:
+            problems.append(f"{key}: private_ns {v['private_ns']}, the rows' median {med}")
+        one = [p for p in v["predictions"] if p["threads"] == 1]
+        if fam["family"] != "pingpong" and (not one or abs(one[0]["ns_per_op"] - med) > 1e-5 * med):
+            problems.append(f"{key}: 1 thread {one}, expected the median {med} unscaled")
+for key in sorted(set(want) - seen):
+    if key[0] not in ("pingpong", "longterm_check"):
+        problems.append(f"{key}: in the file at the defaults, not predicted")
+if len(seen) < 10:
+    problems.append(f"only {len(seen)} variants predicted")
+# a cold miss for each class measured, and for no other
+m = out["machine"]
+if set(m["cold_miss_ns"]) != set(m["one_way_ns"]) or not all(v > 0 for v in m["cold_miss_ns"].values()):
+    problems.append(f"cold misses {m['cold_miss_ns']} for the classes {m['one_way_ns']}")
+for p in problems:
+    print("FAIL: --results", sys.argv[1], p)
+sys.exit(1 if problems else 0)
+PY
 done
 
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }

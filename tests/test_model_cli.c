@@ -51,8 +51,8 @@ int __wrap_clock_gettime(clockid_t clock, struct timespec *ts);
 /*
  * Reads come in pairs, a batch's start and end. Batch j starts 100 us
  * before second 10 (j + 1), so that every batch of more than 100 us
- * crosses a second: a second taken as other than 1e9 ns shows. A read
- * past the script gives a time that stops every measurement loop.
+ * crosses a second: a second taken as other than 1e9 ns shows. A batch
+ * past the script lasts a second, which ends any measurement loop.
  */
 int __wrap_clock_gettime(clockid_t clock, struct timespec *ts)
 {
@@ -64,10 +64,8 @@ int __wrap_clock_gettime(clockid_t clock, struct timespec *ts)
 	call = fake.calls++;
 	batch = call / 2;
 	ns = 10e9 * (double)(batch + 1) - 1e5;
-	if (batch >= fake.nr)
-		ns += 1e12;	/* read beyond the script: counted, and long */
-	else if (call % 2)
-		ns += fake.durations[batch];
+	if (call % 2)	/* a batch beyond the script: counted, and long enough to end */
+		ns += batch < fake.nr ? fake.durations[batch] : 1e9;
 	ts->tv_sec = (time_t)(ns / 1e9);
 	ts->tv_nsec = (long)(ns - 1e9 * (double)ts->tv_sec);
 	return 0;
@@ -286,6 +284,7 @@ static void test_private_cost_measured(void **state)
 
 struct case_args {
 	const char *profile, *family, *variant, *threads, *placement, *home, *private_ns;
+	const char *param;	/* NAME=VALUE of the family, or NULL */
 };
 
 /* The prediction the command should print for a row, from the library. */
@@ -300,6 +299,16 @@ static void predict_on(struct machine_profile *m, const struct case_args *c, uns
 	kernel_config_defaults(f, &cfg);
 	cfg.variant = (unsigned int)catalog_variant_index(f, c->variant);
 	cfg.nr_threads = threads;
+	if (c->param) {
+		const char *eq = strchr(c->param, '=');
+		char name[64];
+		int k;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - c->param), c->param);
+		k = kernel_param_index(f, name);
+		assert_true(k >= 0);
+		cfg.param[k] = strtol(eq + 1, NULL, 10);
+	}
 	if (model_predict(m, f, &cfg, private_ns, 0, c->placement, p, err, sizeof(err)))
 		fail_msg("%s", err);
 }
@@ -383,7 +392,7 @@ static void check_json_row(const struct case_args *c, json_t *row, const struct 
 static void check_case(const struct case_args *c)
 {
 	struct output *o = calloc(1, sizeof(*o)), *j = calloc(1, sizeof(*j));
-	char *argv[20], threads[128], *save = NULL;
+	char *argv[20] = { 0 }, threads[128], param[128], *save = NULL;
 	int n = 0;
 	json_t *doc, *preds;
 	size_t t = 0;
@@ -408,15 +417,18 @@ static void check_case(const struct case_args *c)
 		argv[n++] = "--home";
 		argv[n++] = (char *)c->home;
 	}
+	if (c->param) {
+		snprintf(param, sizeof(param), "%s.%s", c->family, c->param);
+		argv[n++] = "--param";
+		argv[n++] = param;
+	}
 	argv[n] = NULL;
 	run_model(o, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8],
-		  argv[9], n > 10 ? argv[10] : NULL, n > 11 ? argv[11] : NULL,
-		  n > 12 ? argv[12] : NULL, n > 13 ? argv[13] : NULL, NULL);
+		  argv[9], argv[10], argv[11], argv[12], argv[13], argv[14], argv[15], NULL);
 	argv[n++] = "--json";
 	argv[n] = NULL;
 	run_model(j, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], argv[7], argv[8],
-		  argv[9], argv[10], n > 11 ? argv[11] : NULL, n > 12 ? argv[12] : NULL,
-		  n > 13 ? argv[13] : NULL, n > 14 ? argv[14] : NULL, NULL);
+		  argv[9], argv[10], argv[11], argv[12], argv[13], argv[14], argv[15], argv[16], NULL);
 	if (o->rc || j->rc)
 		fail_msg("%s/%s: exit %d and %d: %s%s", c->family, c->variant, o->rc, j->rc, o->err,
 			 j->err);
@@ -486,23 +498,27 @@ static void test_printed_as_predicted(void **state)
 		"\"remote_home_ns\": {\"value\": 30, \"source\": \"the home's number\"}, "
 		"\"one_way_ns\": {\"package\": {\"value\": 100, \"source\": \"s\"}}}");
 	struct case_args cases[] = {
-		{ two, "counter", "shared_atomic", "1,2", NULL, NULL, "10" },
-		{ two, "counter", "shared_atomic", "1", NULL, NULL, "0.0001" },
-		{ two, "last_nidpid", "cmpxchg_loop", "2", NULL, NULL, "6.35" },
-		{ two, "has_pinned", "store_always", "1,2", NULL, "remote", "0.94" },
-		{ two, "pingpong", "store_load", "2", NULL, NULL, "1" },
-		{ milan, "counter", "shared_atomic", "16,32", NULL, NULL, "30" },
-		{ milan, "counter", "shared_atomic", "8,64", "spread", NULL, "3" },
-		{ waiters, "counter", "shared_atomic", "2,8,16", NULL, "remote", "2.5" },
-		{ waiters, "counter", "shared_atomic", "16", NULL, "local", "2.5" },
+		{ two, "counter", "shared_atomic", "1,2", NULL, NULL, "10", NULL },
+		{ two, "counter", "shared_atomic", "1", NULL, NULL, "0.0001", NULL },
+		{ two, "last_nidpid", "cmpxchg_loop", "2", NULL, NULL, "6.35", NULL },
+		{ two, "has_pinned", "store_always", "1,2", NULL, "remote", "0.94", NULL },
+		{ two, "pingpong", "store_load", "2", NULL, NULL, "1", NULL },
+		{ milan, "counter", "shared_atomic", "16,32", NULL, NULL, "30", NULL },
+		{ milan, "counter", "shared_atomic", "8,64", "spread", NULL, "3", NULL },
+		{ waiters, "counter", "shared_atomic", "2,8,16", NULL, "remote", "2.5", NULL },
+		{ waiters, "counter", "shared_atomic", "16", NULL, "local", "2.5", NULL },
+		/* a parameter in between: half the calls find the flag set */
+		{ two, "has_pinned", "read_then_set", "1,2", NULL, NULL, "6.1", "already_set=50" },
+		{ two, "has_pinned", "store_always", "2", NULL, NULL, "6.1", "pin_work=16" },
+		{ two, "counter", "percpu_batched", "2", NULL, NULL, "1.1", "batch=4" },
 	};
 	struct case_args window[] = {
-		{ domains, "counter", "shared_atomic", "8", NULL, NULL, z[0] },
-		{ domains, "counter", "shared_atomic", "8", NULL, NULL, z[1] },
-		{ waiters, "counter", "shared_atomic", "16", NULL, NULL, z[2] },
-		{ waiters, "counter", "shared_atomic", "16", NULL, NULL, z[3] },
-		{ milan, "last_nidpid", "cmpxchg_loop", "2", NULL, NULL, z[4] },
-		{ milan, "last_nidpid", "cmpxchg_loop", "2", NULL, NULL, z[5] },
+		{ domains, "counter", "shared_atomic", "8", NULL, NULL, z[0], NULL },
+		{ domains, "counter", "shared_atomic", "8", NULL, NULL, z[1], NULL },
+		{ waiters, "counter", "shared_atomic", "16", NULL, NULL, z[2], NULL },
+		{ waiters, "counter", "shared_atomic", "16", NULL, NULL, z[3], NULL },
+		{ milan, "last_nidpid", "cmpxchg_loop", "2", NULL, NULL, z[4], NULL },
+		{ milan, "last_nidpid", "cmpxchg_loop", "2", NULL, NULL, z[5], NULL },
 	};
 	/* figure (local handoffs, waiters' ns, retries) and its window */
 	static const struct {
@@ -531,26 +547,28 @@ static void test_printed_as_predicted(void **state)
 	"\"topology\": \"pack:2 core:2 pu:2\", " \
 	"\"clock_ghz\": {\"value\": 0.5, \"source\": \"s\"}, " \
 	"\"store_buffer\": {\"value\": 12, \"source\": \"the buffer's source\"}, " \
-	"\"one_way_ns\": {\"smt\": {\"value\": 9.8, \"source\": \"s\"}, " \
-	"\"package\": {\"value\": 23, \"source\": \"s\"}, " \
-	"\"cross_package\": {\"value\": 197.5, \"source\": \"s\"}}}"
+	"\"remote_home_ns\": {\"value\": 0.75, \"source\": \"the home's\"}, " \
+	"\"one_way_ns\": {\"smt\": {\"value\": 0.8, \"source\": \"smt's\"}, " \
+	"\"package\": {\"value\": 23, \"source\": \"package's\"}, " \
+	"\"cross_package\": {\"value\": 197.5, \"source\": \"cross_package's\"}}}"
 
 static void test_header(void **state)
 {
 	const char *profile = write_profile("header", HEADER_PROFILE);
 	struct output *o = calloc(1, sizeof(*o));
 	json_t *doc, *mj;
-	const char *text;
+	const char *text, *want;
 
 	(void)state;
 	assert_non_null(o);
 	run_model(o, "--profile", profile, "--family", "pingpong", "--threads", "2", NULL);
 	assert_int_equal(o->rc, 0);
 	text = o->out;
-	if (strncmp(text, "Machine: header (a machine of the test), 8 CPUs, 0.50 GHz; placement compact.\n"
-		    "Private cost per op: 1 thread measured here now, scaled by the clock ratio.\n"
-		    "One-way transfer per class: smt 9.8 ns package 23.0 ns cross_package 197.5 ns\n"
-		    "Home of the shared lines: local (the threads' own node).\n", 266))
+	want = "Machine: header (a machine of the test), 8 CPUs, 0.50 GHz; placement compact.\n"
+	       "Private cost per op: 1 thread measured here now, scaled by the clock ratio.\n"
+	       "One-way transfer per class: smt 0.8 ns package 23.0 ns cross_package 197.5 ns\n"
+	       "Home of the shared lines: local (the threads' own node).\n";
+	if (strncmp(text, want, strlen(want)))
 		fail_msg("header: '%.400s'", text);
 	/* a profile gives no cold miss, no tenure and no waiters: none is printed */
 	assert_null(strstr(text, "Cold miss"));
@@ -562,7 +580,18 @@ static void test_header(void **state)
 		  NULL);
 	assert_int_equal(o->rc, 0);
 	assert_non_null(strstr(o->out, "; placement spread.\nPrivate cost per op: 0.500 ns, given (--private-ns).\n"));
-	assert_non_null(strstr(o->out, "Home of the shared lines: remote, but machine 'header' gives no remote_home_ns: predicted as local.\n"));
+	assert_non_null(strstr(o->out, "Home of the shared lines: remote, 0.8 ns more per transfer (the home's).\n"));
+	/* a tenure share and a waiters' cost, each with a one-letter source */
+	run_model(o, "--profile", write_profile("tenure", "{\"name\": \"tenure\", \"topology\": \"pack:1 core:2 pu:1\", "
+		  "\"clock_ghz\": {\"value\": 2, \"source\": \"s\"}, "
+		  "\"store_buffer\": {\"value\": 0, \"source\": \"s\"}, "
+		  "\"tenure_share\": {\"value\": 0.25, \"source\": \"t\"}, "
+		  "\"waiter_ns\": {\"value\": 0.125, \"source\": \"w\"}, "
+		  "\"one_way_ns\": {\"package\": {\"value\": 40, \"source\": \"s\"}}}"),
+		  "--family", "pingpong", "--threads", "2", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_non_null(strstr(o->out, "\nTenure share of locked ops: 0.25 of a transfer (t).\n"
+			       "Each requester queued beyond the next: 0.125 ns more a handoff (w).\n"));
 
 	run_model(o, "--profile", profile, "--family", "pingpong", "--threads", "2", "--json", NULL);
 	assert_int_equal(o->rc, 0);
@@ -578,11 +607,18 @@ static void test_header(void **state)
 	assert_true(json_is_false(json_object_get(mj, "measured_here")));
 	assert_int_equal(json_object_size(json_object_get(mj, "one_way_ns")), 3);
 	assert_float_equal(json_real_value(json_object_get(json_object_get(mj, "one_way_ns"), "smt")),
-			   9.8, 0);
+			   0.8, 0);
 	assert_float_equal(json_real_value(json_object_get(json_object_get(mj, "one_way_ns"),
 							   "cross_package")), 197.5, 0);
 	assert_int_equal(json_object_size(json_object_get(mj, "cold_miss_ns")), 0);
-	assert_true(json_is_null(json_object_get(mj, "remote_home_ns")));
+	/* each class's source, as the profile gives it */
+	assert_int_equal(json_object_size(json_object_get(mj, "one_way_source")), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(mj, "one_way_source"),
+							      "smt")), "smt's");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(mj, "one_way_source"),
+							      "cross_package")), "cross_package's");
+	assert_float_equal(json_real_value(json_object_get(mj, "remote_home_ns")), 0.75, 0);
+	assert_string_equal(json_string_value(json_object_get(mj, "remote_home_source")), "the home's");
 	assert_string_equal(json_string_value(json_object_get(mj, "home")), "local");
 	json_decref(doc);
 	free(o);
@@ -815,10 +851,31 @@ static void test_options(void **state)
 		  "--private-ns", "3", NULL);
 	assert_int_equal(o->rc, 2);
 	assert_non_null(strstr(o->err, "expected no --param or --private-ns"));
-	/* --help: the usage on stdout, exit 0 */
+	run_model(o, "--results", "x.json", "--family", "counter", "--variant", "shared_atomic",
+		  "--private-ns", "0.5", NULL);
+	assert_int_equal(o->rc, 2);
+	assert_non_null(strstr(o->err, "expected no --param or --private-ns"));
+	/* a cost under a nanosecond is one variant's cost too */
+	run_model(o, "--profile", two, "--family", "counter", "--private-ns", "0.5", NULL);
+	assert_int_equal(o->rc, 2);
+	assert_non_null(strstr(o->err, "expected --family and --variant too"));
+	/* --help: the usage on stdout, exit 0, and nothing else run */
 	run_model(o, "--help", NULL);
 	assert_int_equal(o->rc, 0);
 	assert_non_null(strstr(o->out, "usage: bouncelab model"));
+	assert_null(strstr(o->out, "Machine:"));
+	/* a profile file named without a '/' is read where it is */
+	{
+		char cwd[1024];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir(tmp_dir), 0);
+		run_model(o, "--profile", "two.json", "--family", "pingpong", "--threads", "2", NULL);
+		assert_int_equal(chdir(cwd), 0);
+		if (o->rc || !strstr(o->out, "Machine: two (two CPUs)"))
+			fail_msg("--profile two.json in its directory: exit %d, '%.100s' '%s'", o->rc,
+				 o->out, o->err);
+	}
 	/* at the boundaries, and a parameter for another family left to it */
 	run_model(o, "--profile", two, "--family", "counter", "--variant", "shared_atomic",
 		  "--private-ns", "1000000000", "--threads", "1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2,1,2",
@@ -833,6 +890,41 @@ static void test_options(void **state)
 	free(o);
 }
 
+/*
+ * --results without --threads: the counts up to the run's CPUs (1 and 2
+ * on the 2-vCPU guest), planned on the run's machine; and --json's text,
+ * indented by two and each number to six significant digits (a cost of
+ * 10/3 ns prints 3.33333).
+ */
+static void test_results_and_json_text(void **state)
+{
+	const char *two = write_profile("two", TWO_CPUS);
+	struct output *o = calloc(1, sizeof(*o));
+	unsigned int counts[40];
+	char run[1024];
+
+	(void)state;
+	assert_non_null(o);
+	snprintf(run, sizeof(run), "%s/data/runs/epyc-zen3-2026-12-01/default.json", source_dir);
+	run_model(o, "--results", run, "--family", "counter", "--json", NULL);
+	if (o->rc)
+		fail_msg("--results %s: exit %d: %s", run, o->rc, o->err);
+	assert_int_equal(json_thread_counts(o, counts, 40), 2);
+	assert_true(counts[0] == 1 && counts[1] == 2);
+	run_model(o, "--results", run, "--family", "counter", "--threads", "3", NULL);
+	assert_int_equal(o->rc, 2);
+	assert_non_null(strstr(o->err, "--threads 3: machine 'm1' has 2 CPUs"));
+
+	run_model(o, "--profile", two, "--family", "counter", "--variant", "shared_atomic",
+		  "--threads", "1", "--private-ns", "3.333333333", "--json", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_int_equal(strncmp(o->out, "{\n  \"machine\": {\n    \"name\": \"two\",\n", 36), 0);
+	assert_non_null(strstr(o->out, "\n          \"private_ns\": 3.33333,\n"));
+	assert_non_null(strstr(o->out, "\"ns_per_op\": 3.33333,\n"));
+	free(o);
+}
+
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -842,6 +934,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_thread_counts),
 		cmocka_unit_test(test_before_after),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_results_and_json_text),
 	};
 	char cmd[128];
 	int rc;

@@ -7,6 +7,7 @@
  * Every expected value is written out in a comment, not computed by the
  * code under test.
  */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,9 +25,12 @@
 #include "cases.h"
 #include "catalog.h"
 #include "host_modes.h"
+#include "results_read.h"
 #include "sweeps.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *tests_dir;
 
 /* A pingpong case of n rounds whose one-way transfer in round rounds[i] is one_way[i]. */
 struct fake_pingpong {
@@ -511,6 +515,10 @@ static void test_sweeps_take_the_most_points(void **state)
 	assert_true(group_detailed(&ff.a, &ff.views[0], false));
 	assert_false(group_detailed(&ff.a, &ff.views[1], false));
 	assert_true(group_detailed(&ff.a, &ff.views[1], true));
+	/* a family the catalogue does not know has no defaults but the placement */
+	ff.family.kf = NULL;
+	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[0]);
+	assert_string_equal(changes, "pin_work=1, flag_line=shared, already_set=100");
 }
 
 /*
@@ -556,6 +564,72 @@ static void test_sweeps_are_capped_before_they_compare(void **state)
 }
 
 /*
+ * The cases of tests/data/results-fixed.json come in the order cases.h
+ * promises, and result_case_compare() (the order compare's merge walk
+ * relies on) agrees with it case by case: families in catalogue order
+ * (has_pinned, pingpong, counter), then the one the catalogue does not
+ * know (zz_future_family), then another tool's benchmark (no family);
+ * in a table, thread counts ascending, then variants in catalogue order
+ * (has_pinned at pin_work=0: store_always, read_then_set, ... at 1
+ * thread, then the same at 2), by name where the catalogue has no order.
+ */
+static void test_cases_in_order(void **state)
+{
+	const char *const families[] = { "has_pinned", "pingpong", "counter", "zz_future_family", NULL };
+	struct results set;
+	struct result_cases cases;
+	char path[PATH_MAX], err[512];
+	size_t nr_families = 0;
+
+	(void)state;
+	memset(&set, 0, sizeof(set));
+	snprintf(path, sizeof(path), "%s/data/results-fixed.json", tests_dir);
+	if (results_read(&set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(result_cases_build(&set, &cases), 0);
+	assert_true(cases.nr > 10);
+	for (size_t i = 0; i < cases.nr; i++) {
+		const struct result_case *c = &cases.cases[i];
+
+		assert_int_equal(result_case_compare(c, c), 0);
+		if (i == 0 || c->family != cases.cases[i - 1].family) {
+			assert_true(nr_families < N(families));
+			if (families[nr_families])
+				assert_string_equal(c->family, families[nr_families]);
+			else
+				assert_null(c->family);
+			nr_families++;
+		}
+		if (i == 0)
+			continue;
+		assert_true(result_case_compare(&cases.cases[i - 1], c) < 0);
+		assert_true(result_case_compare(c, &cases.cases[i - 1]) > 0);
+	}
+	assert_int_equal(nr_families, N(families));
+	assert_string_equal(cases.cases[0].variant, "store_always");
+	assert_int_equal(cases.cases[0].threads, 1);
+	assert_string_equal(cases.cases[1].variant, "read_then_set");
+	assert_int_equal(cases.cases[1].threads, 1);
+	assert_string_equal(cases.groups[0].setting, cases.cases[0].setting);
+	assert_non_null(strstr(cases.cases[0].setting, "pin_work=0"));
+	for (size_t g = 0; g < cases.nr_groups; g++) {
+		const struct result_group *grp = &cases.groups[g];
+
+		for (size_t i = grp->first + 1; i < grp->first + grp->nr; i++) {
+			const struct result_case *a = &cases.cases[i - 1], *b = &cases.cases[i];
+
+			/* variants the catalogue does not know: by name */
+			assert_true(a->threads < b->threads ||
+				    (a->threads == b->threads && a->variant_order < b->variant_order) ||
+				    (a->threads == b->threads && a->variant_order == b->variant_order &&
+				     (!a->family || strcmp(a->variant, b->variant) < 0)));
+		}
+	}
+	result_cases_free(&cases);
+	results_free(&set);
+}
+
+/*
  * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
  * leading zeros ignored (07 = 7, and then the shorter text first), equal
  * names 0, and otherwise byte order.
@@ -587,7 +661,7 @@ static void test_natural_order(void **state)
 	assert_true(natural_compare(NULL, "a") < 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_modes_split_at_a_factor_of_two),
@@ -603,8 +677,14 @@ int main(void)
 		cmocka_unit_test(test_cold_miss_within_a_factor_of_two),
 		cmocka_unit_test(test_sweeps_take_the_most_points),
 		cmocka_unit_test(test_sweeps_are_capped_before_they_compare),
+		cmocka_unit_test(test_cases_in_order),
 		cmocka_unit_test(test_natural_order),
 	};
 
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SOURCE_DIR/tests\n", argv[0]);
+		return 2;
+	}
+	tests_dir = argv[1];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

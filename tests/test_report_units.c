@@ -521,6 +521,24 @@ static void test_sweeps_take_the_most_points(void **state)
 	assert_string_equal(changes, "pin_work=1, flag_line=shared, already_set=100");
 }
 
+/* Tables split into two families of 3 and 6: each table finds its own. */
+static void test_family_of_each_table(void **state)
+{
+	struct group_view views[9];
+	struct family_view two[2] = {
+		{ .name = "has_pinned", .first_group = 0, .nr_groups = 3 },
+		{ .name = "has_pinned", .first_group = 3, .nr_groups = 6 },
+	};
+	struct analysis a = { .nr_groups = 9, .groups = views, .nr_families = 2, .families = two };
+
+	(void)state;
+	memset(views, 0, sizeof(views));
+	assert_ptr_equal(family_of(&a, &views[0]), &two[0]);
+	assert_ptr_equal(family_of(&a, &views[2]), &two[0]);
+	assert_ptr_equal(family_of(&a, &views[3]), &two[1]);
+	assert_ptr_equal(family_of(&a, &views[8]), &two[1]);
+}
+
 /*
  * A sweep shows SWEEP_MAX_POINTS (16) tables at most, and counts are
  * capped before they are compared: along pin_work, already_set=100 (the
@@ -677,6 +695,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cold_miss_within_a_factor_of_two),
 		cmocka_unit_test(test_sweeps_take_the_most_points),
 		cmocka_unit_test(test_sweeps_are_capped_before_they_compare),
+		cmocka_unit_test(test_family_of_each_table),
 		cmocka_unit_test(test_cases_in_order),
 		cmocka_unit_test(test_natural_order),
 	};

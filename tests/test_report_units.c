@@ -537,6 +537,14 @@ static void test_family_of_each_table(void **state)
 	assert_ptr_equal(family_of(&a, &views[2]), &two[0]);
 	assert_ptr_equal(family_of(&a, &views[3]), &two[1]);
 	assert_ptr_equal(family_of(&a, &views[8]), &two[1]);
+	/* a table in the appendix only: not its family's default, of two or more */
+	two[0].nr_groups = 2;
+	two[0].default_group = 0;
+	assert_false(group_detailed(&a, &views[1], false));
+	assert_true(group_detailed(&a, &views[0], false));
+	two[0].nr_groups = 1;
+	two[0].default_group = 0;
+	assert_true(group_detailed(&a, &views[0], false));
 }
 
 /*

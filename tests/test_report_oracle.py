@@ -12,6 +12,12 @@ warning quotes and its bound, the busiest file's load, a build just before
 the run, and where each rule's bound lies (a value at the bound, and just
 past it). The expected text is written out from the change, not from the
 report's code.
+
+Then the summary's fix per family on real runs (tests/data/runs/): each
+gain is the median over rounds of the before variant's ns/op over the
+after variant's in the same round, at the family's defaults (read from
+`bouncelab list`) and placement compact, at 1 thread and at the most
+threads both measured, computed here from the results file's rows.
 """
 import copy
 import json
@@ -140,6 +146,100 @@ def check_build(tmp, fixed):
         problem("CPUs held (share 0.5) after a build: not said as held")
 
 
+def catalogue_defaults():
+    """{family: {param: default text}} from `bouncelab list`."""
+    out = subprocess.run([bouncelab, "list"], capture_output=True, text=True, check=True).stdout
+    defaults, family = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^([a-z_]+): ", line)
+        if m:
+            family = m.group(1)
+            defaults[family] = {}
+            continue
+        m = re.match(r"^    ([a-z_]+) +default (\S+?),", line)
+        if m and family:
+            defaults[family][m.group(1)] = m.group(2)
+    return defaults
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def within_print(printed, value):
+    """printed ("1.22x", "0.97x", "113x") is value rounded to the digits
+    it shows: within half a unit of its last digit."""
+    text = printed.rstrip("x")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return abs(float(text) - value) <= 0.5 * 10 ** -decimals + 1e-9 * value
+
+
+def default_rows(doc, defaults):
+    """{(family, variant, threads): {round: ns/op}} at the defaults, compact."""
+    cases = {}
+    for r in doc["benchmarks"]:
+        b = r.get("bouncelab") or {}
+        fam = b.get("family")
+        if r.get("run_type") != "iteration" or fam not in defaults or "ns_per_op" in r and \
+                r.get("error_occurred"):
+            continue
+        params = b.get("params") or {}
+        if any(str(params.get(k, v)) != v for k, v in defaults[fam].items()):
+            continue
+        if (b.get("placement") or {}).get("policy", "compact") != "compact":
+            continue
+        cases.setdefault((fam, b["variant"], r["threads"]), {})[r["repetition_index"]] = \
+            r["ns_per_op"]
+    return cases
+
+
+def paired_gain(cases, fam, before, after, threads):
+    a, b = cases.get((fam, before, threads)), cases.get((fam, after, threads))
+    if not a or not b:
+        return None
+    ratios = [a[k] / b[k] for k in a if k in b and a[k] > 0 and b[k] > 0]
+    return median(ratios) if ratios else None
+
+
+SUMMARY_ROW = re.compile(r"^\| `([a-z_]+)` \| .* \| `([a-z_0-9]+)` over `([a-z_0-9]+)` \| "
+                         r"([0-9.]+x) \(95% CI [^|]*\| ([0-9.]+x) \(95% CI [^|]* at (\d+) threads \|")
+
+
+def check_summary_gains(tmp, run, defaults):
+    """Each family's fix in the summary table against the paired medians
+    of its rows: before over after, round by round."""
+    path = os.path.join(tests, "data", "runs", run, "default.json")
+    with open(path) as f:
+        doc = json.load(f)
+    cases = default_rows(doc, defaults)
+    text = report(tmp, "summary-" + run, [doc])
+    checked = 0
+    for line in text.split("### The lessons' claims")[0].splitlines():
+        m = SUMMARY_ROW.match(line)
+        if not m:
+            continue
+        fam, after, before, at1, most, threads = m.groups()
+        for t, printed in ((1, at1), (int(threads), most)):
+            want = paired_gain(cases, fam, before, after, t)
+            if want is None:
+                problem("%s: %s has no rows of %s and %s at %d threads at its defaults" %
+                        (run, fam, before, after, t))
+            elif not within_print(printed, want):
+                problem("%s: %s's fix at %d thread(s) is %s, the median of %s / %s by round "
+                        "is %.4g" % (run, fam, t, printed, before, after, want))
+            else:
+                checked += 1
+        most_both = max((k[2] for k in cases if k[0] == fam and k[1] == before and
+                         (fam, after, k[2]) in cases), default=None)
+        if most_both != int(threads):
+            problem("%s: %s's fix is given at %s threads, its most with both variants is %s" %
+                    (run, fam, threads, most_both))
+    if checked < 8:
+        problem("%s: %d of the summary's gains checked, expected at least 8" % (run, checked))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -147,6 +247,8 @@ def main():
         check_cpu_share(tmp, fixed)
         check_busiest_file(tmp, fixed)
         check_build(tmp, fixed)
+        defaults = catalogue_defaults()
+        check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)
     print("%d problems" % len(problems))
     return 1 if problems else 0
 

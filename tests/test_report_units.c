@@ -655,6 +655,57 @@ static void test_cases_in_order(void **state)
 	results_free(&set);
 }
 
+/* A case of n repetitions with ops[i] operations and one counter. */
+struct counted_case {
+	struct result_case c;
+	struct case_counter cc;
+};
+
+static void counted_case_init(struct counted_case *k, double *ops, double *values, size_t n)
+{
+	memset(k, 0, sizeof(*k));
+	k->c.n = n;
+	k->c.ops = ops;
+	k->cc = (struct case_counter){ .name = "found_clear_fraction", .n = n, .values = values };
+}
+
+/*
+ * A counter that is a fixed count over the op count: value x ops is 2 in
+ * every repetition of a (ops 100, 200, 400: 0.02, 0.01, 0.005) and of b
+ * (ops 50, 100, 200: 0.04, 0.02, 0.01), whose medians differ (0.01,
+ * 0.02): true. Not when one repetition's count is 2.4 (the last value
+ * 0.006), when the counts differ (b's 3: 0.06, 0.03, 0.015), when the
+ * medians are equal (a against itself), or when a repetition lacks the
+ * counter. Counts agree within a millionth: 2 + 1e-6 is 2, 2 + 3e-6 not.
+ */
+static void test_count_over_ops(void **state)
+{
+	double a_ops[] = { 100, 200, 400 }, b_ops[] = { 50, 100, 200 };
+	double a_values[] = { 0.02, 0.01, 0.005 }, b_values[] = { 0.04, 0.02, 0.01 };
+	double off_values[] = { 0.02, 0.01, 0.006 }, three[] = { 0.06, 0.03, 0.015 };
+	double near[] = { 0.04, 0.02, (2 + 1e-6) / 200 }, apart[] = { 0.04, 0.02, (2 + 3e-6) / 200 };
+	struct counted_case a, b;
+
+	(void)state;
+	counted_case_init(&a, a_ops, a_values, 3);
+	counted_case_init(&b, b_ops, b_values, 3);
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &a.c, &a.cc));
+	b.cc.values = near;
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	b.cc.values = apart;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	b.cc.values = three;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	b.cc.values = b_values;
+	a.cc.values = off_values;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	assert_false(case_counters_are_count_over_ops(&b.c, &b.cc, &a.c, &a.cc));
+	a.cc.values = a_values;
+	a.cc.n = 2;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+}
+
 /*
  * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
  * leading zeros ignored (07 = 7, and then the shorter text first), equal
@@ -705,6 +756,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sweeps_are_capped_before_they_compare),
 		cmocka_unit_test(test_family_of_each_table),
 		cmocka_unit_test(test_cases_in_order),
+		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_natural_order),
 	};
 

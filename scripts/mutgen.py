@@ -71,6 +71,9 @@ TESTS = [
     ("report/analysis.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/cases.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/run_checks.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/usl.c", ["report_units", "stats", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/sweeps.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/summary.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
 ]
 
 

@@ -27,6 +27,7 @@
 #include "host_modes.h"
 #include "results_read.h"
 #include "sweeps.h"
+#include "usl.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -707,6 +708,81 @@ static void test_count_over_ops(void **state)
 }
 
 /*
+ * The USL fit where the unconstrained least squares leaves the box
+ * sigma in [0, 1], kappa >= 0. Linearised, y = N x1 / X(N) - 1 and
+ * x = N - 1 obey y = sigma x + kappa x (x + 1).
+ *
+ * Amdahl alone, sigma 0.25: X = 100, 160, 400 / 1.75 at N = 1, 2, 4.
+ * y = 0.25 x exactly: sigma 0.25, kappa 0 (the kappa = 0 edge), r2 1.
+ *
+ * Worse than serial: X = 10, 20 / 3, 6 at N = 1, 2, 3, so y = 2, 4 at
+ * x = 1, 2 (sigma 2 unconstrained). With b = x (x + 1) = 2, 6 the edges
+ * give: kappa = 0, sigma clamped to 1: squared error 1 + 4 = 5; sigma 0:
+ * kappa = (2 * 2 + 6 * 4) / (4 + 36) = 0.7, error 0.6^2 + 0.2^2 = 0.4;
+ * sigma 1: kappa = (2 * 1 + 6 * 2) / 40 = 0.35, error 0.3^2 + 0.1^2 =
+ * 0.1, the least. Its r2 from the fitted X(2) = 20 / 2.7 and X(3) = 30 /
+ * 5.1 against the mean 68 / 9; the peak of a sigma of 1 is 1 thread.
+ */
+static void test_usl_on_the_edges(void **state)
+{
+	double n[] = { 1, 2, 4 }, amdahl[] = { 100, 160, 400 / 1.75 };
+	double n3[] = { 1, 2, 3 }, serial[] = { 10, 20.0 / 3, 6 };
+	double mean = 68.0 / 9, e2 = 20 / 2.7 - 20.0 / 3, e3 = 30 / 5.1 - 6;
+	double ss_tot = (10 - mean) * (10 - mean) + (20.0 / 3 - mean) * (20.0 / 3 - mean) +
+			(6 - mean) * (6 - mean);
+	struct usl_fit fit;
+
+	(void)state;
+	assert_int_equal(usl_fit(n, amdahl, 3, &fit), 0);
+	assert_float_equal(fit.sigma, 0.25, 1e-12);
+	assert_float_equal(fit.kappa, 0, 1e-12);
+	assert_float_equal(fit.r2, 1, 1e-12);
+	assert_int_equal(fit.nr_points, 3);
+	assert_true(isinf(usl_peak(&fit)));
+
+	assert_int_equal(usl_fit(n3, serial, 3, &fit), 0);
+	assert_float_equal(fit.x1, 10, 0);
+	assert_float_equal(fit.sigma, 1, 0);
+	assert_float_equal(fit.kappa, 0.35, 1e-12);
+	assert_float_equal(fit.r2, 1 - (e2 * e2 + e3 * e3) / ss_tot, 1e-12);
+	assert_float_equal(usl_peak(&fit), 1, 0);
+	assert_float_equal(usl_throughput(&fit, 3), 30 / 5.1, 1e-12);
+}
+
+/*
+ * The peak: sqrt((1 - sigma) / kappa) threads, at least 1 (sigma 0.5,
+ * kappa 1: sqrt(0.5) = 0.71, so 1; sigma 0.5, kappa 0.0125: 6.32), 1 for
+ * a sigma of 1 or more, unbounded without coherency. The fit refuses
+ * fewer than 3 points, two at N = 1, an N below 1, a throughput that is
+ * not a positive number.
+ */
+static void test_usl_peak_and_refusals(void **state)
+{
+	struct usl_fit fit = { .x1 = 1, .sigma = 0.5, .kappa = 1 };
+	double twice_one[] = { 1, 1, 2 }, below_one[] = { 0.5, 1, 2 }, n[] = { 1, 2, 4 };
+	double x[] = { 10, 15, 18 }, inf[] = { 10, INFINITY, 18 }, nan_x[] = { 10, NAN, 18 };
+	double neg[] = { 10, -15, 18 };
+
+	(void)state;
+	assert_float_equal(usl_peak(&fit), 1, 0);
+	fit.kappa = 0.0125;
+	assert_float_equal(usl_peak(&fit), sqrt(40), 1e-12);
+	fit.sigma = 1;
+	assert_float_equal(usl_peak(&fit), 1, 0);
+	fit.sigma = 0.5;
+	fit.kappa = 0;
+	assert_true(isinf(usl_peak(&fit)));
+
+	assert_int_equal(usl_fit(n, x, 3, &fit), 0);
+	assert_int_equal(usl_fit(n, x, 2, &fit), -1);
+	assert_int_equal(usl_fit(twice_one, x, 3, &fit), -1);
+	assert_int_equal(usl_fit(below_one, x, 3, &fit), -1);
+	assert_int_equal(usl_fit(n, inf, 3, &fit), -1);
+	assert_int_equal(usl_fit(n, nan_x, 3, &fit), -1);
+	assert_int_equal(usl_fit(n, neg, 3, &fit), -1);
+}
+
+/*
  * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
  * leading zeros ignored (07 = 7, and then the shorter text first), equal
  * names 0, and otherwise byte order.
@@ -757,6 +833,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_family_of_each_table),
 		cmocka_unit_test(test_cases_in_order),
 		cmocka_unit_test(test_count_over_ops),
+		cmocka_unit_test(test_usl_on_the_edges),
+		cmocka_unit_test(test_usl_peak_and_refusals),
 		cmocka_unit_test(test_natural_order),
 	};
 

@@ -248,6 +248,54 @@ def check_summary_gains(tmp, run, defaults):
                 (run, checked, 2 * len(PAIRED_FAMILIES)))
 
 
+def fleet_rows(text):
+    """The fleet table's header and rows, as lists of cells."""
+    body = text.split("## Fleet: the fix on each machine", 1)
+    if len(body) < 2:
+        return None, []
+    lines = [l for l in body[1].split("\n## ", 1)[0].splitlines() if l.startswith("| ")]
+    cells = [[c.strip() for c in re.split(r"(?<!\\)\|", l.strip())[1:-1]] for l in lines]
+    return (cells[0], cells[1:]) if cells else (None, [])
+
+
+def check_fleet_names_and_columns(tmp):
+    """gen_fleet.py's machines (the fix's gain at t threads K t / 2, K = 3
+    on the Xeon and 4 on the EPYC, 1.5 times that spread). The Xeon and the
+    EPYC share 1, 2, 4, 8, 16 and 32 threads, more than the table's 2
+    columns for them: the largest two, 16 and 32, at 24.0x and 48.0x on
+    the Xeon, 32.0x and 64.0x on the EPYC (spread 36.0x, 72.0x; 48.0x,
+    96.0x). Two laptops of one host name but another build are two
+    machines, named with their first file's number; a file without a host
+    name is "machine N"."""
+    sys.path.insert(0, tests)
+    from gen_fleet import FLEET, machine_file
+    xeon, epyc = machine_file(FLEET["xeon"]), machine_file(FLEET["epyc"])
+    header, rows = fleet_rows(report(tmp, "fleet-columns", [xeon, epyc]))
+    if header is None:
+        problem("xeon and epyc: no fleet table")
+        return
+    if header[5:7] != ["at 16", "at 32"] or len(header) != 8:
+        problem("xeon and epyc: the shared thread counts shown are %s, expected at 16, at 32" %
+                header[5:-1])
+    want = [("`xeon2s`", "60.0x", "24.0x", "48.0x"), ("`xeon2s`", "90.0x", "36.0x", "72.0x"),
+            ("`epyc2n`", "512x", "32.0x", "64.0x"), ("`epyc2n`", "768x", "48.0x", "96.0x")]
+    got = [(r[0], r[3].split(" ")[0], r[5], r[6]) for r in rows]
+    if got != want:
+        problem("xeon and epyc: rows %s, expected %s" % (got, want))
+
+    laptop = machine_file(FLEET["laptop"])
+    debug = copy.deepcopy(laptop)
+    debug["context"]["build_type"] = "debug"
+    nameless = copy.deepcopy(laptop)
+    del nameless["context"]["host_name"]
+    header, rows = fleet_rows(report(tmp, "fleet-names", [laptop, debug, nameless]))
+    names = [r[0] for r in rows]
+    if names != ["`laptop (m1)`"] * 2 + ["`laptop (m2)`"] * 2 + ["`machine 3`"] * 2:
+        problem("two laptops of two builds and one without a host name: named %s" % names)
+    if rows and rows[0][1] != "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package":
+        problem("the laptop's CPU line: %r" % rows[0][1])
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -255,6 +303,7 @@ def main():
         check_cpu_share(tmp, fixed)
         check_busiest_file(tmp, fixed)
         check_build(tmp, fixed)
+        check_fleet_names_and_columns(tmp)
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)
     print("%d problems" % len(problems))

@@ -266,7 +266,8 @@ def check_fleet_names_and_columns(tmp):
     the Xeon, 32.0x and 64.0x on the EPYC (spread 36.0x, 72.0x; 48.0x,
     96.0x). Two laptops of one host name but another build are two
     machines, named with their first file's number; a file without a host
-    name is "machine N"."""
+    name is "machine N", and where its ping-pong's threads shared a CPU its
+    floor is at same_pu."""
     sys.path.insert(0, tests)
     from gen_fleet import FLEET, machine_file
     xeon, epyc = machine_file(FLEET["xeon"]), machine_file(FLEET["epyc"])
@@ -288,12 +289,21 @@ def check_fleet_names_and_columns(tmp):
     debug["context"]["build_type"] = "debug"
     nameless = copy.deepcopy(laptop)
     del nameless["context"]["host_name"]
+    # its ping-pong's two threads shared one CPU: a floor at same_pu
+    for r in nameless["benchmarks"]:
+        b = r.get("bouncelab") or {}
+        if b.get("family") == "pingpong":
+            b["placement"]["widest_class"] = "same_pu"
     header, rows = fleet_rows(report(tmp, "fleet-names", [laptop, debug, nameless]))
     names = [r[0] for r in rows]
     if names != ["`laptop (m1)`"] * 2 + ["`laptop (m2)`"] * 2 + ["`machine 3`"] * 2:
         problem("two laptops of two builds and one without a host name: named %s" % names)
     if rows and rows[0][1] != "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package":
         problem("the laptop's CPU line: %r" % rows[0][1])
+    floors = [r[-1] for r in rows]
+    if floors != ["package 50.0"] * 4 + ["same_pu 50.0"] * 2:
+        problem("the one-way floors %s, expected package 50.0 and, where the ping-pong shared "
+                "a CPU, same_pu 50.0" % floors)
 
 
 def main():

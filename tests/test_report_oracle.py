@@ -217,6 +217,7 @@ def check_summary_gains(tmp, run, defaults):
         doc = json.load(f)
     cases = default_rows(doc, defaults)
     text = report(tmp, "summary-" + run, [doc])
+    check_marks(text, run)
     checked, families = 0, []
     for line in text.split("### The lessons' claims")[0].splitlines():
         m = SUMMARY_ROW.match(line)
@@ -306,6 +307,41 @@ def check_fleet_names_and_columns(tmp):
                 "a CPU, same_pu 50.0" % floors)
 
 
+def check_marks(text, name):
+    """The summary's claims column and its totals line count the marks of
+    the claims table below it, family by family."""
+    table, totals = {}, {"seen": 0, "NOT SEEN": 0, "not testable here": 0}
+    head = "| family | claim | expected | condition | mark | measured |"
+    rows = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()[2:] if head in text else []
+    for line in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        mark = {"seen": "seen", "not seen": "NOT SEEN", "**NOT SEEN**": "NOT SEEN",
+                "not testable here": "not testable here"}.get(cells[4], cells[4])
+        table.setdefault(cells[0], {"seen": 0, "NOT SEEN": 0, "not testable here": 0})
+        table[cells[0]][mark] += 1
+        totals[mark] += 1
+    if not rows:
+        problem("%s: no claims table" % name)
+        return
+    want_totals = "%d seen, %d not seen, %d not testable here." % (
+        totals["seen"], totals["NOT SEEN"], totals["not testable here"])
+    if want_totals not in text:
+        problem("%s: the claims' totals are not %r" % (name, want_totals))
+    summary = text.split("| family | lesson |", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    for line in summary:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        c = table.get(cells[0])
+        if not c:
+            want = "none"
+        else:
+            want = ("**%d NOT SEEN**, " % c["NOT SEEN"] if c["NOT SEEN"] else "") + \
+                "%d seen" % c["seen"] + \
+                (", %d not testable here" % c["not testable here"] if c["not testable here"] else "")
+        if cells[-1] != want:
+            problem("%s: %s's claims in the summary: %r, the claims table gives %r" %
+                    (name, cells[0], cells[-1], want))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -313,6 +349,7 @@ def main():
         check_cpu_share(tmp, fixed)
         check_busiest_file(tmp, fixed)
         check_build(tmp, fixed)
+        check_marks(report(tmp, "fixed", [fixed]), "results-fixed.json")
         check_fleet_names_and_columns(tmp)
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)

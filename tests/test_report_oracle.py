@@ -342,6 +342,83 @@ def check_marks(text, name):
                     (name, cells[0], cells[-1], want))
 
 
+def host_modes(doc):
+    """The host's modes from the pingpong's store_load one-way transfer per
+    round: sorted, a new mode at every gap of a factor of 2 or more
+    (host_modes.h; at most 4 modes, none needed here). [(rounds, lo, hi,
+    median)]."""
+    one_way = {}
+    for r in doc["benchmarks"]:
+        b = r.get("bouncelab") or {}
+        if b.get("family") == "pingpong" and b.get("variant") == "store_load" and \
+                r.get("one_way_ns", 0) > 0:
+            one_way[r["repetition_index"]] = r["one_way_ns"]
+    order = sorted(one_way, key=one_way.get)
+    modes, current = [], [order[0]]
+    for prev, k in zip(order, order[1:]):
+        if one_way[k] / one_way[prev] >= 2:
+            modes.append(current)
+            current = []
+        current.append(k)
+    modes.append(current)
+    return [(set(m), one_way[m[0]], one_way[m[-1]], median([one_way[k] for k in m]))
+            for m in modes]
+
+
+def check_mode_figures(tmp, run, defaults):
+    """The fix per host mode at the top of the report: for each family
+    with a pair, at its most threads, the median over the mode's rounds of
+    before over after in the same round; a family whose pair is at 1
+    thread only (longterm_check's 2-thread rows dropped) is not listed,
+    since one thread moves no line between the modes' placements."""
+    path = os.path.join(tests, "data", "runs", run, "default.json")
+    with open(path) as f:
+        doc = json.load(f)
+    modes = host_modes(doc)
+    cases = default_rows(doc, defaults)
+    one_thread_only = copy.deepcopy(doc)
+    one_thread_only["benchmarks"] = [
+        r for r in doc["benchmarks"]
+        if not ((r.get("bouncelab") or {}).get("family") == "longterm_check" and r["threads"] > 1)]
+    for name, d, families in (("modes", doc, PAIRED_FAMILIES),
+                              ("modes-one-thread", one_thread_only,
+                               [f for f in PAIRED_FAMILIES if f != "longterm_check"])):
+        text = report(tmp, name, [d])
+        pairs = {m.group(1): (m.group(3), m.group(2)) for m in
+                 map(SUMMARY_ROW.match, text.splitlines()) if m}
+        head = "| family | the fix, at threads |"
+        if head not in text:
+            problem("%s: no table of the fix per mode" % name)
+            continue
+        lines = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()
+        header = [c.strip() for c in lines[0].strip().strip("|").split("|")]
+        want_header = ["mode %s–%s ns (%d rounds, median %s)" %
+                       (sig(lo), sig(hi), len(rounds), sig(med)) for rounds, lo, hi, med in modes]
+        if header != want_header:
+            problem("%s: the modes' columns %s, expected %s" % (name, header, want_header))
+        listed = []
+        for line in lines[2:]:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            fam, threads = cells[0].strip("`"), int(cells[1])
+            listed.append(fam)
+            before, after = pairs.get(fam, (None, None))
+            for (rounds, _, _, _), printed in zip(modes, cells[2:]):
+                a = cases.get((fam, before, threads), {})
+                b = cases.get((fam, after, threads), {})
+                ratios = [a[k] / b[k] for k in rounds if k in a and k in b]
+                if not ratios or not within_print(printed, median(ratios)):
+                    problem("%s: %s in the mode of rounds %s: %s, the median of %s / %s is %s" %
+                            (name, fam, sorted(rounds), printed, before, after,
+                             median(ratios) if ratios else "none"))
+        if listed != families:
+            problem("%s: the modes' table lists %s, expected %s" % (name, listed, families))
+
+
+def sig(v):
+    """Three significant digits, as the report prints a time."""
+    return "%.3g" % v if v < 1000 else "%.0f" % v
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -353,6 +430,7 @@ def main():
         check_fleet_names_and_columns(tmp)
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)
+        check_mode_figures(tmp, "epyc-zen3-2026-12-01", defaults)
     print("%d problems" % len(problems))
     return 1 if problems else 0
 

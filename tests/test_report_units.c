@@ -782,6 +782,160 @@ static void test_usl_peak_and_refusals(void **state)
 	assert_int_equal(usl_fit(n, neg, 3, &fit), -1);
 }
 
+/* The analysis of one results file of tests/data. */
+struct analysed {
+	struct results set;
+	struct result_cases cases;
+	struct analysis a;
+};
+
+static void analyse(struct analysed *an, const char *name)
+{
+	char path[PATH_MAX], err[512];
+
+	memset(an, 0, sizeof(*an));
+	snprintf(path, sizeof(path), "%s/data/%s", tests_dir, name);
+	if (results_read(&an->set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(result_cases_build(&an->set, &an->cases), 0);
+	assert_int_equal(analysis_build(&an->set, &an->cases, &an->a), 0);
+}
+
+static void analysed_free(struct analysed *an)
+{
+	analysis_free(&an->a);
+	result_cases_free(&an->cases);
+	results_free(&an->set);
+}
+
+static const struct family_view *family_named(const struct analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->nr_families; i++)
+		if (!strcmp(a->families[i].name, name))
+			return &a->families[i];
+	fail_msg("no family %s", name);
+	return NULL;
+}
+
+/*
+ * results-fixed.json's has_pinned: two tables, pin_work=0 and pin_work=1
+ * (the catalogue's default, so the verdict's), at 1, 2 and 4 threads.
+ * Its pair is store_always over read_then_set at each count, the widest
+ * at 4. A setting names a table by the parameters it changes (none: the
+ * defaults'); one the file lacks (already_set=0) names none.
+ */
+static void test_tables_and_settings(void **state)
+{
+	static struct analysed an;
+	const struct family_view *f;
+	const struct group_view *def, *zero;
+
+	(void)state;
+	analyse(&an, "results-fixed.json");
+	f = family_named(&an.a, "has_pinned");
+	assert_ptr_equal(f, &an.a.families[0]);
+	assert_int_equal(f->nr_groups, 2);
+	def = &an.a.groups[f->default_group];
+	zero = &an.a.groups[f->first_group];
+	assert_ptr_not_equal(def, zero);
+	assert_non_null(strstr(def->group->setting, "pin_work=1"));
+	assert_non_null(strstr(zero->group->setting, "pin_work=0"));
+	assert_true(def->is_default);
+	assert_false(zero->is_default);
+	assert_int_equal(zero->number, 1);
+	assert_int_equal(def->number, 2);
+	assert_null(def->mix_param);
+
+	assert_ptr_equal(analysis_find_setting(&an.a, f, "pin_work=0"), zero);
+	assert_ptr_equal(analysis_find_setting(&an.a, f, "pin_work=1"), def);
+	assert_ptr_equal(analysis_find_setting(&an.a, f, ""), def);
+	assert_null(analysis_find_setting(&an.a, f, "already_set=0"));
+
+	assert_string_equal(def->before, "store_always");
+	assert_string_equal(def->after, "read_then_set");
+	assert_int_equal(def->nr_pairs, 3);
+	assert_int_equal(group_view_widest_pair(def)->threads, 4);
+	assert_int_equal(group_view_pair(def, 1)->threads, 1);
+	assert_int_equal(group_view_pair(def, 2)->threads, 2);
+	assert_null(group_view_pair(def, 3));
+	assert_string_equal(group_view_pair(def, 2)->before->variant, "store_always");
+	assert_string_equal(group_view_pair(def, 2)->after->variant, "read_then_set");
+	assert_int_equal(def->nr_threads, 3);
+	assert_int_equal(def->threads[0], 1);
+	assert_int_equal(def->threads[2], 4);
+	assert_string_equal(group_view_find(&an.a, def, "read_then_set", 4)->c->variant,
+			    "read_then_set");
+	assert_int_equal(group_view_find(&an.a, def, "read_then_set", 4)->c->threads, 4);
+	assert_null(group_view_find(&an.a, def, "read_then_set", 3));
+	analysed_free(&an);
+}
+
+/*
+ * The physical baseline's cases nearest first: results-fixed.json has
+ * the pingpong's store_load and cas on SMT siblings and across an L3;
+ * the SMT pair comes first, each pair in catalogue order. Distance ranks
+ * follow topo's classes, an unknown or missing class last.
+ */
+static void test_one_way_cases_nearest_first(void **state)
+{
+	static struct analysed an;
+	const struct result_case *cases[8];
+	const struct family_view *f;
+	size_t nr;
+
+	(void)state;
+	analyse(&an, "results-fixed.json");
+	f = family_named(&an.a, "pingpong");
+	assert_true(f->pingpong);
+	nr = analysis_one_way_cases(&an.a, f, cases);
+	assert_int_equal(nr, 4);
+	assert_string_equal(cases[0]->widest_class, "smt");
+	assert_string_equal(cases[1]->widest_class, "smt");
+	assert_string_equal(cases[2]->widest_class, "l3");
+	assert_string_equal(cases[3]->widest_class, "l3");
+	assert_true(cases[0]->variant_order < cases[1]->variant_order);
+	assert_true(cases[2]->variant_order < cases[3]->variant_order);
+	assert_int_equal(distance_rank("same_pu"), 0);
+	assert_int_equal(distance_rank("smt"), 1);
+	assert_int_equal(distance_rank("l3"), 3);
+	assert_int_equal(distance_rank("cross_package"), 6);
+	assert_int_equal(distance_rank("elsewhere"), 7);
+	assert_int_equal(distance_rank(NULL), 7);
+	analysed_free(&an);
+}
+
+/*
+ * A Zen 3 guest's last_nidpid at readers=50: its threads split into
+ * readers and writers, so a table of it has that parameter as its mix
+ * (no speedups, no fit); at readers=0, the default, none.
+ */
+static void test_roles_mix(void **state)
+{
+	static struct analysed an;
+	const struct family_view *f;
+	size_t mixed = 0;
+
+	(void)state;
+	analyse(&an, "runs/epyc-zen3-2026-12-01/default.json");
+	f = family_named(&an.a, "last_nidpid");
+	assert_int_equal(f->nr_groups, 2);
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &an.a.groups[k];
+
+		if (strstr(g->group->setting, "readers=50")) {
+			assert_non_null(g->mix_param);
+			assert_string_equal(g->mix_param, "readers");
+			assert_false(g->is_default);
+			mixed++;
+		} else {
+			assert_null(g->mix_param);
+			assert_true(g->is_default);
+		}
+	}
+	assert_int_equal(mixed, 1);
+	analysed_free(&an);
+}
+
 /*
  * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
  * leading zeros ignored (07 = 7, and then the shorter text first), equal
@@ -835,6 +989,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_count_over_ops),
 		cmocka_unit_test(test_usl_on_the_edges),
 		cmocka_unit_test(test_usl_peak_and_refusals),
+		cmocka_unit_test(test_tables_and_settings),
+		cmocka_unit_test(test_one_way_cases_nearest_first),
+		cmocka_unit_test(test_roles_mix),
 		cmocka_unit_test(test_natural_order),
 	};
 

@@ -3,7 +3,7 @@
 """The numbers the report prints around its tables, against values
 worked out by hand from files changed in one known way.
 
-  test_report_oracle.py BOUNCELAB TESTS_DIR
+  test_report_oracle.py BOUNCELAB TESTS_DIR [hwloc|no-hwloc]
 
 Each case below takes tests/data/results-fixed.json (4 CPUs, load 0.5,
 no CPU share measured), changes one fact of its context or rows, runs
@@ -17,7 +17,12 @@ Then the summary's fix per family on real runs (tests/data/runs/): each
 gain is the median over rounds of the before variant's ns/op over the
 after variant's in the same round, at the family's defaults (read from
 `bouncelab list`) and placement compact, at 1 thread and at the most
-threads both measured, computed here from the results file's rows.
+threads both measured, computed here from the results file's rows; the
+same per host mode, the modes found here from the ping-pong's rows; the
+summary's claim counts against the claims table; the fleet table's
+columns and names on gen_fleet.py's machines; and, where hwloc can
+rebuild a run's topology for the model, that every fitted case of a run
+and its sweep is predicted at what it measured.
 """
 import copy
 import json
@@ -28,6 +33,8 @@ import sys
 import tempfile
 
 bouncelab, tests = os.path.abspath(sys.argv[1]), sys.argv[2]
+# the model's predictions need a topology rebuilt by hwloc from the file's
+has_hwloc = sys.argv[3:4] != ["no-hwloc"]
 problems = []
 
 
@@ -419,6 +426,51 @@ def sig(v):
     return "%.3g" % v if v < 1000 else "%.0f" % v
 
 
+def check_fitted_pair(tmp, run):
+    """A run and its sweep side by side: each file's shares are fitted
+    on its own cases (model_doc.md): the tenure's on false_sharing's
+    same_line at update=locked (the defaults) and update=plain, the cold
+    share on the case nearest its family's defaults that pays only for
+    lines another CPU wrote last (the default run's has_pinned no_flag
+    at already_set=0; the sweep has none such, so its nearest, counter's
+    percpu_padded_locked at read_every=1). A fitted case is predicted at
+    what it measured, by the definition of the fit: 1.00."""
+    folder = os.path.join(tests, "data", "runs", run)
+    docs = []
+    for name in ("default.json", "sweep.json"):
+        with open(os.path.join(folder, name)) as f:
+            docs.append(json.load(f))
+    report(tmp, "fitted-pair", docs)
+    with open(os.path.join(tmp, "fitted-pair", "prediction.md")) as f:
+        text = f.read()
+    fitted = []
+    for line in text.splitlines():
+        m = re.match(r"^\| `([^`]+)` \(fitted\) \| ([^|]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \| "
+                     r"([^|]+) \|", line)
+        if not m:
+            continue
+        case, setting, measured, predicted, ratio = (c.strip() for c in m.groups())
+        fitted.append((case, setting))
+        if ratio != "1.00" or measured != predicted:
+            problem("fitted %s at %s: predicted %s, measured %s (%s)" %
+                    (case, setting, predicted, measured, ratio))
+    want = [("false_sharing/same_line", "defaults"), ("false_sharing/same_line", "update=plain"),
+            ("has_pinned/no_flag", "already_set=0"),
+            ("counter/percpu_padded_locked", "read_every=1")]
+    for w in want:
+        if w not in fitted:
+            problem("%s with its sweep: %s at %s is not fitted (fitted: %s)" %
+                    (run, w[0], w[1], fitted))
+    if sorted(set(fitted)) != sorted(want):
+        problem("%s with its sweep: fitted %s, expected %s" % (run, sorted(set(fitted)), want))
+    for cold in ("(measured on has_pinned/no_flag, pin_work=1, flag_line=shared, already_set=0, "
+                 "placement compact)",
+                 "(measured on counter/percpu_padded_locked, batch=32, read_every=1, "
+                 "placement compact)"):
+        if cold not in text:
+            problem("%s with its sweep: no file's cold share is %s" % (run, cold))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -431,6 +483,8 @@ def main():
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)
         check_mode_figures(tmp, "epyc-zen3-2026-12-01", defaults)
+        if has_hwloc:
+            check_fitted_pair(tmp, "epyc-zen3-2026-12-01")
     print("%d problems" % len(problems))
     return 1 if problems else 0
 

@@ -471,6 +471,44 @@ def check_fitted_pair(tmp, run):
             problem("%s with its sweep: no file's cold share is %s" % (run, cold))
 
 
+def check_fit_covers_64_counts(tmp, fixed):
+    """The USL fit of a table takes its first 64 thread counts. Two tables
+    of has_pinned's store_always at 1 to 65 threads, ns/op 10 C(N) with
+    C(N) = 1 + 0.02 (N - 1) + 0.0001 N (N - 1) (so X(N) = N / ns lies on
+    the USL with sigma 0.02, kappa 0.0001), but one point 1.5 times slower:
+    at 65 threads in pin_work=2's table, outside the fit, which is then
+    that curve exactly (sigma 0.02, kappa 0.0001, R2 1.000); at 64 threads
+    in pin_work=3's, inside it, so no curve passes through every point
+    and R2 is below 1."""
+    sys.path.insert(0, tests)
+    from gen_results import Writer, placement
+    doc = copy.deepcopy(fixed)
+    w = Writer(seed=1, reps=3)
+    for pin_work, off in ((2, 65), (3, 64)):
+        for n in range(1, 66):
+            ns = 10 * (1 + 0.02 * (n - 1) + 0.0001 * n * (n - 1)) * (1.5 if n == off else 1)
+            w.case("has_pinned", "store_always", {"pin_work": pin_work, "flag_line": "shared"},
+                   placement(n), n, lambda r, v=ns: v, aggregates=False)
+    doc["benchmarks"] = w.rows
+    doc["context"]["num_cpus"] = 128
+    report(tmp, "fit-64", [doc])
+    with open(os.path.join(tmp, "fit-64", "details.md")) as f:
+        details = f.read()
+    head = "| variant | σ contention | κ coherency | R² |"
+    fits = [re.match(r"^\| store_always \| ([^|]+) \| ([^|]+) \| ([^|]+) \|",
+                     block.split("\n")[2]) for block in details.split(head)[1:]]
+    fits = [f.groups() for f in fits if f]
+    if len(fits) != 2:
+        problem("two tables of 65 thread counts: %d fits in details.md" % len(fits))
+        return
+    outside, inside = [tuple(c.strip() for c in f) for f in fits]
+    if outside != ("0.02", "0.0001", "1.000"):
+        problem("a point off the curve at the 65th thread count moved the fit: %s" % (outside,))
+    if inside[2] == "1.000" or (inside[0], inside[1]) == ("0.02", "0.0001"):
+        problem("a point off the curve at the 64th thread count is not in the fit: %s" %
+                (inside,))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -479,6 +517,7 @@ def main():
         check_busiest_file(tmp, fixed)
         check_build(tmp, fixed)
         check_marks(report(tmp, "fixed", [fixed]), "results-fixed.json")
+        check_fit_covers_64_counts(tmp, fixed)
         check_fleet_names_and_columns(tmp)
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)

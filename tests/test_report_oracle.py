@@ -26,6 +26,7 @@ and its sweep is predicted at what it measured.
 """
 import copy
 import json
+import math
 import os
 import re
 import subprocess
@@ -509,6 +510,34 @@ def check_fit_covers_64_counts(tmp, fixed):
                 (inside,))
 
 
+def check_run_distance(tmp, fixed):
+    """Two results files of the same cases, the second with the first case
+    by name (file_samples() sorts them) three times as slow: every case is
+    in both, the median ratio is 1.00x, the range 1.00x to 3.00x, one case
+    apart (the others are the same numbers), and it is the farthest."""
+    rows = [r for r in fixed["benchmarks"] if (r.get("bouncelab") or {}).get("family") and
+            r.get("run_type") == "iteration" and
+            isinstance(r.get("ns_per_op"), (int, float)) and math.isfinite(r["ns_per_op"])]
+    names = sorted({r["name"] for r in rows})
+    slower = copy.deepcopy(fixed)
+    for r in slower["benchmarks"]:
+        if r.get("name") == names[0] and r.get("run_type") == "iteration":
+            for key in ("ns_per_op", "wall_ns", "real_time"):
+                if key in r:
+                    r[key] *= 3
+    text = report(tmp, "distance", [fixed, slower])
+    m = re.search(r"^\| `[^`]*distance-1\.json` \| (\d+) \| ([^|]+) \| ([^|]+) \| (\d+) \| "
+                  r"`([^`]+)`: [^|]*\(([^)]+)\) \|$", text, re.M)
+    if not m:
+        problem("two files, one case 3 times as slow: no row in the table of the same cases")
+        return
+    got = (int(m.group(1)), m.group(2).strip(), m.group(3).strip(), int(m.group(4)),
+           m.group(5), m.group(6))
+    want = (len(names), "1.00x", "1.00x – 3.00x", 1, names[0], "3.00x")
+    if got != want:
+        problem("two files, %s 3 times as slow: %s, expected %s" % (names[0], got, want))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -518,6 +547,7 @@ def main():
         check_build(tmp, fixed)
         check_marks(report(tmp, "fixed", [fixed]), "results-fixed.json")
         check_fit_covers_64_counts(tmp, fixed)
+        check_run_distance(tmp, fixed)
         check_fleet_names_and_columns(tmp)
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)

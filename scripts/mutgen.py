@@ -107,6 +107,9 @@ TESTS = [
     # line, before the rest of its suite: an entry given again is the one taken
     ("model/", ["model", "model_cli", "cli_model", "report", "suite:model"]),
     ("cli/cmd_model.c", ["model_cli", "cli_model", "suite:model"]),
+    ("report/usl.c", ["report_units", "stats", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/sweeps.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
+    ("report/summary.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
 ]
 
 

@@ -3,7 +3,7 @@
 """The numbers the report prints around its tables, against values
 worked out by hand from files changed in one known way.
 
-  test_report_oracle.py BOUNCELAB TESTS_DIR
+  test_report_oracle.py BOUNCELAB TESTS_DIR [hwloc|no-hwloc]
 
 Each case below takes tests/data/results-fixed.json (4 CPUs, load 0.5,
 no CPU share measured), changes one fact of its context or rows, runs
@@ -12,9 +12,21 @@ warning quotes and its bound, the busiest file's load, a build just before
 the run, and where each rule's bound lies (a value at the bound, and just
 past it). The expected text is written out from the change, not from the
 report's code.
+
+Then the summary's fix per family on real runs (tests/data/runs/): each
+gain is the median over rounds of the before variant's ns/op over the
+after variant's in the same round, at the family's defaults (read from
+`bouncelab list`) and placement compact, at 1 thread and at the most
+threads both measured, computed here from the results file's rows; the
+same per host mode, the modes found here from the ping-pong's rows; the
+summary's claim counts against the claims table; the fleet table's
+columns and names on gen_fleet.py's machines; and, where hwloc can
+rebuild a run's topology for the model, that every fitted case of a run
+and its sweep is predicted at what it measured.
 """
 import copy
 import json
+import math
 import os
 import re
 import subprocess
@@ -22,6 +34,8 @@ import sys
 import tempfile
 
 bouncelab, tests = os.path.abspath(sys.argv[1]), sys.argv[2]
+# the model's predictions need a topology rebuilt by hwloc from the file's
+has_hwloc = sys.argv[3:4] != ["no-hwloc"]
 problems = []
 
 
@@ -140,6 +154,390 @@ def check_build(tmp, fixed):
         problem("CPUs held (share 0.5) after a build: not said as held")
 
 
+def catalogue_defaults():
+    """{family: {param: default text}} from `bouncelab list`."""
+    out = subprocess.run([bouncelab, "list"], capture_output=True, text=True, check=True).stdout
+    defaults, family = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^([a-z_]+): ", line)
+        if m:
+            family = m.group(1)
+            defaults[family] = {}
+            continue
+        m = re.match(r"^    ([a-z_]+) +default (\S+?),", line)
+        if m and family:
+            defaults[family][m.group(1)] = m.group(2)
+    return defaults
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def within_print(printed, value):
+    """printed ("1.22x", "0.97x", "113x") is value rounded to the digits
+    it shows: within half a unit of its last digit."""
+    text = printed.rstrip("x")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return abs(float(text) - value) <= 0.5 * 10 ** -decimals + 1e-9 * value
+
+
+def default_rows(doc, defaults):
+    """{(family, variant, threads): {round: ns/op}} at the defaults, compact."""
+    cases = {}
+    for r in doc["benchmarks"]:
+        b = r.get("bouncelab") or {}
+        fam = b.get("family")
+        if r.get("run_type") != "iteration" or fam not in defaults or "ns_per_op" in r and \
+                r.get("error_occurred"):
+            continue
+        params = b.get("params") or {}
+        if any(str(params.get(k, v)) != v for k, v in defaults[fam].items()):
+            continue
+        if (b.get("placement") or {}).get("policy", "compact") != "compact":
+            continue
+        cases.setdefault((fam, b["variant"], r["threads"]), {})[r["repetition_index"]] = \
+            r["ns_per_op"]
+    return cases
+
+
+def paired_gain(cases, fam, before, after, threads):
+    a, b = cases.get((fam, before, threads)), cases.get((fam, after, threads))
+    if not a or not b:
+        return None
+    ratios = [a[k] / b[k] for k in a if k in b and a[k] > 0 and b[k] > 0]
+    return median(ratios) if ratios else None
+
+
+# The families of a default run with a before and after variant.
+PAIRED_FAMILIES = ["has_pinned", "gup", "counter", "longterm_check", "false_sharing"]
+SUMMARY_ROW = re.compile(r"^\| `([a-z_]+)` \| .* \| `([a-z_0-9]+)` over `([a-z_0-9]+)` \| "
+                         r"([0-9.]+x) \(95% CI [^|]*\| ([0-9.]+x) \(95% CI [^|]* at (\d+) threads \|")
+
+
+def check_summary_gains(tmp, run, defaults):
+    """Each family's fix in the summary table against the paired medians
+    of its rows: before over after, round by round."""
+    path = os.path.join(tests, "data", "runs", run, "default.json")
+    with open(path) as f:
+        doc = json.load(f)
+    cases = default_rows(doc, defaults)
+    text = report(tmp, "summary-" + run, [doc])
+    check_marks(text, run)
+    checked, families = 0, []
+    for line in text.split("### The lessons' claims")[0].splitlines():
+        m = SUMMARY_ROW.match(line)
+        if not m:
+            continue
+        fam, after, before, at1, most, threads = m.groups()
+        families.append(fam)
+        for t, printed in ((1, at1), (int(threads), most)):
+            want = paired_gain(cases, fam, before, after, t)
+            if want is None:
+                problem("%s: %s has no rows of %s and %s at %d threads at its defaults" %
+                        (run, fam, before, after, t))
+            elif not within_print(printed, want):
+                problem("%s: %s's fix at %d thread(s) is %s, the median of %s / %s by round "
+                        "is %.4g" % (run, fam, t, printed, before, after, want))
+            else:
+                checked += 1
+        most_both = max((k[2] for k in cases if k[0] == fam and k[1] == before and
+                         (fam, after, k[2]) in cases), default=None)
+        if most_both != int(threads):
+            problem("%s: %s's fix is given at %s threads, its most with both variants is %s" %
+                    (run, fam, threads, most_both))
+    if sorted(families) != sorted(PAIRED_FAMILIES):
+        problem("%s: the summary gives a fix for %s, expected %s (pingpong and last_nidpid "
+                "have no pair; longterm_check's comes from its seed's figure)" %
+                (run, sorted(families), sorted(PAIRED_FAMILIES)))
+    if checked != 2 * len(PAIRED_FAMILIES):
+        problem("%s: %d of the summary's gains checked, expected %d" %
+                (run, checked, 2 * len(PAIRED_FAMILIES)))
+
+
+def fleet_rows(text):
+    """The fleet table's header and rows, as lists of cells."""
+    body = text.split("## Fleet: the fix on each machine", 1)
+    if len(body) < 2:
+        return None, []
+    lines = [l for l in body[1].split("\n## ", 1)[0].splitlines() if l.startswith("| ")]
+    cells = [[c.strip() for c in re.split(r"(?<!\\)\|", l.strip())[1:-1]] for l in lines]
+    return (cells[0], cells[1:]) if cells else (None, [])
+
+
+def check_fleet_names_and_columns(tmp):
+    """gen_fleet.py's machines (the fix's gain at t threads K t / 2, K = 3
+    on the Xeon and 4 on the EPYC, 1.5 times that spread). The Xeon and the
+    EPYC share 1, 2, 4, 8, 16 and 32 threads, more than the table's 2
+    columns for them: the largest two, 16 and 32, at 24.0x and 48.0x on
+    the Xeon, 32.0x and 64.0x on the EPYC (spread 36.0x, 72.0x; 48.0x,
+    96.0x). Two laptops of one host name but another build are two
+    machines, named with their first file's number; a file without a host
+    name is "machine N", and where its ping-pong's threads shared a CPU its
+    floor is at same_pu."""
+    sys.path.insert(0, tests)
+    from gen_fleet import FLEET, machine_file
+    xeon, epyc = machine_file(FLEET["xeon"]), machine_file(FLEET["epyc"])
+    header, rows = fleet_rows(report(tmp, "fleet-columns", [xeon, epyc]))
+    if header is None:
+        problem("xeon and epyc: no fleet table")
+        return
+    if header[5:7] != ["at 16", "at 32"] or len(header) != 8:
+        problem("xeon and epyc: the shared thread counts shown are %s, expected at 16, at 32" %
+                header[5:-1])
+    want = [("`xeon2s`", "60.0x", "24.0x", "48.0x"), ("`xeon2s`", "90.0x", "36.0x", "72.0x"),
+            ("`epyc2n`", "512x", "32.0x", "64.0x"), ("`epyc2n`", "768x", "48.0x", "96.0x")]
+    got = [(r[0], r[3].split(" ")[0], r[5], r[6]) for r in rows]
+    if got != want:
+        problem("xeon and epyc: rows %s, expected %s" % (got, want))
+
+    laptop = machine_file(FLEET["laptop"])
+    debug = copy.deepcopy(laptop)
+    debug["context"]["build_type"] = "debug"
+    nameless = copy.deepcopy(laptop)
+    del nameless["context"]["host_name"]
+    # its ping-pong's two threads shared one CPU: a floor at same_pu
+    for r in nameless["benchmarks"]:
+        b = r.get("bouncelab") or {}
+        if b.get("family") == "pingpong":
+            b["placement"]["widest_class"] = "same_pu"
+    header, rows = fleet_rows(report(tmp, "fleet-names", [laptop, debug, nameless]))
+    names = [r[0] for r in rows]
+    if names != ["`laptop (m1)`"] * 2 + ["`laptop (m2)`"] * 2 + ["`machine 3`"] * 2:
+        problem("two laptops of two builds and one without a host name: named %s" % names)
+    if rows and rows[0][1] != "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package":
+        problem("the laptop's CPU line: %r" % rows[0][1])
+    floors = [r[-1] for r in rows]
+    if floors != ["package 50.0"] * 4 + ["same_pu 50.0"] * 2:
+        problem("the one-way floors %s, expected package 50.0 and, where the ping-pong shared "
+                "a CPU, same_pu 50.0" % floors)
+
+
+def check_marks(text, name):
+    """The summary's claims column and its totals line count the marks of
+    the claims table below it, family by family."""
+    table, totals = {}, {"seen": 0, "NOT SEEN": 0, "not testable here": 0}
+    head = "| family | claim | expected | condition | mark | measured |"
+    rows = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()[2:] if head in text else []
+    for line in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        mark = {"seen": "seen", "not seen": "NOT SEEN", "**NOT SEEN**": "NOT SEEN",
+                "not testable here": "not testable here"}.get(cells[4], cells[4])
+        table.setdefault(cells[0], {"seen": 0, "NOT SEEN": 0, "not testable here": 0})
+        table[cells[0]][mark] += 1
+        totals[mark] += 1
+    if not rows:
+        problem("%s: no claims table" % name)
+        return
+    want_totals = "%d seen, %d not seen, %d not testable here." % (
+        totals["seen"], totals["NOT SEEN"], totals["not testable here"])
+    if want_totals not in text:
+        problem("%s: the claims' totals are not %r" % (name, want_totals))
+    summary = text.split("| family | lesson |", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    for line in summary:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        c = table.get(cells[0])
+        if not c:
+            want = "none"
+        else:
+            want = ("**%d NOT SEEN**, " % c["NOT SEEN"] if c["NOT SEEN"] else "") + \
+                "%d seen" % c["seen"] + \
+                (", %d not testable here" % c["not testable here"] if c["not testable here"] else "")
+        if cells[-1] != want:
+            problem("%s: %s's claims in the summary: %r, the claims table gives %r" %
+                    (name, cells[0], cells[-1], want))
+
+
+def host_modes(doc):
+    """The host's modes from the pingpong's store_load one-way transfer per
+    round: sorted, a new mode at every gap of a factor of 2 or more
+    (host_modes.h; at most 4 modes, none needed here). [(rounds, lo, hi,
+    median)]."""
+    one_way = {}
+    for r in doc["benchmarks"]:
+        b = r.get("bouncelab") or {}
+        if b.get("family") == "pingpong" and b.get("variant") == "store_load" and \
+                r.get("one_way_ns", 0) > 0:
+            one_way[r["repetition_index"]] = r["one_way_ns"]
+    order = sorted(one_way, key=one_way.get)
+    modes, current = [], [order[0]]
+    for prev, k in zip(order, order[1:]):
+        if one_way[k] / one_way[prev] >= 2:
+            modes.append(current)
+            current = []
+        current.append(k)
+    modes.append(current)
+    return [(set(m), one_way[m[0]], one_way[m[-1]], median([one_way[k] for k in m]))
+            for m in modes]
+
+
+def check_mode_figures(tmp, run, defaults):
+    """The fix per host mode at the top of the report: for each family
+    with a pair, at its most threads, the median over the mode's rounds of
+    before over after in the same round; a family whose pair is at 1
+    thread only (longterm_check's 2-thread rows dropped) is not listed,
+    since one thread moves no line between the modes' placements."""
+    path = os.path.join(tests, "data", "runs", run, "default.json")
+    with open(path) as f:
+        doc = json.load(f)
+    modes = host_modes(doc)
+    cases = default_rows(doc, defaults)
+    one_thread_only = copy.deepcopy(doc)
+    one_thread_only["benchmarks"] = [
+        r for r in doc["benchmarks"]
+        if not ((r.get("bouncelab") or {}).get("family") == "longterm_check" and r["threads"] > 1)]
+    for name, d, families in (("modes", doc, PAIRED_FAMILIES),
+                              ("modes-one-thread", one_thread_only,
+                               [f for f in PAIRED_FAMILIES if f != "longterm_check"])):
+        text = report(tmp, name, [d])
+        pairs = {m.group(1): (m.group(3), m.group(2)) for m in
+                 map(SUMMARY_ROW.match, text.splitlines()) if m}
+        head = "| family | the fix, at threads |"
+        if head not in text:
+            problem("%s: no table of the fix per mode" % name)
+            continue
+        lines = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()
+        header = [c.strip() for c in lines[0].strip().strip("|").split("|")]
+        want_header = ["mode %s–%s ns (%d rounds, median %s)" %
+                       (sig(lo), sig(hi), len(rounds), sig(med)) for rounds, lo, hi, med in modes]
+        if header != want_header:
+            problem("%s: the modes' columns %s, expected %s" % (name, header, want_header))
+        listed = []
+        for line in lines[2:]:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            fam, threads = cells[0].strip("`"), int(cells[1])
+            listed.append(fam)
+            before, after = pairs.get(fam, (None, None))
+            for (rounds, _, _, _), printed in zip(modes, cells[2:]):
+                a = cases.get((fam, before, threads), {})
+                b = cases.get((fam, after, threads), {})
+                ratios = [a[k] / b[k] for k in rounds if k in a and k in b]
+                if not ratios or not within_print(printed, median(ratios)):
+                    problem("%s: %s in the mode of rounds %s: %s, the median of %s / %s is %s" %
+                            (name, fam, sorted(rounds), printed, before, after,
+                             median(ratios) if ratios else "none"))
+        if listed != families:
+            problem("%s: the modes' table lists %s, expected %s" % (name, listed, families))
+
+
+def sig(v):
+    """Three significant digits, as the report prints a time."""
+    return "%.3g" % v if v < 1000 else "%.0f" % v
+
+
+def check_fitted_pair(tmp, run):
+    """A run and its sweep side by side: each file's shares are fitted
+    on its own cases (model_doc.md): the tenure's on false_sharing's
+    same_line at update=locked (the defaults) and update=plain, the cold
+    share on the case nearest its family's defaults that pays only for
+    lines another CPU wrote last (the default run's has_pinned no_flag
+    at already_set=0; the sweep has none such, so its nearest, counter's
+    percpu_padded_locked at read_every=1). A fitted case is predicted at
+    what it measured, by the definition of the fit: 1.00."""
+    folder = os.path.join(tests, "data", "runs", run)
+    docs = []
+    for name in ("default.json", "sweep.json"):
+        with open(os.path.join(folder, name)) as f:
+            docs.append(json.load(f))
+    report(tmp, "fitted-pair", docs)
+    with open(os.path.join(tmp, "fitted-pair", "prediction.md")) as f:
+        text = f.read()
+    fitted = []
+    for line in text.splitlines():
+        m = re.match(r"^\| `([^`]+)` \(fitted\) \| ([^|]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \| "
+                     r"([^|]+) \|", line)
+        if not m:
+            continue
+        case, setting, measured, predicted, ratio = (c.strip() for c in m.groups())
+        fitted.append((case, setting))
+        if ratio != "1.00" or measured != predicted:
+            problem("fitted %s at %s: predicted %s, measured %s (%s)" %
+                    (case, setting, predicted, measured, ratio))
+    want = [("false_sharing/same_line", "defaults"), ("false_sharing/same_line", "update=plain"),
+            ("has_pinned/no_flag", "already_set=0"),
+            ("counter/percpu_padded_locked", "read_every=1")]
+    for w in want:
+        if w not in fitted:
+            problem("%s with its sweep: %s at %s is not fitted (fitted: %s)" %
+                    (run, w[0], w[1], fitted))
+    if sorted(set(fitted)) != sorted(want):
+        problem("%s with its sweep: fitted %s, expected %s" % (run, sorted(set(fitted)), want))
+    for cold in ("(measured on has_pinned/no_flag, pin_work=1, flag_line=shared, already_set=0, "
+                 "placement compact)",
+                 "(measured on counter/percpu_padded_locked, batch=32, read_every=1, "
+                 "placement compact)"):
+        if cold not in text:
+            problem("%s with its sweep: no file's cold share is %s" % (run, cold))
+
+
+def check_fit_covers_64_counts(tmp, fixed):
+    """The USL fit of a table takes its first 64 thread counts. Two tables
+    of has_pinned's store_always at 1 to 65 threads, ns/op 10 C(N) with
+    C(N) = 1 + 0.02 (N - 1) + 0.0001 N (N - 1) (so X(N) = N / ns lies on
+    the USL with sigma 0.02, kappa 0.0001), but one point 1.5 times slower:
+    at 65 threads in pin_work=2's table, outside the fit, which is then
+    that curve exactly (sigma 0.02, kappa 0.0001, R2 1.000); at 64 threads
+    in pin_work=3's, inside it, so no curve passes through every point
+    and R2 is below 1."""
+    sys.path.insert(0, tests)
+    from gen_results import Writer, placement
+    doc = copy.deepcopy(fixed)
+    w = Writer(seed=1, reps=3)
+    for pin_work, off in ((2, 65), (3, 64)):
+        for n in range(1, 66):
+            ns = 10 * (1 + 0.02 * (n - 1) + 0.0001 * n * (n - 1)) * (1.5 if n == off else 1)
+            w.case("has_pinned", "store_always", {"pin_work": pin_work, "flag_line": "shared"},
+                   placement(n), n, lambda r, v=ns: v, aggregates=False)
+    doc["benchmarks"] = w.rows
+    doc["context"]["num_cpus"] = 128
+    report(tmp, "fit-64", [doc])
+    with open(os.path.join(tmp, "fit-64", "details.md")) as f:
+        details = f.read()
+    head = "| variant | σ contention | κ coherency | R² |"
+    fits = [re.match(r"^\| store_always \| ([^|]+) \| ([^|]+) \| ([^|]+) \|",
+                     block.split("\n")[2]) for block in details.split(head)[1:]]
+    fits = [f.groups() for f in fits if f]
+    if len(fits) != 2:
+        problem("two tables of 65 thread counts: %d fits in details.md" % len(fits))
+        return
+    outside, inside = [tuple(c.strip() for c in f) for f in fits]
+    if outside != ("0.02", "0.0001", "1.000"):
+        problem("a point off the curve at the 65th thread count moved the fit: %s" % (outside,))
+    if inside[2] == "1.000" or (inside[0], inside[1]) == ("0.02", "0.0001"):
+        problem("a point off the curve at the 64th thread count is not in the fit: %s" %
+                (inside,))
+
+
+def check_run_distance(tmp, fixed):
+    """Two results files of the same cases, the second with the first case
+    by name (file_samples() sorts them) three times as slow: every case is
+    in both, the median ratio is 1.00x, the range 1.00x to 3.00x, one case
+    apart (the others are the same numbers), and it is the farthest."""
+    rows = [r for r in fixed["benchmarks"] if (r.get("bouncelab") or {}).get("family") and
+            r.get("run_type") == "iteration" and
+            isinstance(r.get("ns_per_op"), (int, float)) and math.isfinite(r["ns_per_op"])]
+    names = sorted({r["name"] for r in rows})
+    slower = copy.deepcopy(fixed)
+    for r in slower["benchmarks"]:
+        if r.get("name") == names[0] and r.get("run_type") == "iteration":
+            for key in ("ns_per_op", "wall_ns", "real_time"):
+                if key in r:
+                    r[key] *= 3
+    text = report(tmp, "distance", [fixed, slower])
+    m = re.search(r"^\| `[^`]*distance-1\.json` \| (\d+) \| ([^|]+) \| ([^|]+) \| (\d+) \| "
+                  r"`([^`]+)`: [^|]*\(([^)]+)\) \|$", text, re.M)
+    if not m:
+        problem("two files, one case 3 times as slow: no row in the table of the same cases")
+        return
+    got = (int(m.group(1)), m.group(2).strip(), m.group(3).strip(), int(m.group(4)),
+           m.group(5), m.group(6))
+    want = (len(names), "1.00x", "1.00x – 3.00x", 1, names[0], "3.00x")
+    if got != want:
+        problem("two files, %s 3 times as slow: %s, expected %s" % (names[0], got, want))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -147,6 +545,15 @@ def main():
         check_cpu_share(tmp, fixed)
         check_busiest_file(tmp, fixed)
         check_build(tmp, fixed)
+        check_marks(report(tmp, "fixed", [fixed]), "results-fixed.json")
+        check_fit_covers_64_counts(tmp, fixed)
+        check_run_distance(tmp, fixed)
+        check_fleet_names_and_columns(tmp)
+        defaults = catalogue_defaults()
+        check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)
+        check_mode_figures(tmp, "epyc-zen3-2026-12-01", defaults)
+        if has_hwloc:
+            check_fitted_pair(tmp, "epyc-zen3-2026-12-01")
     print("%d problems" % len(problems))
     return 1 if problems else 0
 

@@ -7,6 +7,7 @@
  * Every expected value is written out in a comment, not computed by the
  * code under test.
  */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,9 +25,13 @@
 #include "cases.h"
 #include "catalog.h"
 #include "host_modes.h"
+#include "results_read.h"
 #include "sweeps.h"
+#include "usl.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *tests_dir;
 
 /* A pingpong case of n rounds whose one-way transfer in round rounds[i] is one_way[i]. */
 struct fake_pingpong {
@@ -511,6 +516,36 @@ static void test_sweeps_take_the_most_points(void **state)
 	assert_true(group_detailed(&ff.a, &ff.views[0], false));
 	assert_false(group_detailed(&ff.a, &ff.views[1], false));
 	assert_true(group_detailed(&ff.a, &ff.views[1], true));
+	/* a family the catalogue does not know has no defaults but the placement */
+	ff.family.kf = NULL;
+	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[0]);
+	assert_string_equal(changes, "pin_work=1, flag_line=shared, already_set=100");
+}
+
+/* Tables split into two families of 3 and 6: each table finds its own. */
+static void test_family_of_each_table(void **state)
+{
+	struct group_view views[9];
+	struct family_view two[2] = {
+		{ .name = "has_pinned", .first_group = 0, .nr_groups = 3 },
+		{ .name = "has_pinned", .first_group = 3, .nr_groups = 6 },
+	};
+	struct analysis a = { .nr_groups = 9, .groups = views, .nr_families = 2, .families = two };
+
+	(void)state;
+	memset(views, 0, sizeof(views));
+	assert_ptr_equal(family_of(&a, &views[0]), &two[0]);
+	assert_ptr_equal(family_of(&a, &views[2]), &two[0]);
+	assert_ptr_equal(family_of(&a, &views[3]), &two[1]);
+	assert_ptr_equal(family_of(&a, &views[8]), &two[1]);
+	/* a table in the appendix only: not its family's default, of two or more */
+	two[0].nr_groups = 2;
+	two[0].default_group = 0;
+	assert_false(group_detailed(&a, &views[1], false));
+	assert_true(group_detailed(&a, &views[0], false));
+	two[0].nr_groups = 1;
+	two[0].default_group = 0;
+	assert_true(group_detailed(&a, &views[0], false));
 }
 
 /*
@@ -556,6 +591,352 @@ static void test_sweeps_are_capped_before_they_compare(void **state)
 }
 
 /*
+ * The cases of tests/data/results-fixed.json come in the order cases.h
+ * promises, and result_case_compare() (the order compare's merge walk
+ * relies on) agrees with it case by case: families in catalogue order
+ * (has_pinned, pingpong, counter), then the one the catalogue does not
+ * know (zz_future_family), then another tool's benchmark (no family);
+ * in a table, thread counts ascending, then variants in catalogue order
+ * (has_pinned at pin_work=0: store_always, read_then_set, ... at 1
+ * thread, then the same at 2), by name where the catalogue has no order.
+ */
+static void test_cases_in_order(void **state)
+{
+	const char *const families[] = { "has_pinned", "pingpong", "counter", "zz_future_family", NULL };
+	struct results set;
+	struct result_cases cases;
+	char path[PATH_MAX], err[512];
+	size_t nr_families = 0;
+
+	(void)state;
+	memset(&set, 0, sizeof(set));
+	snprintf(path, sizeof(path), "%s/data/results-fixed.json", tests_dir);
+	if (results_read(&set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(result_cases_build(&set, &cases), 0);
+	assert_true(cases.nr > 10);
+	for (size_t i = 0; i < cases.nr; i++) {
+		const struct result_case *c = &cases.cases[i];
+
+		assert_int_equal(result_case_compare(c, c), 0);
+		if (i == 0 || c->family != cases.cases[i - 1].family) {
+			assert_true(nr_families < N(families));
+			if (families[nr_families])
+				assert_string_equal(c->family, families[nr_families]);
+			else
+				assert_null(c->family);
+			nr_families++;
+		}
+		if (i == 0)
+			continue;
+		assert_true(result_case_compare(&cases.cases[i - 1], c) < 0);
+		assert_true(result_case_compare(c, &cases.cases[i - 1]) > 0);
+	}
+	assert_int_equal(nr_families, N(families));
+	assert_string_equal(cases.cases[0].variant, "store_always");
+	assert_int_equal(cases.cases[0].threads, 1);
+	assert_string_equal(cases.cases[1].variant, "read_then_set");
+	assert_int_equal(cases.cases[1].threads, 1);
+	assert_string_equal(cases.groups[0].setting, cases.cases[0].setting);
+	assert_non_null(strstr(cases.cases[0].setting, "pin_work=0"));
+	for (size_t g = 0; g < cases.nr_groups; g++) {
+		const struct result_group *grp = &cases.groups[g];
+
+		for (size_t i = grp->first + 1; i < grp->first + grp->nr; i++) {
+			const struct result_case *a = &cases.cases[i - 1], *b = &cases.cases[i];
+
+			/* variants the catalogue does not know: by name */
+			assert_true(a->threads < b->threads ||
+				    (a->threads == b->threads && a->variant_order < b->variant_order) ||
+				    (a->threads == b->threads && a->variant_order == b->variant_order &&
+				     (!a->family || strcmp(a->variant, b->variant) < 0)));
+		}
+	}
+	result_cases_free(&cases);
+	results_free(&set);
+}
+
+/* A case of n repetitions with ops[i] operations and one counter. */
+struct counted_case {
+	struct result_case c;
+	struct case_counter cc;
+};
+
+static void counted_case_init(struct counted_case *k, double *ops, double *values, size_t n)
+{
+	memset(k, 0, sizeof(*k));
+	k->c.n = n;
+	k->c.ops = ops;
+	k->cc = (struct case_counter){ .name = "found_clear_fraction", .n = n, .values = values };
+}
+
+/*
+ * A counter that is a fixed count over the op count: value x ops is 2 in
+ * every repetition of a (ops 100, 200, 400: 0.02, 0.01, 0.005) and of b
+ * (ops 50, 100, 200: 0.04, 0.02, 0.01), whose medians differ (0.01,
+ * 0.02): true. Not when one repetition's count is 2.4 (the last value
+ * 0.006), when the counts differ (b's 3: 0.06, 0.03, 0.015), when the
+ * medians are equal (a against itself), or when a repetition lacks the
+ * counter. Counts agree within a millionth: 2 + 1e-6 is 2, 2 + 3e-6 not.
+ */
+static void test_count_over_ops(void **state)
+{
+	double a_ops[] = { 100, 200, 400 }, b_ops[] = { 50, 100, 200 };
+	double a_values[] = { 0.02, 0.01, 0.005 }, b_values[] = { 0.04, 0.02, 0.01 };
+	double off_values[] = { 0.02, 0.01, 0.006 }, three[] = { 0.06, 0.03, 0.015 };
+	double near[] = { 0.04, 0.02, (2 + 1e-6) / 200 }, apart[] = { 0.04, 0.02, (2 + 3e-6) / 200 };
+	struct counted_case a, b;
+
+	(void)state;
+	counted_case_init(&a, a_ops, a_values, 3);
+	counted_case_init(&b, b_ops, b_values, 3);
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &a.c, &a.cc));
+	b.cc.values = near;
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	b.cc.values = apart;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	b.cc.values = three;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	b.cc.values = b_values;
+	a.cc.values = off_values;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	assert_false(case_counters_are_count_over_ops(&b.c, &b.cc, &a.c, &a.cc));
+	a.cc.values = a_values;
+	a.cc.n = 2;
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+}
+
+/*
+ * The USL fit where the unconstrained least squares leaves the box
+ * sigma in [0, 1], kappa >= 0. Linearised, y = N x1 / X(N) - 1 and
+ * x = N - 1 obey y = sigma x + kappa x (x + 1).
+ *
+ * Amdahl alone, sigma 0.25: X = 100, 160, 400 / 1.75 at N = 1, 2, 4.
+ * y = 0.25 x exactly: sigma 0.25, kappa 0 (the kappa = 0 edge), r2 1.
+ *
+ * Worse than serial: X = 10, 20 / 3, 6 at N = 1, 2, 3, so y = 2, 4 at
+ * x = 1, 2 (sigma 2 unconstrained). With b = x (x + 1) = 2, 6 the edges
+ * give: kappa = 0, sigma clamped to 1: squared error 1 + 4 = 5; sigma 0:
+ * kappa = (2 * 2 + 6 * 4) / (4 + 36) = 0.7, error 0.6^2 + 0.2^2 = 0.4;
+ * sigma 1: kappa = (2 * 1 + 6 * 2) / 40 = 0.35, error 0.3^2 + 0.1^2 =
+ * 0.1, the least. Its r2 from the fitted X(2) = 20 / 2.7 and X(3) = 30 /
+ * 5.1 against the mean 68 / 9; the peak of a sigma of 1 is 1 thread.
+ */
+static void test_usl_on_the_edges(void **state)
+{
+	double n[] = { 1, 2, 4 }, amdahl[] = { 100, 160, 400 / 1.75 };
+	double n3[] = { 1, 2, 3 }, serial[] = { 10, 20.0 / 3, 6 };
+	double mean = 68.0 / 9, e2 = 20 / 2.7 - 20.0 / 3, e3 = 30 / 5.1 - 6;
+	double ss_tot = (10 - mean) * (10 - mean) + (20.0 / 3 - mean) * (20.0 / 3 - mean) +
+			(6 - mean) * (6 - mean);
+	struct usl_fit fit;
+
+	(void)state;
+	assert_int_equal(usl_fit(n, amdahl, 3, &fit), 0);
+	assert_float_equal(fit.sigma, 0.25, 1e-12);
+	assert_float_equal(fit.kappa, 0, 1e-12);
+	assert_float_equal(fit.r2, 1, 1e-12);
+	assert_int_equal(fit.nr_points, 3);
+	assert_true(isinf(usl_peak(&fit)));
+
+	assert_int_equal(usl_fit(n3, serial, 3, &fit), 0);
+	assert_float_equal(fit.x1, 10, 0);
+	assert_float_equal(fit.sigma, 1, 0);
+	assert_float_equal(fit.kappa, 0.35, 1e-12);
+	assert_float_equal(fit.r2, 1 - (e2 * e2 + e3 * e3) / ss_tot, 1e-12);
+	assert_float_equal(usl_peak(&fit), 1, 0);
+	assert_float_equal(usl_throughput(&fit, 3), 30 / 5.1, 1e-12);
+}
+
+/*
+ * The peak: sqrt((1 - sigma) / kappa) threads, at least 1 (sigma 0.5,
+ * kappa 1: sqrt(0.5) = 0.71, so 1; sigma 0.5, kappa 0.0125: 6.32), 1 for
+ * a sigma of 1 or more, unbounded without coherency. The fit refuses
+ * fewer than 3 points, two at N = 1, an N below 1, a throughput that is
+ * not a positive number.
+ */
+static void test_usl_peak_and_refusals(void **state)
+{
+	struct usl_fit fit = { .x1 = 1, .sigma = 0.5, .kappa = 1 };
+	double twice_one[] = { 1, 1, 2 }, below_one[] = { 0.5, 1, 2 }, n[] = { 1, 2, 4 };
+	double x[] = { 10, 15, 18 }, inf[] = { 10, INFINITY, 18 }, nan_x[] = { 10, NAN, 18 };
+	double neg[] = { 10, -15, 18 };
+
+	(void)state;
+	assert_float_equal(usl_peak(&fit), 1, 0);
+	fit.kappa = 0.0125;
+	assert_float_equal(usl_peak(&fit), sqrt(40), 1e-12);
+	fit.sigma = 1;
+	assert_float_equal(usl_peak(&fit), 1, 0);
+	fit.sigma = 0.5;
+	fit.kappa = 0;
+	assert_true(isinf(usl_peak(&fit)));
+
+	assert_int_equal(usl_fit(n, x, 3, &fit), 0);
+	assert_int_equal(usl_fit(n, x, 2, &fit), -1);
+	assert_int_equal(usl_fit(twice_one, x, 3, &fit), -1);
+	assert_int_equal(usl_fit(below_one, x, 3, &fit), -1);
+	assert_int_equal(usl_fit(n, inf, 3, &fit), -1);
+	assert_int_equal(usl_fit(n, nan_x, 3, &fit), -1);
+	assert_int_equal(usl_fit(n, neg, 3, &fit), -1);
+}
+
+/* The analysis of one results file of tests/data. */
+struct analysed {
+	struct results set;
+	struct result_cases cases;
+	struct analysis a;
+};
+
+static void analyse(struct analysed *an, const char *name)
+{
+	char path[PATH_MAX], err[512];
+
+	memset(an, 0, sizeof(*an));
+	snprintf(path, sizeof(path), "%s/data/%s", tests_dir, name);
+	if (results_read(&an->set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(result_cases_build(&an->set, &an->cases), 0);
+	assert_int_equal(analysis_build(&an->set, &an->cases, &an->a), 0);
+}
+
+static void analysed_free(struct analysed *an)
+{
+	analysis_free(&an->a);
+	result_cases_free(&an->cases);
+	results_free(&an->set);
+}
+
+static const struct family_view *family_named(const struct analysis *a, const char *name)
+{
+	for (size_t i = 0; i < a->nr_families; i++)
+		if (!strcmp(a->families[i].name, name))
+			return &a->families[i];
+	fail_msg("no family %s", name);
+	return NULL;
+}
+
+/*
+ * results-fixed.json's has_pinned: two tables, pin_work=0 and pin_work=1
+ * (the catalogue's default, so the verdict's), at 1, 2 and 4 threads.
+ * Its pair is store_always over read_then_set at each count, the widest
+ * at 4. A setting names a table by the parameters it changes (none: the
+ * defaults'); one the file lacks (already_set=0) names none.
+ */
+static void test_tables_and_settings(void **state)
+{
+	static struct analysed an;
+	const struct family_view *f;
+	const struct group_view *def, *zero;
+
+	(void)state;
+	analyse(&an, "results-fixed.json");
+	f = family_named(&an.a, "has_pinned");
+	assert_ptr_equal(f, &an.a.families[0]);
+	assert_int_equal(f->nr_groups, 2);
+	def = &an.a.groups[f->default_group];
+	zero = &an.a.groups[f->first_group];
+	assert_ptr_not_equal(def, zero);
+	assert_non_null(strstr(def->group->setting, "pin_work=1"));
+	assert_non_null(strstr(zero->group->setting, "pin_work=0"));
+	assert_true(def->is_default);
+	assert_false(zero->is_default);
+	assert_int_equal(zero->number, 1);
+	assert_int_equal(def->number, 2);
+	assert_null(def->mix_param);
+
+	assert_ptr_equal(analysis_find_setting(&an.a, f, "pin_work=0"), zero);
+	assert_ptr_equal(analysis_find_setting(&an.a, f, "pin_work=1"), def);
+	assert_ptr_equal(analysis_find_setting(&an.a, f, ""), def);
+	assert_null(analysis_find_setting(&an.a, f, "already_set=0"));
+
+	assert_string_equal(def->before, "store_always");
+	assert_string_equal(def->after, "read_then_set");
+	assert_int_equal(def->nr_pairs, 3);
+	assert_int_equal(group_view_widest_pair(def)->threads, 4);
+	assert_int_equal(group_view_pair(def, 1)->threads, 1);
+	assert_int_equal(group_view_pair(def, 2)->threads, 2);
+	assert_null(group_view_pair(def, 3));
+	assert_string_equal(group_view_pair(def, 2)->before->variant, "store_always");
+	assert_string_equal(group_view_pair(def, 2)->after->variant, "read_then_set");
+	assert_int_equal(def->nr_threads, 3);
+	assert_int_equal(def->threads[0], 1);
+	assert_int_equal(def->threads[2], 4);
+	assert_string_equal(group_view_find(&an.a, def, "read_then_set", 4)->c->variant,
+			    "read_then_set");
+	assert_int_equal(group_view_find(&an.a, def, "read_then_set", 4)->c->threads, 4);
+	assert_null(group_view_find(&an.a, def, "read_then_set", 3));
+	analysed_free(&an);
+}
+
+/*
+ * The physical baseline's cases nearest first: results-fixed.json has
+ * the pingpong's store_load and cas on SMT siblings and across an L3;
+ * the SMT pair comes first, each pair in catalogue order. Distance ranks
+ * follow topo's classes, an unknown or missing class last.
+ */
+static void test_one_way_cases_nearest_first(void **state)
+{
+	static struct analysed an;
+	const struct result_case *cases[8];
+	const struct family_view *f;
+	size_t nr;
+
+	(void)state;
+	analyse(&an, "results-fixed.json");
+	f = family_named(&an.a, "pingpong");
+	assert_true(f->pingpong);
+	nr = analysis_one_way_cases(&an.a, f, cases);
+	assert_int_equal(nr, 4);
+	assert_string_equal(cases[0]->widest_class, "smt");
+	assert_string_equal(cases[1]->widest_class, "smt");
+	assert_string_equal(cases[2]->widest_class, "l3");
+	assert_string_equal(cases[3]->widest_class, "l3");
+	assert_true(cases[0]->variant_order < cases[1]->variant_order);
+	assert_true(cases[2]->variant_order < cases[3]->variant_order);
+	assert_int_equal(distance_rank("same_pu"), 0);
+	assert_int_equal(distance_rank("smt"), 1);
+	assert_int_equal(distance_rank("l3"), 3);
+	assert_int_equal(distance_rank("cross_package"), 6);
+	assert_int_equal(distance_rank("elsewhere"), 7);
+	assert_int_equal(distance_rank(NULL), 7);
+	analysed_free(&an);
+}
+
+/*
+ * A Zen 3 guest's last_nidpid at readers=50: its threads split into
+ * readers and writers, so a table of it has that parameter as its mix
+ * (no speedups, no fit); at readers=0, the default, none.
+ */
+static void test_roles_mix(void **state)
+{
+	static struct analysed an;
+	const struct family_view *f;
+	size_t mixed = 0;
+
+	(void)state;
+	analyse(&an, "runs/epyc-zen3-2026-12-01/default.json");
+	f = family_named(&an.a, "last_nidpid");
+	assert_int_equal(f->nr_groups, 2);
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
+		const struct group_view *g = &an.a.groups[k];
+
+		if (strstr(g->group->setting, "readers=50")) {
+			assert_non_null(g->mix_param);
+			assert_string_equal(g->mix_param, "readers");
+			assert_false(g->is_default);
+			mixed++;
+		} else {
+			assert_null(g->mix_param);
+			assert_true(g->is_default);
+		}
+	}
+	assert_int_equal(mixed, 1);
+	analysed_free(&an);
+}
+
+/*
  * Names with numbers compare as numbers: pin_work=2 before pin_work=10,
  * leading zeros ignored (07 = 7, and then the shorter text first), equal
  * names 0, and otherwise byte order.
@@ -587,7 +968,7 @@ static void test_natural_order(void **state)
 	assert_true(natural_compare(NULL, "a") < 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_modes_split_at_a_factor_of_two),
@@ -603,8 +984,21 @@ int main(void)
 		cmocka_unit_test(test_cold_miss_within_a_factor_of_two),
 		cmocka_unit_test(test_sweeps_take_the_most_points),
 		cmocka_unit_test(test_sweeps_are_capped_before_they_compare),
+		cmocka_unit_test(test_family_of_each_table),
+		cmocka_unit_test(test_cases_in_order),
+		cmocka_unit_test(test_count_over_ops),
+		cmocka_unit_test(test_usl_on_the_edges),
+		cmocka_unit_test(test_usl_peak_and_refusals),
+		cmocka_unit_test(test_tables_and_settings),
+		cmocka_unit_test(test_one_way_cases_nearest_first),
+		cmocka_unit_test(test_roles_mix),
 		cmocka_unit_test(test_natural_order),
 	};
 
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SOURCE_DIR/tests\n", argv[0]);
+		return 2;
+	}
+	tests_dir = argv[1];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

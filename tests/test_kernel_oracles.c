@@ -1424,9 +1424,8 @@ static void longterm_median_of_one_or_two_stretches(void **unused)
  * first section, or in a pageblock of one page, by hand:
  * - all CMA: every call stops at its first page, one lookup, none
  *   pinned; none CMA: every page pinned and looked up; whatever the
- *   buffer. 65536 + 512 pages are three sections' worth (32768 pages
- *   each) of 129 pageblocks; 513 pages two pageblocks, the second of one
- *   page.
+ *   buffer. 32768 + 512 pages are two sections (32768 pages each) of 65
+ *   pageblocks; 513 pages two pageblocks, the second of one page.
  * - half CMA over 64 pageblocks (32768 pages, one section, 4 bitmap
  *   words): round(64 x 50%) = 32 blocks; calls of 512 pages are one
  *   block each, so a pass of 64 calls pins 32 x 512 pages with
@@ -1439,8 +1438,8 @@ static void longterm_counts_over_big_layouts(void **unused)
 		uint64_t calls;
 		double pages_per_call, checks_per_call;
 	} rows[] = {
-		{ "buffer_pages=66048", "nr_pages=512", "cma_percent=100", 129, 0, 1 },
-		{ "buffer_pages=66048", "nr_pages=512", "cma_percent=0", 129, 512, 512 },
+		{ "buffer_pages=33280", "nr_pages=512", "cma_percent=100", 65, 0, 1 },
+		{ "buffer_pages=33280", "nr_pages=512", "cma_percent=0", 65, 512, 512 },
 		{ "buffer_pages=513", "nr_pages=1", "cma_percent=100", 513, 0, 1 },
 		{ "buffer_pages=513", "nr_pages=1", "cma_percent=0", 513, 1, 1 },
 		{ "buffer_pages=32768", "nr_pages=512", "cma_percent=50", 64,
@@ -1669,7 +1668,7 @@ static void nothing_is_left_allocated(void **unused)
 {
 	static const char *const gup_writer[] = { "writer=on", "mode=private", "buffer_mib=1",
 						  "page_size=4k", NULL };
-	static const char *const longterm_small[] = { "buffer_pages=66048", "nr_pages=512", NULL };
+	static const char *const longterm_small[] = { "buffer_pages=1024", "nr_pages=64", NULL };
 	static const char *const readers[] = { "readers=50", NULL };
 	struct gup_test_config cfg = {
 		.cmd = PIN_FAST_BENCHMARK, .buffer_bytes = 1UL << 20, .pages_per_call = 64,

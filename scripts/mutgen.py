@@ -82,7 +82,7 @@ TESTS = [
                                        "suite:report"]),
     ("bench/bench_case.c", ["mut-bench home_rows", "gbench_shim", "end_to_end", "cli_params",
                             "units", "cli_behaviour"]),
-    ("bench/counters.c", ["mut-bench counter_select", "counter_math", "counter_events", "counters",
+    ("bench/counters.c", ["mut-bench counter_select", "mut-bench counter_groups", "counter_math", "counter_events", "counters",
                           "counters_cli", "report",
                           "suite:counters"]),
     ("bench/suite.c", ["mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",

@@ -271,6 +271,31 @@ static void a_set_names_its_events_by_reason(void **unused)
 	assert_null(json_object_get(json_object_get(ctx, "na"), "instructions_per_op"));
 	json_decref(ctx);
 
+	/* bouncelab list --events says the same, event by event */
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+
+		assert_non_null(out);
+		counters_list(out);
+		fclose(out);
+		assert_non_null(strstr(text, ", hardware PMU yes, "));
+		assert_non_null(strstr(text,
+			"\n    cycles_per_op                perf::PERF_COUNT_HW_CPU_CYCLES\n"
+			"                                   n/a (the counter is in use by another tool)\n"));
+		assert_non_null(strstr(text,
+			"\n    instructions_per_op          perf::PERF_COUNT_HW_INSTRUCTIONS\n"
+			"                                   works\n"));
+		assert_non_null(strstr(text,
+			"\nbasic      cycles, instructions, L1D and LLC load misses\n"));
+		assert_non_null(strstr(text,
+			"\n           cycles, llc_load_misses n/a (the counter is in use by another tool); "
+			"l1d_load_misses n/a (too many open files)\n"));
+		assert_non_null(strstr(text, "\n           works here\n"));
+		free(text);
+	}
+
 	thread_opens(all, 4, &n);
 	assert_string_equal(set_field("basic", "summary", &ctx),
 			    "n/a (the counter is in use by another tool)");

@@ -112,6 +112,14 @@ static void events_are_counted_and_sized(void **unused)
 	refused("none", events, "expected at most 16 events");
 	events[strlen(events) - strlen(",cycles")] = '\0';
 	selected("none", events);
+	{
+		json_t *ctx = counters_context();
+
+		assert_int_equal(json_array_size(json_object_get(ctx, "events_requested")), 16);
+		assert_string_equal(json_string_value(json_array_get(
+			json_object_get(ctx, "events_requested"), 15)), "cycles");
+		json_decref(ctx);
+	}
 	memset(long_event, 'c', sizeof(long_event));
 	long_event[COUNTERS_EVENT_LEN] = '\0';
 	refused("none", long_event, "expected a comma-separated list");

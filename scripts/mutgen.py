@@ -82,6 +82,8 @@ TESTS = [
                                        "suite:report"]),
     ("resultfile/latency_map.c", ["mut-bench latency_map", "results_context", "read_bounds",
                                   "journal", "report", "end_to_end", "suite:report"]),
+    ("resultfile/profile_read.c", ["mut-bench profile_fields", "results_context", "read_bounds",
+                                   "journal", "report", "end_to_end", "suite:report"]),
     ("bench/bench_case.c", ["mut-bench home_rows", "gbench_shim", "end_to_end", "cli_params",
                             "units", "cli_behaviour"]),
     ("bench/counters.c", ["mut-bench counter_select", "mut-bench counter_groups", "counter_math", "counter_events", "counters",

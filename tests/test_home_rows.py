@@ -68,6 +68,11 @@ def main():
                 facts = row["bouncelab"]
                 h, cpus = facts["home"], facts["placement"]["cpus"]
                 what = f"{row['name']} {home}"
+                allowed = os.sched_getaffinity(0)
+                if len(cpus) != row["threads"] or len(set(cpus)) != len(cpus) or \
+                        not set(cpus) <= allowed:
+                    bad.append(f"{what}: placement on CPUs {cpus}, expected {row['threads']} "
+                               f"distinct CPUs of those allowed, {sorted(allowed)}")
                 if h["node"] < 0:
                     if h["threads_away"] != -1:
                         bad.append(f"{what}: no node found, but {h['threads_away']} threads away")

@@ -156,6 +156,18 @@ def main():
           f"pingpong on one CPU: exit {p.returncode}: {p.stderr}")
     p, rows, _ = dry_run("pack:1 core:1 pu:1", "--filter", "^counter/shared_atomic$")
     compare("one CPU, one case", rows, {("counter/shared_atomic", 1, "0")})
+    # nothing left: each reason said, exit 2
+    for args, want in (
+            (["--filter", "^nothing$"], "filter '^nothing$': no benchmark matches"),
+            (["--filter", "^counter/shared_atomic$", "--placement", "pair:package",
+              "--threads", "1"], "placement 'pair:package' places exactly 2 threads, not 1")):
+        p, rows, _ = dry_run("pack:1 core:2 pu:1", *args)
+        check(p.returncode == 2 and want in p.stderr and not rows,
+              f"{args}: exit {p.returncode}, {p.stderr.strip()!r}, expected 2 and {want!r}")
+    # a pair placement runs the 2-thread case only
+    p, rows, _ = dry_run("pack:1 core:2 pu:1", "--filter", "^counter/shared_atomic$",
+                         "--placement", "pair:package", "--threads", "1,2")
+    compare("pair:package at 1 and 2 threads", rows, {("counter/shared_atomic", 2, "0,1")})
     if bad:
         print("\n".join(bad))
         return 1

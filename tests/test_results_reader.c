@@ -389,6 +389,57 @@ static void placement_numbers_at_their_ends(void **unused)
 	}
 }
 
+/*
+ * A setting in words: each parameter as given (a string, a whole number,
+ * a real as %g, a boolean), the placement, and a home asked for with the
+ * node it landed on; the default home is no setting of its own.
+ */
+static void settings_in_words(void **unused)
+{
+	char path[PATH_MAX];
+	struct results set = { 0 };
+	json_t *rows = json_array(), *row, *facts;
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/settings.json", dir);
+	row = ours("store_always", 1, 0, 2, 10, 20);
+	facts = json_object_get(row, "bouncelab");
+	json_object_set_new(facts, "params", json_pack("{s:b, s:f, s:s, s:i}", "on", 1,
+						       "share", 0.5, "mode", "shared", "n", -3));
+	json_object_set_new(facts, "home", json_pack("{s:s, s:i, s:i}", "policy", "local",
+						     "node", 1, "threads_away", 2));
+	json_array_append_new(rows, row);
+	row = ours("store_always", 1, 1, 2, 10, 20);
+	facts = json_object_get(row, "bouncelab");
+	json_object_set_new(facts, "params", json_object());
+	json_object_set_new(facts, "home", json_pack("{s:s, s:n, s:n}", "policy", "remote",
+						     "node", "threads_away"));
+	json_array_append_new(rows, row);
+	row = ours("store_always", 1, 2, 2, 10, 20);
+	facts = json_object_get(row, "bouncelab");
+	json_object_set_new(facts, "params", json_pack("{s:b}", "off", 0));
+	json_object_del(facts, "placement");
+	json_object_set_new(facts, "home", json_pack("{s:s, s:i, s:i}", "policy", "default",
+						     "node", 0, "threads_away", 0));
+	json_array_append_new(rows, row);
+	write_file(path, rows);
+	read_or_fail(&set, path);
+	assert_int_equal(set.nr_rows, 3);
+	assert_string_equal(set.rows[0].setting,
+			    "on=true, share=0.5, mode=shared, n=-3, placement compact, home local (node 1)");
+	assert_string_equal(set.rows[0].home_policy, "local");
+	assert_int_equal(set.rows[0].home_node, 1);
+	assert_int_equal(set.rows[0].home_threads_away, 2);
+	assert_string_equal(set.rows[1].setting, "placement compact, home remote");
+	assert_int_equal(set.rows[1].home_node, -1);
+	assert_int_equal(set.rows[1].home_threads_away, -1);
+	assert_string_equal(set.rows[2].setting, "off=false");
+	assert_null(set.rows[2].policy);
+	assert_int_equal(set.rows[2].home_node, 0);
+	results_free(&set);
+	unlink(path);
+}
+
 static int make_dir(void **unused)
 {
 	(void)unused;
@@ -420,6 +471,7 @@ int main(void)
 		cmocka_unit_test(failures_are_listed),
 		cmocka_unit_test(two_files_in_one_set_share_their_names),
 		cmocka_unit_test(placement_numbers_at_their_ends),
+		cmocka_unit_test(settings_in_words),
 	};
 
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);

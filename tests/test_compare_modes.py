@@ -489,6 +489,27 @@ def names_and_usage(tmp):
         check(f"| {label} |" in text, f"one name, two settings: no row {label!r} in the text")
     near(doc["geomean"], 6 ** 0.5, "one name, two settings: geomean")
 
+    # one benchmark of aggregates only is said in the singular
+    one = write(tmp, "one-aggregate.json", aggregates("BM_x", 2.0), "one")
+    reps = write(tmp, "reps-x.json", foreign("BM_x", [4, 4, 4]), "reps")
+    doc, text = compare(one, reps, "one benchmark of aggregates")
+    check("   A has no per-repetition rows for 1 benchmark (written with\n" in text and
+          "aggregates_only): it is compared on the median" in text,
+          f"one benchmark of aggregates: not said in the singular:\n{text}")
+    near(doc["geomean"], 2.0, "one benchmark of aggregates: geomean")
+    check(re.search(r"^Geometric mean of B/A over 1 benchmark: 2\.00x$", text, re.M) is not None,
+          "one benchmark of aggregates: the geometric mean's line")
+    doc, text = compare(reps, reps, "a file against itself")
+    check("has no per-repetition rows" not in text, "a file against itself: aggregates said")
+    # a file name that is not UTF-8 is shown with '?' in the JSON
+    odd = os.path.join(os.fsencode(tmp), b"odd-\xff.json")
+    with open(odd, "wb") as f, open(reps, "rb") as src:
+        f.write(src.read())
+    p = subprocess.run([os.fsencode(bouncelab), b"compare", b"--json", odd, os.fsencode(reps)],
+                       capture_output=True)
+    check(p.returncode == 0 and json.loads(p.stdout)["a"]["path"].endswith("odd-?.json"),
+          f"a file name not in UTF-8: exit {p.returncode}, {p.stdout[:300]!r}")
+
     x = write(tmp, "only-x.json", foreign("BM_x", [1, 2, 3]), "x")
     y = write(tmp, "only-y.json", foreign("BM_y", [1, 2, 3]), "y")
     p = run(x, y)

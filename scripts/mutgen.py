@@ -96,7 +96,7 @@ TESTS = [
     ("bench/counters.c", ["mut-bench counter_select", "mut-bench counter_groups", "counter_math", "counter_events", "counters",
                           "counters_cli", "report",
                           "suite:counters"]),
-    ("bench/suite.c", ["mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
+    ("bench/suite.c", ["mut-bench uint_list", "mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
                        "cli_behaviour"]),
 ]
 

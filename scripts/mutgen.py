@@ -91,13 +91,13 @@ TESTS = [
     ("resultfile/published_read.c", ["mut-bench published_fields", "results_context",
                                      "read_bounds", "journal", "report", "end_to_end",
                                      "suite:report"]),
-    ("bench/bench_case.c", ["mut-bench home_rows", "mut-bench result_rows", "gbench_shim", "end_to_end", "cli_params",
-                            "units", "cli_behaviour"]),
-    ("bench/counters.c", ["mut-bench counter_select", "mut-bench counter_groups", "counter_math", "counter_events", "counters",
-                          "counters_cli", "report",
+    ("bench/bench_case.c", ["mut-bench home_rows", "mut-bench result_rows", "gbench_shim",
+                            "end_to_end", "cli_params", "units", "cli_behaviour"]),
+    ("bench/counters.c", ["mut-bench counter_select", "mut-bench counter_groups", "counter_math",
+                          "counter_events", "counters", "counters_cli", "report",
                           "suite:counters"]),
-    ("bench/suite.c", ["mut-bench uint_list", "mut-bench suite_plan", "gbench_shim", "end_to_end", "cli_params", "units",
-                       "cli_behaviour"]),
+    ("bench/suite.c", ["mut-bench uint_list", "mut-bench suite_plan", "gbench_shim", "end_to_end",
+                       "cli_params", "units", "cli_behaviour"]),
 ]
 
 

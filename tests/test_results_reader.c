@@ -440,6 +440,63 @@ static void settings_in_words(void **unused)
 	unlink(path);
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A UTF-8 byte order mark is skipped (a part of one is not); a journal
+ * reads as the rows it kept, marked incomplete; the same run given twice
+ * (one run_id) is refused; a file that is not JSON says where.
+ */
+static void boms_journals_and_runs_given_twice(void **unused)
+{
+	char path[PATH_MAX], other[PATH_MAX], err[1024];
+	struct results set = { 0 };
+	const char *doc = "{\"context\": {\"run_id\": \"r1\"}, \"benchmarks\": ["
+			  "{\"name\": \"BM_a\", \"real_time\": 5, \"time_unit\": \"ns\"}]}";
+	char text[512];
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/bom.json", dir);
+	snprintf(other, sizeof(other), "%s/copy.json", dir);
+	snprintf(text, sizeof(text), "\xef\xbb\xbf%s", doc);
+	write_text(path, text);
+	read_or_fail(&set, path);
+	assert_int_equal(set.nr_rows, 1);
+	assert_float_equal(set.rows[0].ns_per_op, 5, 0);
+	assert_string_equal(set.files[0].run.run_id, "r1");
+	/* the same run again, as a copy: refused */
+	write_text(other, doc);
+	assert_int_equal(results_read(&set, other, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "the same run as"));
+	assert_non_null(strstr(err, "context.run_id r1"));
+	results_free(&set);
+
+	snprintf(text, sizeof(text), "\xef\xbb%s", doc);
+	write_text(path, text);
+	assert_int_equal(results_read(&set, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bom.json:1:0: not valid JSON: unable to decode byte 0xef"));
+	results_free(&set);
+
+	write_text(path, "{\"bouncelab_journal\": 1, \"total\": 4, \"context\": {}}\n"
+		   "{\"name\": \"BM_j\", \"real_time\": 7, \"time_unit\": \"ns\"}\n"
+		   "{\"name\": \"BM_j\", \"real_time\": 9, \"time_unit\": \"ns\"}\n");
+	read_or_fail(&set, path);
+	assert_int_equal(set.nr_rows, 2);
+	assert_float_equal(set.rows[1].ns_per_op, 9, 0);
+	assert_string_equal(set.files[0].run.incomplete,
+			    "recovered from the journal: 2 of 4 repetitions finished before the run stopped");
+	results_free(&set);
+	unlink(path);
+	unlink(other);
+}
+
 static int make_dir(void **unused)
 {
 	(void)unused;
@@ -472,6 +529,7 @@ int main(void)
 		cmocka_unit_test(two_files_in_one_set_share_their_names),
 		cmocka_unit_test(placement_numbers_at_their_ends),
 		cmocka_unit_test(settings_in_words),
+		cmocka_unit_test(boms_journals_and_runs_given_twice),
 	};
 
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -9,7 +9,8 @@ against what the kernel says of this machine, computed here:
                    it, as one_way_ns is; its parameters are the
                    catalogue's defaults (bouncelab list --json, a choice
                    by its name); as many distinct allowed CPUs as threads;
-                   repetition_index 0 and 1 of 2
+                   repetition_index 0 and 1 of 2; its wall time more than
+                   0 and within the whole run's, timed here
   aggregates       NAME_mean, _median, _stddev and _cv of each case, over
                    its repetitions' real_time and ns_per_op, by Python's
                    statistics module (stddev of a sample, cv = stddev /
@@ -30,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 bouncelab, have_hwloc = os.path.abspath(sys.argv[1]), sys.argv[2] == "1"
 bad = []
@@ -86,10 +88,13 @@ def main():
         return 77
     with tempfile.TemporaryDirectory(prefix="bouncelab-rows-") as tmp:
         out = os.path.join(tmp, "r.json")
+        started = time.monotonic_ns()
         p = subprocess.run([bouncelab, "run", "--filter", "^(pingpong/cas|has_pinned/nop)$",
                             "--threads", "1,2", "--repetitions", "2", "--counters", "none",
                             "--min-time", "0.001", "--out", out],
                            capture_output=True, text=True, timeout=240)
+        # every repetition's time is a part of the whole run's
+        whole_ns = time.monotonic_ns() - started
         if p.returncode:
             print(f"run: exit {p.returncode}: {p.stderr}")
             return 1
@@ -112,6 +117,8 @@ def main():
             bad.append(f"{what}: failed: {r.get('error_message')}")
             continue
         near(r["ns_per_op"], r["wall_ns"] / (r["ops"] / r["threads"]), f"{what} ns_per_op")
+        check(0 < r["wall_ns"] <= whole_ns,
+              f"{what}: wall_ns {r['wall_ns']}, outside the whole run's {whole_ns} ns")
         if facts["family"] == "pingpong":
             near(r["real_time"], r["ns_per_op"] / 2, f"{what} real_time, one way")
             near(r["one_way_ns"], r["ns_per_op"] / 2, f"{what} one_way_ns")

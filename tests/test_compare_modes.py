@@ -117,7 +117,7 @@ def aggregates(name, median=None, mean=None, unit="ns"):
     return rows
 
 
-def ours(variant, threads, ns, ops, counters):
+def ours(variant, threads, ns, ops, counters, params=None):
     """bouncelab's repetitions of has_pinned/VARIANT at THREADS."""
     name = f"has_pinned/{variant}/real_time/threads:{threads}"
     rows = []
@@ -127,7 +127,7 @@ def ours(variant, threads, ns, ops, counters):
                "repetition_index": i, "threads": threads, "iterations": 1000,
                "real_time": t, "cpu_time": t, "time_unit": "ns", "ns_per_op": t,
                "ops": ops[i], "wall_ns": t * ops[i] / threads,
-               "bouncelab": {"family": "has_pinned", "variant": variant, "params": {},
+               "bouncelab": {"family": "has_pinned", "variant": variant, "params": params or {},
                              "placement": {"policy": "compact",
                                            "cpus": list(range(threads)),
                                            "widest_class": "same_pu" if threads == 1 else "smt",
@@ -467,8 +467,66 @@ def counters(tmp):
     near(doc["geomean"], 22 / 12, "counters, same ops: geomean")
 
 
+def names_and_usage(tmp):
+    """
+    An old file whose name is the same for two settings: each row is told
+    apart by its setting. Files with no benchmark in common, or one file,
+    are refused (exit 2) before any table.
+    """
+    rows = (ours("store_always", 1, [10, 10, 10], [1e6] * 3, {}, {"pin_work": 0}) +
+            ours("store_always", 1, [20, 20, 20], [1e6] * 3, {}, {"pin_work": 1}))
+    a = write(tmp, "same-name-a.json", rows, "a")
+    rows = (ours("store_always", 1, [30, 30, 30], [1e6] * 3, {}, {"pin_work": 0}) +
+            ours("store_always", 1, [40, 40, 40], [1e6] * 3, {}, {"pin_work": 1}))
+    b = write(tmp, "same-name-b.json", rows, "b")
+    doc, text = compare(a, b, "one name, two settings")
+    name = "has_pinned/store_always/real_time/threads:1"
+    by_label = {r["benchmark"]: r for r in doc["benchmarks"]}
+    for setting, ratio in (("pin_work=0, placement compact", 3.0), ("pin_work=1, placement compact", 2.0)):
+        label = f"{name} [{setting}]"
+        check(label in by_label, f"one name, two settings: no row {label!r} in {sorted(by_label)}")
+        near(by_label.get(label, {}).get("ratio"), ratio, f"{label} B/A")
+        check(f"| {label} |" in text, f"one name, two settings: no row {label!r} in the text")
+    near(doc["geomean"], 6 ** 0.5, "one name, two settings: geomean")
+
+    # one benchmark of aggregates only is said in the singular
+    one = write(tmp, "one-aggregate.json", aggregates("BM_x", 2.0), "one")
+    reps = write(tmp, "reps-x.json", foreign("BM_x", [4, 4, 4]), "reps")
+    doc, text = compare(one, reps, "one benchmark of aggregates")
+    check("   A has no per-repetition rows for 1 benchmark (written with\n" in text and
+          "aggregates_only): it is compared on the median" in text,
+          f"one benchmark of aggregates: not said in the singular:\n{text}")
+    near(doc["geomean"], 2.0, "one benchmark of aggregates: geomean")
+    check(re.search(r"^Geometric mean of B/A over 1 benchmark: 2\.00x$", text, re.M) is not None,
+          "one benchmark of aggregates: the geometric mean's line")
+    doc, text = compare(reps, reps, "a file against itself")
+    check("has no per-repetition rows" not in text, "a file against itself: aggregates said")
+    # a file name that is not UTF-8 is shown with '?' in the JSON
+    odd = os.path.join(os.fsencode(tmp), b"odd-\xff.json")
+    with open(odd, "wb") as f, open(reps, "rb") as src:
+        f.write(src.read())
+    p = subprocess.run([os.fsencode(bouncelab), b"compare", b"--json", odd, os.fsencode(reps)],
+                       capture_output=True)
+    check(p.returncode == 0 and json.loads(p.stdout)["a"]["path"].endswith("odd-?.json"),
+          f"a file name not in UTF-8: exit {p.returncode}, {p.stdout[:300]!r}")
+
+    x = write(tmp, "only-x.json", foreign("BM_x", [1, 2, 3]), "x")
+    y = write(tmp, "only-y.json", foreign("BM_y", [1, 2, 3]), "y")
+    p = run(x, y)
+    check(p.returncode == 2 and "have no benchmark in common" in p.stderr and not p.stdout,
+          f"no benchmark in common: exit {p.returncode}, {p.stderr!r}, {p.stdout[:80]!r}")
+    p = run("--json", x, y)
+    check(p.returncode == 2 and not p.stdout, f"no benchmark in common, --json: exit {p.returncode}")
+    p = run(x)
+    check(p.returncode == 2 and "expected two results files, A.json B.json, got 1" in p.stderr,
+          f"one file: exit {p.returncode}, {p.stderr!r}")
+    p = run(x, y, x)
+    check(p.returncode == 2 and "got 3" in p.stderr, f"three files: exit {p.returncode}")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="bouncelab-compare-") as tmp:
+        names_and_usage(tmp)
         reps_a, reps_b = repetitions_against_repetitions(tmp)
         aggregates_on_one_side_or_both(tmp, reps_a, reps_b)
         fail_on_regression(tmp)

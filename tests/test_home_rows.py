@@ -68,6 +68,11 @@ def main():
                 facts = row["bouncelab"]
                 h, cpus = facts["home"], facts["placement"]["cpus"]
                 what = f"{row['name']} {home}"
+                allowed = os.sched_getaffinity(0)
+                if len(cpus) != row["threads"] or len(set(cpus)) != len(cpus) or \
+                        not set(cpus) <= allowed:
+                    bad.append(f"{what}: placement on CPUs {cpus}, expected {row['threads']} "
+                               f"distinct CPUs of those allowed, {sorted(allowed)}")
                 if h["node"] < 0:
                     if h["threads_away"] != -1:
                         bad.append(f"{what}: no node found, but {h['threads_away']} threads away")
@@ -80,6 +85,10 @@ def main():
                 if h["threads_away"] != want:
                     bad.append(f"{what}: home node {h['node']}, CPUs {cpus}: "
                                f"{h['threads_away']} threads away, expected {want}")
+                if home and not row["run_name"].startswith("has_pinned/nop/home:local/"):
+                    bad.append(f"{what}: a home asked for is not in the case's name")
+                if not home and "/home:" in row["run_name"]:
+                    bad.append(f"{what}: the default home is in the case's name")
                 if home and h["policy"] != "local":
                     bad.append(f"{what}: home policy {h['policy']!r}")
                 if home and h["node"] != nodes.get(cpus[0]):

@@ -299,6 +299,8 @@ static void a_results_path_too_long_for_its_journal_is_said_so(void **unused)
 	assert_int_equal(journal_create(&j, results, context, 1, err, sizeof(err)), -1);
 	assert_null(strstr(err, "path too long for its journal"));
 	assert_non_null(strstr(err, "cannot create the journal"));
+	/* nothing open is left to close */
+	assert_int_equal(j.fd, -1);
 	results[fits] = 'a';
 	results[fits + 1] = '\0';
 	assert_int_equal(journal_create(&j, results, context, 1, err, sizeof(err)), -1);

@@ -14,9 +14,11 @@
  *
  *   latency_measure_fetch(): the readers' clock calls are in turn (each
  *   round hands over before the next starts), three a round, 128 rounds a
- *   sample. Round r of sample s: the cold chase takes C(s), the warm one
+ *   sample. Round r of sample s: the cold chase takes C(s) + 64 ns (r
+ *   even, thread 1 reads) or C(s) - 64 ns (r odd, thread 0), the warm one
  *   320 ns (r % 4 < 2) or 640 ns, so each reader's fastest warm chase is
- *   320 ns and a sample's fetch is (C(s) - 320) / 32 lines.
+ *   320 ns and a sample's fetch, over both readers, is (C(s) - 320) / 32
+ *   lines.
  *
  *   latency_measure_cpu_share(): each thread's wall clock moves 100 ms a
  *   call, its CPU clock a share of 500 ms; a thread spins until 500 ms
@@ -78,14 +80,16 @@ static int64_t fetch_ns(void)
 	long s = k / FETCH_CALLS_PER_SAMPLE, r = k % FETCH_CALLS_PER_SAMPLE / 3;
 	int64_t base = (int64_t)s * 1000000000 + (int64_t)r * 1000000;
 	int64_t warm = r % 4 < 2 ? 320 : 640;
+	/* the two readers apart by 128 ns a chase, the same on average */
+	int64_t cold = fetch_cold_ns[s] + (r % 2 ? -64 : 64);
 
 	switch (k % 3) {
 	case 0:
 		return base;
 	case 1:
-		return base + fetch_cold_ns[s];
+		return base + cold;
 	default:
-		return base + fetch_cold_ns[s] + warm;
+		return base + cold + warm;
 	}
 }
 
@@ -416,6 +420,47 @@ static void the_share_is_the_least_any_cpu_got(void **unused)
 }
 
 /*
+ * A CPU this process may not use: each measurement fails naming it, the
+ * pair keeps no sample, the fetch is NaN, and the caller's affinity is
+ * given back.
+ */
+static void a_cpu_that_cannot_be_bound_is_an_error(void **unused)
+{
+	struct latency_pair pair;
+	cpu_set_t before;
+	char err[256];
+	double ns = 0, share = 0;
+	int cpus[2] = { -1, -1 }, bad[2];
+	struct topo *topo = this_machine(cpus);
+
+	(void)unused;
+	if (!topo)
+		skip_because("needs two CPUs this process may use");
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	bad[0] = cpus[0];
+	bad[1] = CPU_SETSIZE - 1;
+	if (CPU_ISSET(bad[1], &before))
+		skip_because("every CPU number may be used here");
+	*err = '\0';
+	assert_int_equal(measure_pair(topo, bad, 2, 10, &pair, err, sizeof(err)), -1);
+	assert_int_equal(pair.nr_samples, 0);
+	assert_non_null(strstr(err, "cannot bind a thread to CPU 1023"));
+	free(pair.samples);
+	*err = '\0';
+	set_cold((const int64_t[]){ 5, 5, 5 }, 3);
+	assert_int_equal(measure_fetch(topo, bad, 2, &ns, err, sizeof(err)), -1);
+	assert_true(isnan(ns));
+	assert_non_null(strstr(err, "cannot bind a thread to CPU 1023"));
+	*err = '\0';
+	share_cpu[0] = cpus[0];
+	share_of_cpu[0] = 0.5;
+	assert_int_equal(measure_share(topo, bad, 2, &share, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot bind a thread to CPU 1023"));
+	assert_true(same_affinity(&before));
+	topo_close(topo);
+}
+
+/*
  * On another machine's topology nothing can be bound: each measurement
  * says so, and the fetch is NaN, not a number.
  */
@@ -451,6 +496,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_failed_verify_is_an_error),
 		cmocka_unit_test(the_fetch_is_the_fastest_sample_after_the_first),
 		cmocka_unit_test(the_share_is_the_least_any_cpu_got),
+		cmocka_unit_test(a_cpu_that_cannot_be_bound_is_an_error),
 		cmocka_unit_test(another_machine_is_not_measured),
 	};
 

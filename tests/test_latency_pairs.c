@@ -215,6 +215,23 @@ static void percentiles_are_nearest_rank(void **unused)
 	assert_float_equal(s.p90, 109, 0);
 	assert_false(s.bimodal);
 
+	/*
+	 * 1000 .. 1100 (101 samples): p10 the 11th (10.1 up to 11), 1010;
+	 * p90 the 91st (90.9 up to 91), 1090; the median the 51st, 1050.
+	 */
+	{
+		double many[101];
+
+		for (int i = 0; i < 101; i++)
+			many[i] = 1100 - i;
+		summarize(many, 101, &s);
+		assert_float_equal(s.p10, 1010, 0);
+		assert_float_equal(s.p90, 1090, 0);
+		assert_float_equal(s.median, 1050, 0);
+		assert_float_equal(s.min, 1000, 0);
+		assert_false(s.bimodal);
+	}
+
 	summarize(&one, 1, &s);
 	assert_float_equal(s.median, 42, 0);
 	assert_float_equal(s.min, 42, 0);

@@ -389,6 +389,114 @@ static void placement_numbers_at_their_ends(void **unused)
 	}
 }
 
+/*
+ * A setting in words: each parameter as given (a string, a whole number,
+ * a real as %g, a boolean), the placement, and a home asked for with the
+ * node it landed on; the default home is no setting of its own.
+ */
+static void settings_in_words(void **unused)
+{
+	char path[PATH_MAX];
+	struct results set = { 0 };
+	json_t *rows = json_array(), *row, *facts;
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/settings.json", dir);
+	row = ours("store_always", 1, 0, 2, 10, 20);
+	facts = json_object_get(row, "bouncelab");
+	json_object_set_new(facts, "params", json_pack("{s:b, s:f, s:s, s:i}", "on", 1,
+						       "share", 0.5, "mode", "shared", "n", -3));
+	json_object_set_new(facts, "home", json_pack("{s:s, s:i, s:i}", "policy", "local",
+						     "node", 1, "threads_away", 2));
+	json_array_append_new(rows, row);
+	row = ours("store_always", 1, 1, 2, 10, 20);
+	facts = json_object_get(row, "bouncelab");
+	json_object_set_new(facts, "params", json_object());
+	json_object_set_new(facts, "home", json_pack("{s:s, s:n, s:n}", "policy", "remote",
+						     "node", "threads_away"));
+	json_array_append_new(rows, row);
+	row = ours("store_always", 1, 2, 2, 10, 20);
+	facts = json_object_get(row, "bouncelab");
+	json_object_set_new(facts, "params", json_pack("{s:b}", "off", 0));
+	json_object_del(facts, "placement");
+	json_object_set_new(facts, "home", json_pack("{s:s, s:i, s:i}", "policy", "default",
+						     "node", 0, "threads_away", 0));
+	json_array_append_new(rows, row);
+	write_file(path, rows);
+	read_or_fail(&set, path);
+	assert_int_equal(set.nr_rows, 3);
+	assert_string_equal(set.rows[0].setting,
+			    "on=true, share=0.5, mode=shared, n=-3, placement compact, home local (node 1)");
+	assert_string_equal(set.rows[0].home_policy, "local");
+	assert_int_equal(set.rows[0].home_node, 1);
+	assert_int_equal(set.rows[0].home_threads_away, 2);
+	assert_string_equal(set.rows[1].setting, "placement compact, home remote");
+	assert_int_equal(set.rows[1].home_node, -1);
+	assert_int_equal(set.rows[1].home_threads_away, -1);
+	assert_string_equal(set.rows[2].setting, "off=false");
+	assert_null(set.rows[2].policy);
+	assert_int_equal(set.rows[2].home_node, 0);
+	results_free(&set);
+	unlink(path);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A UTF-8 byte order mark is skipped (a part of one is not); a journal
+ * reads as the rows it kept, marked incomplete; the same run given twice
+ * (one run_id) is refused; a file that is not JSON says where.
+ */
+static void boms_journals_and_runs_given_twice(void **unused)
+{
+	char path[PATH_MAX], other[PATH_MAX], err[1024];
+	struct results set = { 0 };
+	const char *doc = "{\"context\": {\"run_id\": \"r1\"}, \"benchmarks\": ["
+			  "{\"name\": \"BM_a\", \"real_time\": 5, \"time_unit\": \"ns\"}]}";
+	char text[512];
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/bom.json", dir);
+	snprintf(other, sizeof(other), "%s/copy.json", dir);
+	snprintf(text, sizeof(text), "\xef\xbb\xbf%s", doc);
+	write_text(path, text);
+	read_or_fail(&set, path);
+	assert_int_equal(set.nr_rows, 1);
+	assert_float_equal(set.rows[0].ns_per_op, 5, 0);
+	assert_string_equal(set.files[0].run.run_id, "r1");
+	/* the same run again, as a copy: refused */
+	write_text(other, doc);
+	assert_int_equal(results_read(&set, other, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "the same run as"));
+	assert_non_null(strstr(err, "context.run_id r1"));
+	results_free(&set);
+
+	snprintf(text, sizeof(text), "\xef\xbb%s", doc);
+	write_text(path, text);
+	assert_int_equal(results_read(&set, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bom.json:1:0: not valid JSON: unable to decode byte 0xef"));
+	results_free(&set);
+
+	write_text(path, "{\"bouncelab_journal\": 1, \"total\": 4, \"context\": {}}\n"
+		   "{\"name\": \"BM_j\", \"real_time\": 7, \"time_unit\": \"ns\"}\n"
+		   "{\"name\": \"BM_j\", \"real_time\": 9, \"time_unit\": \"ns\"}\n");
+	read_or_fail(&set, path);
+	assert_int_equal(set.nr_rows, 2);
+	assert_float_equal(set.rows[1].ns_per_op, 9, 0);
+	assert_string_equal(set.files[0].run.incomplete,
+			    "recovered from the journal: 2 of 4 repetitions finished before the run stopped");
+	results_free(&set);
+	unlink(path);
+	unlink(other);
+}
+
 static int make_dir(void **unused)
 {
 	(void)unused;
@@ -420,6 +528,8 @@ int main(void)
 		cmocka_unit_test(failures_are_listed),
 		cmocka_unit_test(two_files_in_one_set_share_their_names),
 		cmocka_unit_test(placement_numbers_at_their_ends),
+		cmocka_unit_test(settings_in_words),
+		cmocka_unit_test(boms_journals_and_runs_given_twice),
 	};
 
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -23,7 +23,7 @@ and run --help give:
 and the summary line's counts: cases, repetitions, seconds, and the
 watchdog, the larger of 10 s and 20 x --min-time.
 
-usage: test_suite_plan.py BOUNCELAB
+usage: test_suite_plan.py BOUNCELAB HAVE_HWLOC(0|1)
 """
 import itertools
 import json
@@ -32,7 +32,7 @@ import re
 import subprocess
 import sys
 
-bouncelab = os.path.abspath(sys.argv[1])
+bouncelab, have_hwloc = os.path.abspath(sys.argv[1]), sys.argv[2] == "1"
 bad = []
 
 
@@ -111,6 +111,9 @@ def compare(what, got, want):
 
 
 def main():
+    if not have_hwloc:
+        print("skip: this build has no hwloc to read synthetic topologies")
+        return 77
     families = catalogue()
     for spec, cpus in (("pack:2 core:3 pu:2", 12), ("pack:1 core:8 pu:1", 8),
                        ("pack:1 core:3 pu:1", 3)):
@@ -156,6 +159,18 @@ def main():
           f"pingpong on one CPU: exit {p.returncode}: {p.stderr}")
     p, rows, _ = dry_run("pack:1 core:1 pu:1", "--filter", "^counter/shared_atomic$")
     compare("one CPU, one case", rows, {("counter/shared_atomic", 1, "0")})
+    # nothing left: each reason said, exit 2
+    for args, want in (
+            (["--filter", "^nothing$"], "filter '^nothing$': no benchmark matches"),
+            (["--filter", "^counter/shared_atomic$", "--placement", "pair:package",
+              "--threads", "1"], "placement 'pair:package' places exactly 2 threads, not 1")):
+        p, rows, _ = dry_run("pack:1 core:2 pu:1", *args)
+        check(p.returncode == 2 and want in p.stderr and not rows,
+              f"{args}: exit {p.returncode}, {p.stderr.strip()!r}, expected 2 and {want!r}")
+    # a pair placement runs the 2-thread case only
+    p, rows, _ = dry_run("pack:1 core:2 pu:1", "--filter", "^counter/shared_atomic$",
+                         "--placement", "pair:package", "--threads", "1,2")
+    compare("pair:package at 1 and 2 threads", rows, {("counter/shared_atomic", 2, "0,1")})
     if bad:
         print("\n".join(bad))
         return 1

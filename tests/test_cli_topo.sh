@@ -124,7 +124,7 @@ assert 0 < share <= 1, share
 # process (model --profile this): here it was measured before the rounds,
 # and the host can move the vCPUs between placements 4 to 8 times apart
 # in the meantime (a 250 ns miss beside 72 ns round trips), or onto one
-# core's two threads, where the line never leaves the shared L1 (0 ns).
+# core's two threads, where the line never leaves the shared L1 (near 0 ns).
 cold = doc["context"]["cold_miss_ns"]
 cpus = doc["context"]["cold_miss_cpus"]
 assert len(cpus) == 2 and cpus[0] != cpus[1], cpus
@@ -152,7 +152,10 @@ fi
 # The cold miss against the ping-pong on the same pair in one process
 # (model --profile this measures the one right after the other): at most
 # a round trip, two handoffs; a miss divided per chase rather than per
-# line is 32 times that.
+# line is 32 times that. And above 0: the cold chase's mean over the
+# fastest warm chase, which even two SMT threads sharing one L1 exceed a
+# little; a miss that subtracts the slowest warm chase, or adds the cold
+# chases' time with the wrong sign, is cut to 0.
 # The host can move the vCPUs between the two measurements, so a try that
 # disagrees is measured again, up to 5 times: a wrong formula is wrong in
 # every try.
@@ -165,14 +168,13 @@ if [ "$(nproc)" -ge 2 ]; then
 		python3 - "$tmp/this.json" <<'EOF' && { cold_ok=1; break; }
 import json, sys
 m = json.load(open(sys.argv[1]))["machine"]
-# a miss of 0 (a line that stays in the L1 two SMT threads share) is
-# left out of the JSON
+# model leaves a miss of 0 out of its JSON
 pairs = [(c, m["cold_miss_ns"].get(c, 0.0), 2 * v) for c, v in m["one_way_ns"].items()]
 print("cold miss and round trip, ns:", pairs)
-sys.exit(0 if pairs and all(0 <= cold <= trip for _, cold, trip in pairs) else 1)
+sys.exit(0 if pairs and all(0 < cold <= trip for _, cold, trip in pairs) else 1)
 EOF
 	done
-	[ $cold_ok = 1 ] || fail "the cold miss cost more than a round trip on its pair, $try times"
+	[ $cold_ok = 1 ] || fail "the cold miss was 0 or cost more than a round trip on its pair, $try times"
 fi
 
 echo "$((checks - failures)) passed, $failures failed"

@@ -1261,6 +1261,18 @@ static void last_nidpid_counts_by_hand(void **unused)
 	assert_near(metric(&m, "lost_fraction"), 0);
 
 	assert_verify_refuses("last_nidpid", "cmpxchg_loop", 1, NULL, 1000, "");
+	{
+		const uint64_t ran_one[1] = { 100 }, told_one[1] = { 101 };
+		uint64_t told_two[2] = { 100, 1 };
+
+		assert_int_not_equal(verify_told("last_nidpid", "cmpxchg_loop", 1, NULL, ran_one,
+						 told_one, msg, sizeof(msg)), 0);
+		assert_non_null(strstr(msg, "counts 100 updates of 101 done by 1 writer"));
+		assert_null(strstr(msg, "writers"));
+		assert_int_not_equal(verify_told("last_nidpid", "cmpxchg_loop", 2, NULL, ran,
+						 told_two, msg, sizeof(msg)), 0);
+		assert_non_null(strstr(msg, "counts 100 updates of 101 done by 2 writers"));
+	}
 	assert_verify_refuses("last_nidpid", "xchg", 2, NULL, 1000, "");
 	assert_verify_refuses("last_nidpid", "plain_store", 1, NULL, 1000, "");
 }

@@ -660,6 +660,30 @@ static void gup_writer_runs_only_when_asked(void **unused)
 }
 
 /*
+ * gup's times per page are parts of the run: a thread's pins and unpins
+ * take no longer than the whole run around them, so over two threads
+ * get_ns_per_page + put_ns_per_page is at most twice the run's wall
+ * time over the pages, and neither is negative.
+ */
+static void gup_times_fit_in_the_run(void **unused)
+{
+	static const char *const small[] = { "page_size=4k", "buffer_mib=1", NULL };
+	struct kernel_metrics m;
+	uint64_t t0, wall;
+	double get, put;
+
+	(void)unused;
+	t0 = kernel_now_ns();
+	drive("gup", "read_then_set", 2, small, 3000, &m, NULL);
+	wall = kernel_now_ns() - t0;
+	get = metric(&m, "get_ns_per_page");
+	put = metric(&m, "put_ns_per_page");
+	if (!(get > 0 && put > 0 && (get + put) * 2 * 3000 <= 2.0 * (double)wall))
+		fail_msg("%g ns to pin and %g ns to unpin a page, 6000 pages in a run of %llu ns",
+			 get, put, (unsigned long long)wall);
+}
+
+/*
  * The gup_test driver's samples, one thread over a buffer of 5000 4K
  * pages in calls of 128: the get loop closes a stretch once it holds
  * 2048 pages or more, after exactly 16 calls, again at 4096, and the
@@ -1152,7 +1176,9 @@ static void counter_verify_refuses_wrong_counts(void **unused)
  * every 7th of 70 updates reads its own 7, 14, ... 70: ten stores adding
  * up to 385. percpu_batched reads the shared count alone, short by the
  * unfolded updates: with batch 32 it finds 0 four times, then 32 (folded
- * at the 32nd update), then 64 at the 70th: two stores, 96.
+ * at the 32nd update), then 64 at the 70th: two stores, 96. Reading every
+ * 8th of 64 updates, it reads right after each fold (the 32nd and the
+ * 64th update fold, then read): 32 and 64 again.
  */
 static void counter_reads_see_the_updates(void **unused)
 {
@@ -1160,6 +1186,7 @@ static void counter_reads_see_the_updates(void **unused)
 					     "percpu_packed", "percpu_padded_locked",
 					     "percpu_packed_locked" };
 	static const char *const reading[] = { "read_every=7", "batch=32", NULL };
+	static const char *const every_8th[] = { "read_every=8", "batch=32", NULL };
 	struct kernel_metrics m;
 	struct writes_seen seen;
 
@@ -1172,6 +1199,9 @@ static void counter_reads_see_the_updates(void **unused)
 	drive("counter", "percpu_batched", 1, reading, 70, &m, &seen);
 	if (!long_stores_seen(2, 32 + 64))
 		fail_msg("counter/percpu_batched: no reader noted the totals 32 and 64");
+	drive("counter", "percpu_batched", 1, every_8th, 64, &m, &seen);
+	if (!long_stores_seen(2, 32 + 64))
+		fail_msg("counter/percpu_batched: reading every 8th update, no reader noted the totals 32 and 64");
 }
 
 /*
@@ -1231,6 +1261,18 @@ static void last_nidpid_counts_by_hand(void **unused)
 	assert_near(metric(&m, "lost_fraction"), 0);
 
 	assert_verify_refuses("last_nidpid", "cmpxchg_loop", 1, NULL, 1000, "");
+	{
+		const uint64_t ran_one[1] = { 100 }, told_one[1] = { 101 };
+		uint64_t told_two[2] = { 100, 1 };
+
+		assert_int_not_equal(verify_told("last_nidpid", "cmpxchg_loop", 1, NULL, ran_one,
+						 told_one, msg, sizeof(msg)), 0);
+		assert_non_null(strstr(msg, "counts 100 updates of 101 done by 1 writer"));
+		assert_null(strstr(msg, "writers"));
+		assert_int_not_equal(verify_told("last_nidpid", "cmpxchg_loop", 2, NULL, ran,
+						 told_two, msg, sizeof(msg)), 0);
+		assert_non_null(strstr(msg, "counts 100 updates of 101 done by 2 writers"));
+	}
 	assert_verify_refuses("last_nidpid", "xchg", 2, NULL, 1000, "");
 	assert_verify_refuses("last_nidpid", "plain_store", 1, NULL, 1000, "");
 }
@@ -1724,6 +1766,7 @@ int main(void)
 		cmocka_unit_test(gup_verify_refuses_wrong_counts),
 		cmocka_unit_test(gup_access_by_hand),
 		cmocka_unit_test(gup_writer_runs_only_when_asked),
+		cmocka_unit_test(gup_times_fit_in_the_run),
 		cmocka_unit_test(gup_driver_samples_by_hand),
 		cmocka_unit_test(gup_frames_where_the_layout_puts_them),
 		cmocka_unit_test(gup_at_rest_names_each_fault),

@@ -198,11 +198,43 @@ static void the_sum_leaves_out_what_is_refused(void **unused)
 	ctx = NULL;
 }
 
+/*
+ * An event whose name fills all but one of the 56 bytes a name has
+ * (k differing from the event's default: _u_0_k_1) keeps the whole name,
+ * in the context and in list --events.
+ */
+static void a_long_name_is_whole(void **unused)
+{
+	static const char name[] =
+		"any_data_cache_fills_from_system_ext_cache_rmt_u_0_k_1_per_op";
+	char err[256];
+	json_t *events;
+
+	(void)unused;
+	nr_refused = 0;
+	if (counters_select("none", "amd64_fam19h_zen3::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:EXT_CACHE_RMT:k",
+			    err, sizeof(err)))
+		fail_msg("%s", err);
+	counters_prepare(NULL);
+	json_decref(ctx);
+	ctx = counters_context();
+	events = json_object_get(json_object_get(json_object_get(ctx, "sets"), "events"), "events");
+	assert_string_equal(text_of(json_array_get(events, 0), "counter"), name);
+	list_events();
+	if (!strstr(listed.text, name))
+		fail_msg("no %s in:\n%s", name, listed.text);
+	free(listed.text);
+	listed.text = NULL;
+	json_decref(ctx);
+	ctx = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(all_three_and_their_sum),
 		cmocka_unit_test(the_sum_leaves_out_what_is_refused),
+		cmocka_unit_test(a_long_name_is_whole),
 	};
 	char err[256];
 

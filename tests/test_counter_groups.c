@@ -209,6 +209,23 @@ static void an_event_the_group_refuses_is_opened_alone(void **unused)
 	assert_int_equal(nr_ioctls, 6);
 	assert_string_equal(set_field("basic", "status", &ctx), "ok");
 	json_decref(ctx);
+
+	/* run with stdin closed: the leader may be fd 0, and is still a group */
+	{
+		int saved = dup(0);
+
+		assert_true(saved > 0);
+		close(0);
+		c = thread_opens(r, 1, &n);
+		assert_int_equal(c[0].fd, 0);
+		expect_open(&c[1], HW(INSTRUCTIONS), -1);
+		expect_open(&c[2], CACHE(L1D, READ, MISS), 0);
+		assert_string_equal(set_field("basic", "status", &ctx), "ok");
+		json_decref(ctx);
+		counters_thread_finish(counters_thread_open(), NULL, 0);
+		assert_int_equal(dup2(saved, 0), 0);
+		close(saved);
+	}
 }
 
 /*

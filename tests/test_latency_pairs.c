@@ -290,6 +290,16 @@ static void a_mode_needs_a_tenth_and_a_gap_of_one_and_a_half(void **unused)
 	/* the lone outlier raises the p90 no more than to the 18th */
 	assert_float_equal(s.p90, 100, 0);
 
+	/* of 10, a tenth is 1: two at least, so 2 slow ones are a mode, 1 is not */
+	for (int i = 0; i < 10; i++)
+		v[i] = i < 8 ? 100 : 400;
+	summarize(v, 10, &s);
+	assert_true(s.bimodal);
+	assert_float_equal(s.high_share, 0.2, 1e-15);
+	v[8] = 100;
+	summarize(v, 10, &s);
+	assert_false(s.bimodal);
+
 	for (int i = 0; i < 30; i++)
 		v[i] = i < 27 ? 100 : 400;
 	summarize(v, 30, &s);

@@ -338,7 +338,8 @@ static void test_mode_ratio_and_filter(void **state)
  * The ping-pong's one-way transfers of four files, in the set's order
  * (each file's rows together, as the reader gives them):
  *
- *   file 0: smt 10, 12, 14 (rounds 0, 1, 2), l3 40, 44 (rounds 0, 1)
+ *   file 0: smt 10, 12, 14 (rounds 0, 1, 2), l3 40, 44 (rounds 0, 1),
+ *           round 1's classes in strings of their own
  *   file 1: package 100, 90, 110, and one of no recorded class, 70
  *   file 2: smt 5 only
  *   file 3: package 130, pooled with file 1 (the same machine)
@@ -349,11 +350,14 @@ static void test_mode_ratio_and_filter(void **state)
  * 5. File 1 at package: 100; the machine of files 1 and 3 at package:
  * the median of 90, 100, 110, 130, 105. A file without samples: NaN.
  */
+/* the same class in another string: classes compare by their text */
+static char l3_again[] = "l3", smt_again[] = "smt";
+
 static const struct transfer_sample transfers[] = {
 	{ .file = 0, .source_file = 0, .cls = "smt", .round = 0, .one_way_ns = 10 },
 	{ .file = 0, .source_file = 0, .cls = "l3", .round = 0, .one_way_ns = 40 },
-	{ .file = 0, .source_file = 0, .cls = "smt", .round = 1, .one_way_ns = 12 },
-	{ .file = 0, .source_file = 0, .cls = "l3", .round = 1, .one_way_ns = 44 },
+	{ .file = 0, .source_file = 0, .cls = smt_again, .round = 1, .one_way_ns = 12 },
+	{ .file = 0, .source_file = 0, .cls = l3_again, .round = 1, .one_way_ns = 44 },
 	{ .file = 0, .source_file = 0, .cls = "smt", .round = 2, .one_way_ns = 14 },
 	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 100 },
 	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 90 },

@@ -681,7 +681,9 @@ static void counted_case_init(struct counted_case *k, double *ops, double *value
  * 0.02): true. Not when one repetition's count is 2.4 (the last value
  * 0.006), when the counts differ (b's 3: 0.06, 0.03, 0.015), when the
  * medians are equal (a against itself), or when a repetition lacks the
- * counter. Counts agree within a millionth: 2 + 1e-6 is 2, 2 + 3e-6 not.
+ * counter. Counts agree within a millionth of the count, or of 1 if it
+ * is smaller: 2 + 1e-6 is 2, 2 + 3e-6 not; 1 + 0.5e-6 is 1, 1 + 1.5e-6
+ * not. Every repetition counts: the second one off (0.012, 2.4) too.
  */
 static void test_count_over_ops(void **state)
 {
@@ -689,6 +691,9 @@ static void test_count_over_ops(void **state)
 	double a_values[] = { 0.02, 0.01, 0.005 }, b_values[] = { 0.04, 0.02, 0.01 };
 	double off_values[] = { 0.02, 0.01, 0.006 }, three[] = { 0.06, 0.03, 0.015 };
 	double near[] = { 0.04, 0.02, (2 + 1e-6) / 200 }, apart[] = { 0.04, 0.02, (2 + 3e-6) / 200 };
+	double second_off[] = { 0.02, 0.012, 0.005 }, count_one[] = { 0.02, 0.01, 0.005 };
+	double count_one_off[] = { 0.01, 0.005, (1 + 1.5e-6) / 400 };
+	double count_one_near[] = { 0.01, 0.005, (1 + 0.5e-6) / 400 };
 	struct counted_case a, b;
 
 	(void)state;
@@ -709,6 +714,16 @@ static void test_count_over_ops(void **state)
 	a.cc.values = a_values;
 	a.cc.n = 2;
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+
+	/* the second repetition off (2.4) */
+	counted_case_init(&a, a_ops, second_off, 3);
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	/* a count of 1: a millionth of 1 is the bound, 1 + 1.5e-6 is past it */
+	counted_case_init(&a, a_ops, count_one_off, 3);
+	counted_case_init(&b, b_ops, count_one, 3);
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	counted_case_init(&a, a_ops, count_one_near, 3);
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 }
 
 /*

@@ -309,6 +309,11 @@ def check_fleet_names_and_columns(tmp):
         problem("two laptops of two builds and one without a host name: named %s" % names)
     if rows and rows[0][1] != "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package":
         problem("the laptop's CPU line: %r" % rows[0][1])
+    # 2 to 6 ns: a linear axis, with no tick at 10 or 100
+    with open(os.path.join(tmp, "fleet-names", "plots", "fleet-has_pinned.svg")) as f:
+        ticks = re.findall(r'text-anchor="middle">([0-9.]+)</text>', f.read())
+    if not ticks or "10" in ticks or "100" in ticks:
+        problem("the laptops' figure (2 to 6 ns): ticks %s, expected a linear axis" % ticks)
     floors = [r[-1] for r in rows]
     if floors != ["package 50.0"] * 4 + ["same_pu 50.0"] * 2:
         problem("the one-way floors %s, expected package 50.0 and, where the ping-pong shared "

@@ -549,6 +549,52 @@ def check_run_distance(tmp, fixed):
         problem("two files, %s 3 times as slow: %s, expected %s" % (names[0], got, want))
 
 
+def claims_table(text):
+    """The full report's claims: (family, claim, mark, measured) per row."""
+    head = "| family | claim | expected | condition | mark | measured |"
+    rows = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()[2:] if head in text else []
+    out = []
+    for line in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        out.append((cells[0], cells[1], cells[4], cells[5]))
+    return out
+
+
+def check_brief_claims(tmp, name):
+    """report --brief lists each claim NOT SEEN with its text, then one
+    line per reason a claim was not testable, with how many of each
+    family's claims it stopped, as the full report's claims table gives
+    them (its measured cell starts with the reason)."""
+    path = os.path.join(tests, "data", name)
+    with open(path) as f:
+        full = report(tmp, "full-" + name, [json.load(f)])
+    out = os.path.join(tmp, "brief-" + name)
+    subprocess.run([bouncelab, "report", path, "--brief", "-o", out], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(out, "report.md")) as f:
+        brief = f.read()
+    table = claims_table(full)
+    want, reasons = [], {}
+    for family, claim, mark, measured in table:
+        if "NOT SEEN" in mark:
+            want.append("- %s: %s: **NOT SEEN**. Expected " % (family, claim))
+    for family, claim, mark, measured in table:
+        if mark == "not testable here":
+            reason = measured.split(". Measured: ")[0]
+            reasons.setdefault(reason, {})
+            reasons[reason][family] = reasons[reason].get(family, 0) + 1
+    for reason, families in reasons.items():
+        want.append("- *not testable here*: %s: %s." %
+                    (reason, ", ".join("%s %d" % (f, n) for f, n in families.items())))
+    got = [l for l in brief.splitlines() if l.startswith("- *not testable here*") or
+           "**NOT SEEN**. Expected" in l]
+    if len(got) != len(want) or any(not g.startswith(w) for g, w in zip(got, want)):
+        problem("%s: the brief's claims\n  %s\nexpected\n  %s" %
+                (name, "\n  ".join(got), "\n  ".join(want)))
+    if not want:
+        problem("%s: no claim NOT SEEN or not testable to list" % name)
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -559,6 +605,8 @@ def main():
         check_marks(report(tmp, "fixed", [fixed]), "results-fixed.json")
         check_fit_covers_64_counts(tmp, fixed)
         check_run_distance(tmp, fixed)
+        check_brief_claims(tmp, "results-fixed.json")
+        check_brief_claims(tmp, "results-claims.json")
         check_fleet_names_and_columns(tmp)
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)

@@ -595,6 +595,31 @@ def check_brief_claims(tmp, name):
         problem("%s: no claim NOT SEEN or not testable to list" % name)
 
 
+def check_one_repetition(tmp, fixed):
+    """Cases measured once each, has_pinned at 1 thread: store_always
+    5 ns, no_flag 3 ns, nop 0.5 ns. The catalogue calls no_flag (the call
+    without the flag) and nop (the empty loop) baselines, which are never
+    best: store_always is, though slower, and each of the others is given
+    against it, 0.60x and 0.10x."""
+    sys.path.insert(0, tests)
+    from gen_results import Writer, placement
+    w = Writer(seed=1, reps=1)
+    for variant, ns in (("store_always", 5.0), ("no_flag", 3.0), ("nop", 0.5)):
+        w.case("has_pinned", variant, {"pin_work": 1}, placement(1), 1,
+               lambda r, v=ns: v, aggregates=False)
+    doc = copy.deepcopy(fixed)
+    doc["benchmarks"] = w.rows
+    report(tmp, "once", [doc])
+    with open(os.path.join(tmp, "once", "details.md")) as f:
+        rows = [[c.strip() for c in l.strip().strip("|").split("|")]
+                for l in f.read().splitlines() if re.match(r"^\| 1 \| [a-z_]+", l)]
+    got = [(r[1], r[5].split(" ")[0]) for r in rows if len(r) > 5][:3]
+    want = [("store_always", "best"), ("no_flag (baseline)", "0.60x"),
+            ("nop (baseline)", "0.10x")]
+    if got != want:
+        problem("one repetition each: %s, expected %s" % (got, want))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -605,6 +630,7 @@ def main():
         check_marks(report(tmp, "fixed", [fixed]), "results-fixed.json")
         check_fit_covers_64_counts(tmp, fixed)
         check_run_distance(tmp, fixed)
+        check_one_repetition(tmp, fixed)
         check_brief_claims(tmp, "results-fixed.json")
         check_brief_claims(tmp, "results-claims.json")
         check_fleet_names_and_columns(tmp)

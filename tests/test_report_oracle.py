@@ -469,6 +469,22 @@ def check_fitted_pair(tmp, run):
                     (run, w[0], w[1], fitted))
     if sorted(set(fitted)) != sorted(want):
         problem("%s with its sweep: fitted %s, expected %s" % (run, sorted(set(fitted)), want))
+    # the sweep without false_sharing at update=plain: its plain stores'
+    # share is not measured, and the model takes the whole tenure, 1
+    plain_gone = copy.deepcopy(docs[1])
+    plain_gone["benchmarks"] = [
+        r for r in plain_gone["benchmarks"]
+        if not ((r.get("bouncelab") or {}).get("family") == "false_sharing" and
+                ((r.get("bouncelab") or {}).get("params") or {}).get("update") == "plain")]
+    report(tmp, "fitted-pair-no-plain", [docs[0], plain_gone])
+    with open(os.path.join(tmp, "fitted-pair-no-plain", "prediction.md")) as f:
+        shares = re.findall(r"tenure share ([0-9.]+) for plain stores, ([0-9.]+) for locked ops",
+                            f.read())
+    if len(shares) != 2 or shares[1][0] != "1" or shares[0][0] == "1" or "1" in \
+            (shares[0][1], shares[1][1]):
+        problem("%s with its sweep lacking update=plain: tenure shares %s, expected the "
+                "sweep's plain share 1 (not measured: the whole tenure), the others fitted" %
+                (run, shares))
     for cold in ("(measured on has_pinned/no_flag, pin_work=1, flag_line=shared, already_set=0, "
                  "placement compact)",
                  "(measured on counter/percpu_padded_locked, batch=32, read_every=1, "

@@ -745,7 +745,7 @@ static void test_count_over_ops(void **state)
 static void test_usl_on_the_edges(void **state)
 {
 	double n[] = { 1, 2, 4 }, amdahl[] = { 100, 160, 400 / 1.75 };
-	double n3[] = { 1, 2, 3 }, serial[] = { 10, 20.0 / 3, 6 };
+	double n3[] = { 1, 2, 3 }, serial[] = { 10, 20.0 / 3, 6 }, falling[] = { 10, 20 / 1.8, 12 };
 	double mean = 68.0 / 9, e2 = 20 / 2.7 - 20.0 / 3, e3 = 30 / 5.1 - 6;
 	double ss_tot = (10 - mean) * (10 - mean) + (20.0 / 3 - mean) * (20.0 / 3 - mean) +
 			(6 - mean) * (6 - mean);
@@ -766,6 +766,17 @@ static void test_usl_on_the_edges(void **state)
 	assert_float_equal(fit.r2, 1 - (e2 * e2 + e3 * e3) / ss_tot, 1e-12);
 	assert_float_equal(usl_peak(&fit), 1, 0);
 	assert_float_equal(usl_throughput(&fit, 3), 30 / 5.1, 1e-12);
+
+	/*
+	 * Less than serial, falling off: y = 0.8, 1.5 (X = 10, 20 / 1.8,
+	 * 12). The kappa = 0 edge gives sigma = (0.8 + 3) / 5 = 0.76, error
+	 * 0.04^2 + 0.02^2 = 0.002; the sigma = 1 edge would want kappa =
+	 * (2 * -0.2 + 6 * -0.5) / 40 < 0, which is held at 0 (error 0.29):
+	 * sigma 0.76, kappa 0.
+	 */
+	assert_int_equal(usl_fit(n3, falling, 3, &fit), 0);
+	assert_float_equal(fit.sigma, 0.76, 1e-12);
+	assert_float_equal(fit.kappa, 0, 0);
 }
 
 /*

@@ -650,6 +650,57 @@ def check_one_repetition(tmp, fixed):
         problem("one repetition each: %s, expected %s" % (got, want))
 
 
+def check_seed_plots(tmp, run):
+    """Each seed's plot of the model's throughput, all threads, in Mops/s:
+    at the seed's thread count t its before and after points are t x 1000
+    / the ns per page per thread the seeds' table gives (read off the
+    plot's log axis, whose ticks are powers of ten)."""
+    path = os.path.join(tests, "data", "runs", run, "default.json")
+    with open(path) as f:
+        report(tmp, "seed-plots", [json.load(f)])
+    out = os.path.join(tmp, "seed-plots")
+    with open(os.path.join(out, "prediction.md")) as f:
+        text = f.read()
+    rows = re.findall(r"^\| [^|]*, (\d+) threads: [^|]* \| `([^`]+)` \| [^|]* \| [0-9.]+x "
+                      r"\((\d+) → (\d+) ns per page per thread;", text, re.M)
+    if len(rows) < 2:
+        problem("%s: %d seed rows in prediction.md" % (run, len(rows)))
+    for threads, profile, before, after in rows:
+        with open(os.path.join(out, "plots", "prediction-%s.svg" % profile)) as f:
+            svg = f.read()
+        # the horizontal grid lines, bottom up, are the labelled decades
+        values = [math.log10(float(v)) for v in re.findall(
+            r'<text[^>]* text-anchor="end">([0-9.]+)</text>', svg)]
+        grid = [(float(x2), float(y)) for y, x2, y2 in re.findall(
+            r'<line class="grid"[^>]* y1="([0-9.]+)" x2="([0-9.]+)" y2="([0-9.]+)"', svg)
+            if y == y2]
+        if len(values) < 2 or len(grid) != len(values):
+            problem("%s: no log axis read (%d labels, %d grid lines)" %
+                    (profile, len(values), len(grid)))
+            continue
+        right = grid[0][0]
+        (y0, l0), (y1, l1) = (grid[0][1], values[0]), (grid[-1][1], values[-1])
+        # before's points are circles, after's squares; the legend's lie right of the plot
+        marks = [("f0", float(cx), float(cy)) for cx, cy in re.findall(
+            r'<circle class="f0"[^>]* cx="([0-9.]+)" cy="([0-9.]+)"', svg)]
+        marks += [("f1", float(x) + 4, float(y) + 4) for x, y in re.findall(
+            r'<rect class="f1"[^>]* x="([0-9.]+)" y="([0-9.]+)" width="8" height="8"', svg)]
+        points = {}
+        for cls, cx, cy in marks:
+            if cx <= right and (cls not in points or cx > points[cls][0]):
+                points[cls] = (cx, cy)
+        for cls, ns in (("f0", before), ("f1", after)):
+            want = int(threads) * 1000 / int(ns)
+            if cls not in points:
+                problem("%s: no %s points" % (profile, cls))
+                continue
+            got = 10 ** (l0 + (points[cls][1] - y0) * (l1 - l0) / (y1 - y0))
+            # ns is printed to the unit, the point's position to 0.1 px
+            if abs(got / want - 1) > 0.01 + 0.5 / int(ns):
+                problem("%s: the point at %s threads is %.4g Mops/s, %s x 1000 / %s ns is "
+                        "%.4g" % (profile, threads, got, threads, ns, want))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -669,6 +720,7 @@ def main():
         check_mode_figures(tmp, "epyc-zen3-2026-12-01", defaults)
         if has_hwloc:
             check_fitted_pair(tmp, "epyc-zen3-2026-12-01")
+            check_seed_plots(tmp, "epyc-zen3-2026-12-01")
     print("%d problems" % len(problems))
     return 1 if problems else 0
 

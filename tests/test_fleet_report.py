@@ -211,6 +211,14 @@ def check_figure(path):
         check(got == bars, "figure, %s: %s, expected %s" % (name, got, bars))
     rects = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("height") == "18"]
     check(len(rects) == 12, "%d bars in the figure, expected 12" % len(rects))
+    # 2 ns beside 1536 ns, more than two decades apart: a log axis, ticked
+    # at the powers of ten; 3 repetitions (under 6) make a median's
+    # interval its range, which the axis label says
+    words = [t for _, _, t in texts]
+    check(all(tick in words for tick in ("1", "10", "100", "1000")),
+          "the figure's axis is not ticked at 1, 10, 100 and 1000 (a log axis): %s" % words[:8])
+    check("ns per operation per thread (median, bar: min to max)" in words,
+          "the figure's axis label does not say its bars run from min to max")
 
 
 def main():

@@ -309,6 +309,25 @@ def check_fleet_names_and_columns(tmp):
         problem("two laptops of two builds and one without a host name: named %s" % names)
     if rows and rows[0][1] != "Intel Core i5-8250U; 2 CPUs, 1 NUMA node; farthest pair: package":
         problem("the laptop's CPU line: %r" % rows[0][1])
+    # 2 to 6 ns: a linear axis, with no tick at 10 or 100
+    with open(os.path.join(tmp, "fleet-names", "plots", "fleet-has_pinned.svg")) as f:
+        ticks = re.findall(r'text-anchor="middle">([0-9.]+)</text>', f.read())
+    if not ticks or "10" in ticks or "100" in ticks:
+        problem("the laptops' figure (2 to 6 ns): ticks %s, expected a linear axis" % ticks)
+    # 2 to 200 ns, exactly two decades: still linear (log above 100 times)
+    xeon = machine_file(FLEET["xeon"])
+    for r in xeon["benchmarks"]:
+        b = r.get("bouncelab") or {}
+        if b.get("variant") == "store_always" and r["threads"] == 40 and \
+                b["placement"]["policy"] == "spread":
+            for key in ("ns_per_op", "real_time"):
+                r[key] = 200.0
+            r["wall_ns"] = 200.0 * r["ops"] / 40
+    report(tmp, "fleet-decades", [laptop, xeon])
+    with open(os.path.join(tmp, "fleet-decades", "plots", "fleet-has_pinned.svg")) as f:
+        ticks = re.findall(r'text-anchor="middle">([0-9.]+)</text>', f.read())
+    if not ticks or "1000" in ticks or ("1" in ticks and "10" in ticks and "100" in ticks):
+        problem("2 to 200 ns, exactly 100 times: ticks %s, expected a linear axis" % ticks)
     floors = [r[-1] for r in rows]
     if floors != ["package 50.0"] * 4 + ["same_pu 50.0"] * 2:
         problem("the one-way floors %s, expected package 50.0 and, where the ping-pong shared "
@@ -464,6 +483,22 @@ def check_fitted_pair(tmp, run):
                     (run, w[0], w[1], fitted))
     if sorted(set(fitted)) != sorted(want):
         problem("%s with its sweep: fitted %s, expected %s" % (run, sorted(set(fitted)), want))
+    # the sweep without false_sharing at update=plain: its plain stores'
+    # share is not measured, and the model takes the whole tenure, 1
+    plain_gone = copy.deepcopy(docs[1])
+    plain_gone["benchmarks"] = [
+        r for r in plain_gone["benchmarks"]
+        if not ((r.get("bouncelab") or {}).get("family") == "false_sharing" and
+                ((r.get("bouncelab") or {}).get("params") or {}).get("update") == "plain")]
+    report(tmp, "fitted-pair-no-plain", [docs[0], plain_gone])
+    with open(os.path.join(tmp, "fitted-pair-no-plain", "prediction.md")) as f:
+        shares = re.findall(r"tenure share ([0-9.]+) for plain stores, ([0-9.]+) for locked ops",
+                            f.read())
+    if len(shares) != 2 or shares[1][0] != "1" or shares[0][0] == "1" or "1" in \
+            (shares[0][1], shares[1][1]):
+        problem("%s with its sweep lacking update=plain: tenure shares %s, expected the "
+                "sweep's plain share 1 (not measured: the whole tenure), the others fitted" %
+                (run, shares))
     for cold in ("(measured on has_pinned/no_flag, pin_work=1, flag_line=shared, already_set=0, "
                  "placement compact)",
                  "(measured on counter/percpu_padded_locked, batch=32, read_every=1, "
@@ -511,14 +546,20 @@ def check_fit_covers_64_counts(tmp, fixed):
 
 
 def check_run_distance(tmp, fixed):
-    """Two results files of the same cases, the second with the first case
-    by name (file_samples() sorts them) three times as slow: every case is
-    in both, the median ratio is 1.00x, the range 1.00x to 3.00x, one case
-    apart (the others are the same numbers), and it is the farthest."""
+    """Two results files of the same cases, the first case by name
+    (file_samples() sorts them) measured once, and in the second file three
+    times as slow: every case is in both, the median ratio is 1.00x, the
+    range 1.00x to 3.00x, one case apart (the others are the same
+    numbers), and it is the farthest."""
     rows = [r for r in fixed["benchmarks"] if (r.get("bouncelab") or {}).get("family") and
             r.get("run_type") == "iteration" and
             isinstance(r.get("ns_per_op"), (int, float)) and math.isfinite(r["ns_per_op"])]
     names = sorted({r["name"] for r in rows})
+    # that case measured once: each of its repetitions must count
+    first = min(i for i, r in enumerate(fixed["benchmarks"]) if r in rows and r["name"] == names[0])
+    fixed = copy.deepcopy(fixed)
+    fixed["benchmarks"] = [r for i, r in enumerate(fixed["benchmarks"])
+                           if i == first or r.get("name") != names[0]]
     slower = copy.deepcopy(fixed)
     for r in slower["benchmarks"]:
         if r.get("name") == names[0] and r.get("run_type") == "iteration":
@@ -538,6 +579,128 @@ def check_run_distance(tmp, fixed):
         problem("two files, %s 3 times as slow: %s, expected %s" % (names[0], got, want))
 
 
+def claims_table(text):
+    """The full report's claims: (family, claim, mark, measured) per row."""
+    head = "| family | claim | expected | condition | mark | measured |"
+    rows = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()[2:] if head in text else []
+    out = []
+    for line in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        out.append((cells[0], cells[1], cells[4], cells[5]))
+    return out
+
+
+def check_brief_claims(tmp, name):
+    """report --brief lists each claim NOT SEEN with its text, then one
+    line per reason a claim was not testable, with how many of each
+    family's claims it stopped, as the full report's claims table gives
+    them (its measured cell starts with the reason)."""
+    path = os.path.join(tests, "data", name)
+    with open(path) as f:
+        full = report(tmp, "full-" + name, [json.load(f)])
+    out = os.path.join(tmp, "brief-" + name)
+    subprocess.run([bouncelab, "report", path, "--brief", "-o", out], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(out, "report.md")) as f:
+        brief = f.read()
+    table = claims_table(full)
+    want, reasons = [], {}
+    for family, claim, mark, measured in table:
+        if "NOT SEEN" in mark:
+            want.append("- %s: %s: **NOT SEEN**. Expected " % (family, claim))
+    for family, claim, mark, measured in table:
+        if mark == "not testable here":
+            reason = measured.split(". Measured: ")[0]
+            reasons.setdefault(reason, {})
+            reasons[reason][family] = reasons[reason].get(family, 0) + 1
+    for reason, families in reasons.items():
+        want.append("- *not testable here*: %s: %s." %
+                    (reason, ", ".join("%s %d" % (f, n) for f, n in families.items())))
+    got = [l for l in brief.splitlines() if l.startswith("- *not testable here*") or
+           "**NOT SEEN**. Expected" in l]
+    if len(got) != len(want) or any(not g.startswith(w) for g, w in zip(got, want)):
+        problem("%s: the brief's claims\n  %s\nexpected\n  %s" %
+                (name, "\n  ".join(got), "\n  ".join(want)))
+    if not want:
+        problem("%s: no claim NOT SEEN or not testable to list" % name)
+
+
+def check_one_repetition(tmp, fixed):
+    """Cases measured once each, has_pinned at 1 thread: store_always
+    5 ns, no_flag 3 ns, nop 0.5 ns. The catalogue calls no_flag (the call
+    without the flag) and nop (the empty loop) baselines, which are never
+    best: store_always is, though slower, and each of the others is given
+    against it, 0.60x and 0.10x."""
+    sys.path.insert(0, tests)
+    from gen_results import Writer, placement
+    w = Writer(seed=1, reps=1)
+    for variant, ns in (("store_always", 5.0), ("no_flag", 3.0), ("nop", 0.5)):
+        w.case("has_pinned", variant, {"pin_work": 1}, placement(1), 1,
+               lambda r, v=ns: v, aggregates=False)
+    doc = copy.deepcopy(fixed)
+    doc["benchmarks"] = w.rows
+    report(tmp, "once", [doc])
+    with open(os.path.join(tmp, "once", "details.md")) as f:
+        rows = [[c.strip() for c in l.strip().strip("|").split("|")]
+                for l in f.read().splitlines() if re.match(r"^\| 1 \| [a-z_]+", l)]
+    got = [(r[1], r[5].split(" ")[0]) for r in rows if len(r) > 5][:3]
+    want = [("store_always", "best"), ("no_flag (baseline)", "0.60x"),
+            ("nop (baseline)", "0.10x")]
+    if got != want:
+        problem("one repetition each: %s, expected %s" % (got, want))
+
+
+def check_seed_plots(tmp, run):
+    """Each seed's plot of the model's throughput, all threads, in Mops/s:
+    at the seed's thread count t its before and after points are t x 1000
+    / the ns per page per thread the seeds' table gives (read off the
+    plot's log axis, whose ticks are powers of ten)."""
+    path = os.path.join(tests, "data", "runs", run, "default.json")
+    with open(path) as f:
+        report(tmp, "seed-plots", [json.load(f)])
+    out = os.path.join(tmp, "seed-plots")
+    with open(os.path.join(out, "prediction.md")) as f:
+        text = f.read()
+    rows = re.findall(r"^\| [^|]*, (\d+) threads: [^|]* \| `([^`]+)` \| [^|]* \| [0-9.]+x "
+                      r"\((\d+) → (\d+) ns per page per thread;", text, re.M)
+    if len(rows) < 2:
+        problem("%s: %d seed rows in prediction.md" % (run, len(rows)))
+    for threads, profile, before, after in rows:
+        with open(os.path.join(out, "plots", "prediction-%s.svg" % profile)) as f:
+            svg = f.read()
+        # the horizontal grid lines, bottom up, are the labelled decades
+        values = [math.log10(float(v)) for v in re.findall(
+            r'<text[^>]* text-anchor="end">([0-9.]+)</text>', svg)]
+        grid = [(float(x2), float(y)) for y, x2, y2 in re.findall(
+            r'<line class="grid"[^>]* y1="([0-9.]+)" x2="([0-9.]+)" y2="([0-9.]+)"', svg)
+            if y == y2]
+        if len(values) < 2 or len(grid) != len(values):
+            problem("%s: no log axis read (%d labels, %d grid lines)" %
+                    (profile, len(values), len(grid)))
+            continue
+        right = grid[0][0]
+        (y0, l0), (y1, l1) = (grid[0][1], values[0]), (grid[-1][1], values[-1])
+        # before's points are circles, after's squares; the legend's lie right of the plot
+        marks = [("f0", float(cx), float(cy)) for cx, cy in re.findall(
+            r'<circle class="f0"[^>]* cx="([0-9.]+)" cy="([0-9.]+)"', svg)]
+        marks += [("f1", float(x) + 4, float(y) + 4) for x, y in re.findall(
+            r'<rect class="f1"[^>]* x="([0-9.]+)" y="([0-9.]+)" width="8" height="8"', svg)]
+        points = {}
+        for cls, cx, cy in marks:
+            if cx <= right and (cls not in points or cx > points[cls][0]):
+                points[cls] = (cx, cy)
+        for cls, ns in (("f0", before), ("f1", after)):
+            want = int(threads) * 1000 / int(ns)
+            if cls not in points:
+                problem("%s: no %s points" % (profile, cls))
+                continue
+            got = 10 ** (l0 + (points[cls][1] - y0) * (l1 - l0) / (y1 - y0))
+            # ns is printed to the unit, the point's position to 0.1 px
+            if abs(got / want - 1) > 0.01 + 0.5 / int(ns):
+                problem("%s: the point at %s threads is %.4g Mops/s, %s x 1000 / %s ns is "
+                        "%.4g" % (profile, threads, got, threads, ns, want))
+
+
 def main():
     with open(os.path.join(tests, "data", "results-fixed.json")) as f:
         fixed = json.load(f)
@@ -548,12 +711,16 @@ def main():
         check_marks(report(tmp, "fixed", [fixed]), "results-fixed.json")
         check_fit_covers_64_counts(tmp, fixed)
         check_run_distance(tmp, fixed)
+        check_one_repetition(tmp, fixed)
+        check_brief_claims(tmp, "results-fixed.json")
+        check_brief_claims(tmp, "results-claims.json")
         check_fleet_names_and_columns(tmp)
         defaults = catalogue_defaults()
         check_summary_gains(tmp, "epyc-zen3-2026-12-01", defaults)
         check_mode_figures(tmp, "epyc-zen3-2026-12-01", defaults)
         if has_hwloc:
             check_fitted_pair(tmp, "epyc-zen3-2026-12-01")
+            check_seed_plots(tmp, "epyc-zen3-2026-12-01")
     print("%d problems" % len(problems))
     return 1 if problems else 0
 

@@ -338,7 +338,8 @@ static void test_mode_ratio_and_filter(void **state)
  * The ping-pong's one-way transfers of four files, in the set's order
  * (each file's rows together, as the reader gives them):
  *
- *   file 0: smt 10, 12, 14 (rounds 0, 1, 2), l3 40, 44 (rounds 0, 1)
+ *   file 0: smt 10, 12, 14 (rounds 0, 1, 2), l3 40, 44 (rounds 0, 1),
+ *           round 1's classes in strings of their own
  *   file 1: package 100, 90, 110, and one of no recorded class, 70
  *   file 2: smt 5 only
  *   file 3: package 130, pooled with file 1 (the same machine)
@@ -349,11 +350,14 @@ static void test_mode_ratio_and_filter(void **state)
  * 5. File 1 at package: 100; the machine of files 1 and 3 at package:
  * the median of 90, 100, 110, 130, 105. A file without samples: NaN.
  */
+/* the same class in another string: classes compare by their text */
+static char l3_again[] = "l3", smt_again[] = "smt";
+
 static const struct transfer_sample transfers[] = {
 	{ .file = 0, .source_file = 0, .cls = "smt", .round = 0, .one_way_ns = 10 },
 	{ .file = 0, .source_file = 0, .cls = "l3", .round = 0, .one_way_ns = 40 },
-	{ .file = 0, .source_file = 0, .cls = "smt", .round = 1, .one_way_ns = 12 },
-	{ .file = 0, .source_file = 0, .cls = "l3", .round = 1, .one_way_ns = 44 },
+	{ .file = 0, .source_file = 0, .cls = smt_again, .round = 1, .one_way_ns = 12 },
+	{ .file = 0, .source_file = 0, .cls = l3_again, .round = 1, .one_way_ns = 44 },
 	{ .file = 0, .source_file = 0, .cls = "smt", .round = 2, .one_way_ns = 14 },
 	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 100 },
 	{ .file = 1, .source_file = 1, .cls = "package", .round = -1, .one_way_ns = 90 },
@@ -677,7 +681,9 @@ static void counted_case_init(struct counted_case *k, double *ops, double *value
  * 0.02): true. Not when one repetition's count is 2.4 (the last value
  * 0.006), when the counts differ (b's 3: 0.06, 0.03, 0.015), when the
  * medians are equal (a against itself), or when a repetition lacks the
- * counter. Counts agree within a millionth: 2 + 1e-6 is 2, 2 + 3e-6 not.
+ * counter. Counts agree within a millionth of the count, or of 1 if it
+ * is smaller: 2 + 1e-6 is 2, 2 + 3e-6 not; 1 + 0.5e-6 is 1, 1 + 1.5e-6
+ * not. Every repetition counts: the second one off (0.012, 2.4) too.
  */
 static void test_count_over_ops(void **state)
 {
@@ -685,6 +691,9 @@ static void test_count_over_ops(void **state)
 	double a_values[] = { 0.02, 0.01, 0.005 }, b_values[] = { 0.04, 0.02, 0.01 };
 	double off_values[] = { 0.02, 0.01, 0.006 }, three[] = { 0.06, 0.03, 0.015 };
 	double near[] = { 0.04, 0.02, (2 + 1e-6) / 200 }, apart[] = { 0.04, 0.02, (2 + 3e-6) / 200 };
+	double second_off[] = { 0.02, 0.012, 0.005 }, count_one[] = { 0.02, 0.01, 0.005 };
+	double count_one_off[] = { 0.01, 0.005, (1 + 1.5e-6) / 400 };
+	double count_one_near[] = { 0.01, 0.005, (1 + 0.5e-6) / 400 };
 	struct counted_case a, b;
 
 	(void)state;
@@ -705,6 +714,16 @@ static void test_count_over_ops(void **state)
 	a.cc.values = a_values;
 	a.cc.n = 2;
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+
+	/* the second repetition off (2.4) */
+	counted_case_init(&a, a_ops, second_off, 3);
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	/* a count of 1: a millionth of 1 is the bound, 1 + 1.5e-6 is past it */
+	counted_case_init(&a, a_ops, count_one_off, 3);
+	counted_case_init(&b, b_ops, count_one, 3);
+	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	counted_case_init(&a, a_ops, count_one_near, 3);
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 }
 
 /*
@@ -726,7 +745,7 @@ static void test_count_over_ops(void **state)
 static void test_usl_on_the_edges(void **state)
 {
 	double n[] = { 1, 2, 4 }, amdahl[] = { 100, 160, 400 / 1.75 };
-	double n3[] = { 1, 2, 3 }, serial[] = { 10, 20.0 / 3, 6 };
+	double n3[] = { 1, 2, 3 }, serial[] = { 10, 20.0 / 3, 6 }, falling[] = { 10, 20 / 1.8, 12 };
 	double mean = 68.0 / 9, e2 = 20 / 2.7 - 20.0 / 3, e3 = 30 / 5.1 - 6;
 	double ss_tot = (10 - mean) * (10 - mean) + (20.0 / 3 - mean) * (20.0 / 3 - mean) +
 			(6 - mean) * (6 - mean);
@@ -747,6 +766,17 @@ static void test_usl_on_the_edges(void **state)
 	assert_float_equal(fit.r2, 1 - (e2 * e2 + e3 * e3) / ss_tot, 1e-12);
 	assert_float_equal(usl_peak(&fit), 1, 0);
 	assert_float_equal(usl_throughput(&fit, 3), 30 / 5.1, 1e-12);
+
+	/*
+	 * Less than serial, falling off: y = 0.8, 1.5 (X = 10, 20 / 1.8,
+	 * 12). The kappa = 0 edge gives sigma = (0.8 + 3) / 5 = 0.76, error
+	 * 0.04^2 + 0.02^2 = 0.002; the sigma = 1 edge would want kappa =
+	 * (2 * -0.2 + 6 * -0.5) / 40 < 0, which is held at 0 (error 0.29):
+	 * sigma 0.76, kappa 0.
+	 */
+	assert_int_equal(usl_fit(n3, falling, 3, &fit), 0);
+	assert_float_equal(fit.sigma, 0.76, 1e-12);
+	assert_float_equal(fit.kappa, 0, 0);
 }
 
 /*

@@ -104,6 +104,40 @@ static void test_bad_networks(void **state)
 	assert_int_equal(mva_solve(NAN, &d, &one, 1, 2, &r), -1);
 	assert_int_equal(mva_solve(1, &d, &half, 1, 2, &r), -1);
 	assert_int_equal(mva_solve(0, NULL, NULL, 0, 2, &r), -1);	/* no work at all */
+	{
+		const double inf = INFINITY, nan = NAN;
+
+		assert_int_equal(mva_solve(1, &d, &inf, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(1, &inf, &one, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(1, &nan, &one, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(INFINITY, &d, &one, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(-1, &d, &one, 1, 2, &r), -1);
+	}
+}
+
+/*
+ * As many centres as a network may have (MVA_MAX_CENTRES, 8), each an
+ * eighth of one centre's demand: the same as that centre in 8 copies;
+ * one more is refused.
+ */
+static void test_most_centres(void **state)
+{
+	double eighth[MVA_MAX_CENTRES + 1], ones[MVA_MAX_CENTRES + 1];
+	const double d = 4, eight = MVA_MAX_CENTRES;
+	struct mva_result spread, copies;
+
+	(void)state;
+	for (int k = 0; k <= MVA_MAX_CENTRES; k++) {
+		eighth[k] = d / MVA_MAX_CENTRES;
+		ones[k] = 1;
+	}
+	assert_int_equal(mva_solve(3, eighth, ones, MVA_MAX_CENTRES, 12, &spread), 0);
+	assert_int_equal(mva_solve(3, &d, &eight, 1, 12, &copies), 0);
+	assert_float_equal(spread.throughput, copies.throughput, 1e-12);
+	assert_float_equal(spread.cycle, copies.cycle, 1e-9);
+	for (int k = 0; k < MVA_MAX_CENTRES; k++)
+		assert_float_equal(spread.utilisation[k], copies.utilisation[0], 1e-12);
+	assert_int_equal(mva_solve(3, eighth, ones, MVA_MAX_CENTRES + 1, 12, &spread), -1);
 }
 
 /* A machine profile from JSON text, through a file as users give one. */
@@ -2001,6 +2035,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_delay_and_queue),
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_bad_networks),
+		cmocka_unit_test(test_most_centres),
 		cmocka_unit_test(test_profile_bad_input),
 		cmocka_unit_test(test_bottleneck),
 		cmocka_unit_test(test_profile_reaches_the_model),

@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "catalog.h"
+#include "kernel.h"
 #include "cli.h"
 #include "model.h"
 
@@ -278,6 +279,82 @@ static void test_private_cost_measured(void **state)
 	check_measured(profile, "shared_atomic", five, 5, 3e6 / 64);
 	check_measured(profile, "shared_atomic", grow, 7, 2e6 / 1024);
 	check_measured(profile, "percpu_padded", long_run, 13, 4e6 / (64 * 65536.0));
+}
+
+/*
+ * A family of this test whose operations cost nothing: batches under a
+ * millisecond however many operations they hold, so the batch grows to
+ * its bound, 2^40 operations (64 x 4^17), and is kept there.
+ */
+static int instant_state;
+
+static void *instant_create(const struct kernel_config *cfg, char *err, size_t errlen)
+{
+	(void)cfg;
+	(void)err;
+	(void)errlen;
+	return &instant_state;
+}
+
+static void instant_destroy(void *state)
+{
+	(void)state;
+}
+
+static void instant_run(void *state, unsigned int thread, uint64_t nr_ops)
+{
+	(void)state;
+	(void)thread;
+	(void)nr_ops;
+}
+
+static void instant_access(const struct kernel_config *cfg, struct access_profile *p)
+{
+	(void)cfg;
+	(void)p;
+}
+
+static const struct kernel_variant instant_variants[] = {
+	{ .name = "nothing", .run = instant_run },
+};
+
+static const struct kernel_family instant_family = {
+	.name = "instant",
+	.title = "operations that cost nothing (a test's)",
+	.reading_order = 1000,
+	.variants = instant_variants,
+	.nr_variants = 1,
+	.create = instant_create,
+	.destroy = instant_destroy,
+	.access = instant_access,
+};
+KERNEL_FAMILY_REGISTER(instant_family);
+
+static void test_batch_bound(void **state)
+{
+	double durations[22];
+	struct output *o = calloc(1, sizeof(*o));
+	json_t *doc, *v;
+
+	(void)state;
+	assert_non_null(o);
+	for (int i = 0; i < 17; i++)
+		durations[i] = 5e5;
+	for (int i = 17; i < 22; i++)
+		durations[i] = 1e6 * (i - 15);	/* 2 to 6 ms: the median 4 ms */
+	script(durations, 22);
+	run_model(o, "--profile", write_profile("two", TWO_CPUS), "--family", "instant",
+		  "--variant", "nothing", "--threads", "1", "--json", NULL);
+	if (o->rc)
+		fail_msg("exit %d: %s", o->rc, o->err);
+	assert_int_equal(fake.calls, 44);
+	doc = parse_json(o);
+	v = json_array_get(json_object_get(json_array_get(json_object_get(doc, "families"), 0),
+					   "variants"), 0);
+	assert_float_equal(json_real_value(json_object_get(v, "private_ns")), 4e6 / 1099511627776.0,
+			   1e-5 * 4e6 / 1099511627776.0);
+	json_decref(doc);
+	free(o);
 }
 
 /* ---- every printed number, as the library predicts it ---- */
@@ -929,6 +1006,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_private_cost_measured),
+		cmocka_unit_test(test_batch_bound),
 		cmocka_unit_test(test_printed_as_predicted),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_thread_counts),

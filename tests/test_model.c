@@ -216,6 +216,15 @@ static void test_profile_bad_input(void **state)
 		{ GOOD_HEAD "\"one_way_ns\": {}}", "\"one_way_ns\": expected an object" },
 		{ "{\"name\": \"x\", \"topology\": \"pack:1 core:4 pu:1\", \"one_way_ns\": {}}", "clock_ghz: expected" },
 		{ "{\"topology\": \"pack:1 core:4\"}", "\"name\": expected a string" },
+		/* a topology hwloc cannot build, NUMA distances it cannot take */
+		{ "{\"name\": \"x\", \"topology\": \"pack:0 core:x\", "
+		  "\"clock_ghz\": {\"value\": 3, \"source\": \"s\"}, "
+		  "\"store_buffer\": {\"value\": 56, \"source\": \"s\"}, "
+		  "\"one_way_ns\": {\"l3\": {\"value\": 40, \"source\": \"s\"}}}", "topology 'pack:0 core:x'" },
+		{ "{\"name\": \"x\", \"topology\": \"pack:2 numa:1 core:1 pu:1\", \"numa_distances\": \"10,x\", "
+		  "\"clock_ghz\": {\"value\": 3, \"source\": \"s\"}, "
+		  "\"store_buffer\": {\"value\": 56, \"source\": \"s\"}, "
+		  "\"one_way_ns\": {\"l3\": {\"value\": 40, \"source\": \"s\"}}}", "numa_distances '10,x'" },
 	};
 	char err[512];
 

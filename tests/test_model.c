@@ -1905,6 +1905,18 @@ static void test_small_and_missing_latencies(void **state)
 	assert_float_equal(p.ns_per_op, 30 + 0.25 + 0.8, 1e-9);
 	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
 	assert_float_equal(p.ns_per_op, 2 * (0.5 + 0.8), 1e-12);
+	/* a private cost that is no cost: the network has no solution, said so */
+	{
+		const double bad[] = { -5, INFINITY, NAN };
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(model_predict_case(&m, "pingpong", "store_load", 0, NULL, NULL, 2,
+							    0, 0, &p, err, sizeof(err)), 0);
+			assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL,
+							    2, bad[i], 0, &p, err, sizeof(err)), -1);
+			assert_non_null(strstr(err, "the network has no solution"));
+		}
+	}
 	/* two threads on one CPU: the line never moves, nothing to queue at */
 	{
 		const struct kernel_family *f = catalog_find("counter");

@@ -1905,6 +1905,11 @@ static void test_small_and_missing_latencies(void **state)
 	assert_float_equal(p.ns_per_op, 30 + 0.25 + 0.8, 1e-9);
 	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
 	assert_float_equal(p.ns_per_op, 2 * (0.5 + 0.8), 1e-12);
+	/* a placement the topology cannot make: refused, by its name */
+	assert_int_equal(model_predict(&m, catalog_find("counter"), &(struct kernel_config){
+					       .nr_threads = 2 }, 30, 0, "nowhere", &p, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "nowhere"));
 	/* a private cost that is no cost: the network has no solution, said so */
 	{
 		const double bad[] = { -5, INFINITY, NAN };

@@ -688,6 +688,16 @@ static void test_header(void **state)
 	assert_float_equal(json_real_value(json_object_get(json_object_get(mj, "one_way_ns"),
 							   "cross_package")), 197.5, 0);
 	assert_int_equal(json_object_size(json_object_get(mj, "cold_miss_ns")), 0);
+	/* a ping-pong's private cost is nothing: the round trip is all */
+	{
+		json_t *variants = json_object_get(json_array_get(json_object_get(doc, "families"), 0),
+						   "variants"), *v;
+		size_t i;
+
+		assert_int_equal(json_array_size(variants), 2);
+		json_array_foreach(variants, i, v)
+			assert_float_equal(json_real_value(json_object_get(v, "private_ns")), 0, 0);
+	}
 	/* each class's source, as the profile gives it */
 	assert_int_equal(json_object_size(json_object_get(mj, "one_way_source")), 3);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(mj, "one_way_source"),

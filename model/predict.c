@@ -351,7 +351,7 @@ static int solve_handoffs(struct network *net, struct mva_result *r, double *ret
 		open_bracket(&net->c[k]);
 	for (int iter = 0; iter < 4000; iter++) {
 		double change = 0;
-		bool settled = true;
+		bool settled = true, open = false;
 
 		if (mva_solve(net->think, net->demand, net->copies, net->nr, net->population, r))
 			return -1;
@@ -371,6 +371,7 @@ static int solve_handoffs(struct network *net, struct mva_result *r, double *ret
 				*retries = c->retries;
 			}
 			if (c->hi - c->lo > 1e-12 * c->hi) {
+				open = true;
 				if (target >= c->handoff)
 					c->lo = c->handoff;
 				else
@@ -383,9 +384,16 @@ static int solve_handoffs(struct network *net, struct mva_result *r, double *ret
 			change = fmax(change, fabs(d - net->demand[k]) / fmax(d, 1e-12));
 			net->demand[k] = d;
 		}
-		if (change < 1e-9 && settled)
+		/*
+		 * Settled: the demands, and each handoff on its fixed point.
+		 * A bracket still open is bisected on even where the demand
+		 * hardly moves with the handoff (a cmpxchg line, a tiny
+		 * private cost): stopping there printed a handoff off its own
+		 * fixed point.
+		 */
+		if (change < 1e-9 && settled && !open)
 			break;
-		if (change < 1e-9) {
+		if (change < 1e-9 && !settled) {
 			if (++reopened > 50)
 				return -1;
 			for (unsigned int k = 0; k < net->nr; k++)

@@ -201,6 +201,9 @@ m = out["machine"]
 problems = []
 if not m["one_way_ns"] or any(not (v > 0) for v in m["one_way_ns"].values()):
     problems.append(f"one_way_ns {m['one_way_ns']}")
+# one pair per class present, never a CPU with itself (same_pu)
+if "same_pu" in m["one_way_ns"] or (sys.argv[2] == "2" and len(m["one_way_ns"]) != 1):
+    problems.append(f"classes measured {sorted(m['one_way_ns'])} on {sys.argv[2]} CPUs")
 # each class measured says how: 7 samples of 200 round trips, 7 cold misses
 if set(m["one_way_source"]) != set(m["one_way_ns"]) or set(m["cold_miss_ns"]) != set(m["one_way_ns"]):
     problems.append(f"sources {m['one_way_source']}, cold misses {m['cold_miss_ns']} for {m['one_way_ns']}")

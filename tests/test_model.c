@@ -104,6 +104,40 @@ static void test_bad_networks(void **state)
 	assert_int_equal(mva_solve(NAN, &d, &one, 1, 2, &r), -1);
 	assert_int_equal(mva_solve(1, &d, &half, 1, 2, &r), -1);
 	assert_int_equal(mva_solve(0, NULL, NULL, 0, 2, &r), -1);	/* no work at all */
+	{
+		const double inf = INFINITY, nan = NAN;
+
+		assert_int_equal(mva_solve(1, &d, &inf, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(1, &inf, &one, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(1, &nan, &one, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(INFINITY, &d, &one, 1, 2, &r), -1);
+		assert_int_equal(mva_solve(-1, &d, &one, 1, 2, &r), -1);
+	}
+}
+
+/*
+ * As many centres as a network may have (MVA_MAX_CENTRES, 8), each an
+ * eighth of one centre's demand: the same as that centre in 8 copies;
+ * one more is refused.
+ */
+static void test_most_centres(void **state)
+{
+	double eighth[MVA_MAX_CENTRES + 1], ones[MVA_MAX_CENTRES + 1];
+	const double d = 4, eight = MVA_MAX_CENTRES;
+	struct mva_result spread, copies;
+
+	(void)state;
+	for (int k = 0; k <= MVA_MAX_CENTRES; k++) {
+		eighth[k] = d / MVA_MAX_CENTRES;
+		ones[k] = 1;
+	}
+	assert_int_equal(mva_solve(3, eighth, ones, MVA_MAX_CENTRES, 12, &spread), 0);
+	assert_int_equal(mva_solve(3, &d, &eight, 1, 12, &copies), 0);
+	assert_float_equal(spread.throughput, copies.throughput, 1e-12);
+	assert_float_equal(spread.cycle, copies.cycle, 1e-9);
+	for (int k = 0; k < MVA_MAX_CENTRES; k++)
+		assert_float_equal(spread.utilisation[k], copies.utilisation[0], 1e-12);
+	assert_int_equal(mva_solve(3, eighth, ones, MVA_MAX_CENTRES + 1, 12, &spread), -1);
 }
 
 /* A machine profile from JSON text, through a file as users give one. */
@@ -182,6 +216,15 @@ static void test_profile_bad_input(void **state)
 		{ GOOD_HEAD "\"one_way_ns\": {}}", "\"one_way_ns\": expected an object" },
 		{ "{\"name\": \"x\", \"topology\": \"pack:1 core:4 pu:1\", \"one_way_ns\": {}}", "clock_ghz: expected" },
 		{ "{\"topology\": \"pack:1 core:4\"}", "\"name\": expected a string" },
+		/* a topology hwloc cannot build, NUMA distances it cannot take */
+		{ "{\"name\": \"x\", \"topology\": \"pack:0 core:x\", "
+		  "\"clock_ghz\": {\"value\": 3, \"source\": \"s\"}, "
+		  "\"store_buffer\": {\"value\": 56, \"source\": \"s\"}, "
+		  "\"one_way_ns\": {\"l3\": {\"value\": 40, \"source\": \"s\"}}}", "topology 'pack:0 core:x'" },
+		{ "{\"name\": \"x\", \"topology\": \"pack:2 numa:1 core:1 pu:1\", \"numa_distances\": \"10,x\", "
+		  "\"clock_ghz\": {\"value\": 3, \"source\": \"s\"}, "
+		  "\"store_buffer\": {\"value\": 56, \"source\": \"s\"}, "
+		  "\"one_way_ns\": {\"l3\": {\"value\": 40, \"source\": \"s\"}}}", "numa_distances '10,x'" },
 	};
 	char err[512];
 
@@ -1744,42 +1787,42 @@ static void check_domain_first(struct machine_profile *m, const char *cpus, unsi
 {
 	const double all = (local_pairs * local + (n * (n - 1) - local_pairs) * cross) /
 			   (n * (n - 1));
-	const double zs[] = { 0.01, 0.3, 1, 30, 100, 200, 300, 400, 600, 1000, 100000 };
-	const struct kernel_family *f = catalog_find("counter");
+	const double zs[] = { 0.01, 0.3, 1, 30, 100, 200, 280, 300, 350, 400, 600, 1000, 100000 };
+	/* a locked add, and a cmpxchg loop whose retries move with the handoff */
+	static const char *const lines[][2] = {
+		{ "counter", "shared_atomic" }, { "last_nidpid", "cmpxchg_loop" },
+	};
 	struct kernel_config cfg;
 	char err[512];
 
-	kernel_config_defaults(f, &cfg);
-	cfg.variant = (unsigned int)catalog_variant_index(f, "shared_atomic");
-	cfg.nr_threads = n;
-	for (size_t i = 0; i < sizeof(zs) / sizeof(zs[0]); i++) {
+	for (size_t i = 0; i < 2 * sizeof(zs) / sizeof(zs[0]); i++) {
+		const struct kernel_family *f = catalog_find(lines[i % 2][0]);
 		struct model_prediction p;
 		double waiting, m_hand;
 
-		if (model_predict(m, f, &cfg, zs[i], 0, cpus, &p, err, sizeof(err)))
-			fail_msg("%s: %s", cpus, err);
+		kernel_config_defaults(f, &cfg);
+		cfg.variant = (unsigned int)catalog_variant_index(f, lines[i % 2][1]);
+		cfg.nr_threads = n;
+		if (model_predict(m, f, &cfg, zs[i / 2], 0, cpus, &p, err, sizeof(err)))
+			fail_msg("%s/%s, %s, Z %g: %s", f->name, lines[i % 2][1], cpus, zs[i / 2], err);
 		assert_float_equal(p.transfer_ns, all, 1e-9 * all);
-		waiting = n - n * zs[i] / p.ns_per_op - p.busy;
+		waiting = n - n * zs[i / 2] / p.ns_per_op - p.busy;
 		m_hand = fmin(waiting * (local_pairs / (double)n) / (n - 1), cross / (2 * local));
 		if (p.local_handoffs > 0) {
 			*within = true;
 			*under_one |= waiting < 1;
-			/*
-			 * At a tiny private cost the demand hardly moves with the
-			 * handoff, and the model stops once the demand settles:
-			 * the handoff is then within 1e-4.
-			 */
-			if (fabs(p.local_handoffs - m_hand) > 1e-4 * m_hand ||
-			    fabs(p.handoff_ns - cross / (1 + m_hand)) > 1e-4 * cross)
-				fail_msg("%s, Z %g: %.6g local handoffs, %.6g ns a handoff; by hand %.6g and %.6g",
-					 cpus, zs[i], p.local_handoffs, p.handoff_ns, m_hand,
-					 cross / (1 + m_hand));
+			/* the handoff on its fixed point, to the model's 1e-6 */
+			if (fabs(p.local_handoffs - m_hand) > 1e-5 * m_hand ||
+			    fabs(p.handoff_ns - cross / (1 + m_hand)) > 2e-6 * cross)
+				fail_msg("%s/%s, %s, Z %g: %.6g local handoffs, %.6g ns a handoff; by hand %.6g and %.6g",
+					 f->name, lines[i % 2][1], cpus, zs[i / 2], p.local_handoffs,
+					 p.handoff_ns, m_hand, cross / (1 + m_hand));
 		} else {
 			/* first come, first served: nobody waits, or it is as short */
 			assert_float_equal(p.handoff_ns, all, 1e-9 * all);
 			if (waiting > 1e-6 && cross / (1 + m_hand) < all * (1 - 1e-6))
-				fail_msg("%s, Z %g: no handoff within a domain, though %.4g wait", cpus,
-					 zs[i], waiting);
+				fail_msg("%s/%s, %s, Z %g: no handoff within a domain, though %.4g wait",
+					 f->name, lines[i % 2][1], cpus, zs[i / 2], waiting);
 		}
 	}
 }
@@ -1806,6 +1849,12 @@ static void test_domain_first_by_hand(void **state)
 	check_domain_first(&m, "cpus:0,1,4", 3, 2, 98, 100, &within, &under_one);
 	check_domain_first(&m, "cpus:0,1,4,5", 4, 4, 98, 100, &within, &under_one);
 	check_domain_first(&m, "compact", 8, 24, 98, 100, &within, &under_one);
+	/* with a measured tenure (3 threads, 300 ns: once "no solution") */
+	m.tenure_share[1] = 0.4;
+	m.one_way_ns[DISTANCE_L3] = 40;
+	m.nr_cached = 0;
+	check_domain_first(&m, "cpus:0,1,4", 3, 2, 40, 100, &within, &under_one);
+	check_domain_first(&m, "cpus:0,1,2,4", 4, 6, 40, 100, &within, &under_one);
 	machine_profile_close(&m);
 	assert_int_equal(profile_from_text(fast, &m, err, sizeof(err)), 0);
 	check_domain_first(&m, "cpus:0,1,4", 3, 2, 0.8, 100, &within, &under_one);
@@ -1856,6 +1905,23 @@ static void test_small_and_missing_latencies(void **state)
 	assert_float_equal(p.ns_per_op, 30 + 0.25 + 0.8, 1e-9);
 	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
 	assert_float_equal(p.ns_per_op, 2 * (0.5 + 0.8), 1e-12);
+	/* a placement the topology cannot make: refused, by its name */
+	assert_int_equal(model_predict(&m, catalog_find("counter"), &(struct kernel_config){
+					       .nr_threads = 2 }, 30, 0, "nowhere", &p, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "nowhere"));
+	/* a private cost that is no cost: the network has no solution, said so */
+	{
+		const double bad[] = { -5, INFINITY, NAN };
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(model_predict_case(&m, "pingpong", "store_load", 0, NULL, NULL, 2,
+							    0, 0, &p, err, sizeof(err)), 0);
+			assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 0, NULL, NULL,
+							    2, bad[i], 0, &p, err, sizeof(err)), -1);
+			assert_non_null(strstr(err, "the network has no solution"));
+		}
+	}
 	/* two threads on one CPU: the line never moves, nothing to queue at */
 	{
 		const struct kernel_family *f = catalog_find("counter");
@@ -2001,6 +2067,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_delay_and_queue),
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_bad_networks),
+		cmocka_unit_test(test_most_centres),
 		cmocka_unit_test(test_profile_bad_input),
 		cmocka_unit_test(test_bottleneck),
 		cmocka_unit_test(test_profile_reaches_the_model),

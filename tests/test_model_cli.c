@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "catalog.h"
+#include "kernel.h"
 #include "cli.h"
 #include "model.h"
 
@@ -278,6 +279,86 @@ static void test_private_cost_measured(void **state)
 	check_measured(profile, "shared_atomic", five, 5, 3e6 / 64);
 	check_measured(profile, "shared_atomic", grow, 7, 2e6 / 1024);
 	check_measured(profile, "percpu_padded", long_run, 13, 4e6 / (64 * 65536.0));
+}
+
+/*
+ * A family of this test whose operations cost nothing: batches under a
+ * millisecond however many operations they hold, so the batch grows to
+ * its bound, 2^40 operations (64 x 4^17), and is kept there.
+ */
+static int instant_state;
+
+static void *instant_create(const struct kernel_config *cfg, char *err, size_t errlen)
+{
+	(void)cfg;
+	(void)err;
+	(void)errlen;
+	return &instant_state;
+}
+
+static void instant_destroy(void *state)
+{
+	(void)state;
+}
+
+static void instant_run(void *state, unsigned int thread, uint64_t nr_ops)
+{
+	(void)state;
+	(void)thread;
+	(void)nr_ops;
+}
+
+static void instant_access(const struct kernel_config *cfg, struct access_profile *p)
+{
+	(void)cfg;
+	(void)p;
+}
+
+static const struct kernel_variant instant_variants[] = {
+	{ .name = "nothing", .run = instant_run },
+};
+
+static const struct kernel_family instant_family = {
+	.name = "instant",
+	.title = "operations that cost nothing (a test's)",
+	.reading_order = 1000,
+	.variants = instant_variants,
+	.nr_variants = 1,
+	.create = instant_create,
+	.destroy = instant_destroy,
+	.access = instant_access,
+};
+KERNEL_FAMILY_REGISTER(instant_family);
+
+static void test_batch_bound(void **state)
+{
+	double durations[22];
+	struct output *o = calloc(1, sizeof(*o));
+	json_t *doc, *v;
+
+	(void)state;
+	assert_non_null(o);
+	/*
+	 * Every batch under a millisecond: 17 that grow it to 2^40, then
+	 * five kept at the bound, 0.1 to 0.5 ms, the median 0.3 ms.
+	 */
+	for (int i = 0; i < 17; i++)
+		durations[i] = 5e5;
+	for (int i = 17; i < 22; i++)
+		durations[i] = 1e5 * (i - 16);
+	script(durations, 22);
+	run_model(o, "--profile", write_profile("two", TWO_CPUS), "--family", "instant",
+		  "--variant", "nothing", "--threads", "1", "--json", NULL);
+	if (o->rc)
+		fail_msg("exit %d: %s", o->rc, o->err);
+	assert_int_equal(fake.calls, 44);
+	doc = parse_json(o);
+	v = json_array_get(json_object_get(json_array_get(json_object_get(doc, "families"), 0),
+					   "variants"), 0);
+	assert_float_equal(json_real_value(json_object_get(v, "private_ns")), 3e5 / 1099511627776.0,
+			   1e-5 * 3e5 / 1099511627776.0);
+	json_decref(doc);
+	free(o);
 }
 
 /* ---- every printed number, as the library predicts it ---- */
@@ -611,6 +692,16 @@ static void test_header(void **state)
 	assert_float_equal(json_real_value(json_object_get(json_object_get(mj, "one_way_ns"),
 							   "cross_package")), 197.5, 0);
 	assert_int_equal(json_object_size(json_object_get(mj, "cold_miss_ns")), 0);
+	/* a ping-pong's private cost is nothing: the round trip is all */
+	{
+		json_t *variants = json_object_get(json_array_get(json_object_get(doc, "families"), 0),
+						   "variants"), *v;
+		size_t i;
+
+		assert_int_equal(json_array_size(variants), 2);
+		json_array_foreach(variants, i, v)
+			assert_float_equal(json_real_value(json_object_get(v, "private_ns")), 0, 0);
+	}
 	/* each class's source, as the profile gives it */
 	assert_int_equal(json_object_size(json_object_get(mj, "one_way_source")), 3);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(mj, "one_way_source"),
@@ -929,6 +1020,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_private_cost_measured),
+		cmocka_unit_test(test_batch_bound),
 		cmocka_unit_test(test_printed_as_predicted),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_thread_counts),

@@ -115,6 +115,8 @@ static void test_markdown_escapes(void **state)
 	assert_string_equal(written(md_escape, ">q a>b <tag>"), "\\>q a>b \\<tag>");
 	assert_string_equal(written(md_escape, "&amp; &#62; &#x3e; &mm->x &; &a"),
 			    "\\&amp; \\&#62; \\&#x3e; &mm->x &; &a");
+	/* a one-letter name is a reference too, and "&#;" is none */
+	assert_string_equal(written(md_escape, "&a; &#; &#x;"), "\\&a; &#; &#x;");
 	assert_string_equal(written(md_escape, "a\tb\nc\rd"), "a b c d");
 	/* control bytes as text; the space and '~' are printable, DEL is not */
 	assert_string_equal(written(md_escape, "\x1f \x7e\x7f\x01"), "\\x1f ~\\x7f\\x01");

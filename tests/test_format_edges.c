@@ -45,6 +45,7 @@ static void test_significant_digits(void **state)
 	assert_string_equal(format_sig(buf, 0.000999), "0.000999");
 	assert_string_equal(format_sig(buf, 0.0001234), "0.000123");
 	assert_string_equal(format_sig(buf, 0.00015), "0.00015");
+	assert_string_equal(format_sig(buf, 1234.56), "1235");
 	assert_string_equal(format_sig(buf, 1234567), "1234567");
 	assert_string_equal(format_sig(buf, 123456789012345.0), "123456789012345");
 	assert_string_equal(format_sig(buf, 1e15), "1e+15");
@@ -117,6 +118,7 @@ static void test_markdown_escapes(void **state)
 			    "\\&amp; \\&#62; \\&#x3e; &mm->x &; &a");
 	/* a one-letter name is a reference too, and "&#;" is none */
 	assert_string_equal(written(md_escape, "&a; &#; &#x;"), "\\&a; &#; &#x;");
+	assert_string_equal(written(md_escape, "&#6; &#X7;"), "\\&#6; \\&#X7;");
 	assert_string_equal(written(md_escape, "a\tb\nc\rd"), "a b c d");
 	/* control bytes as text; the space and '~' are printable, DEL is not */
 	assert_string_equal(written(md_escape, "\x1f \x7e\x7f\x01"), "\\x1f ~\\x7f\\x01");

@@ -44,6 +44,8 @@ static void test_significant_digits(void **state)
 	/* below 1e-3 and from 1e15 on, "%.3g" */
 	assert_string_equal(format_sig(buf, 0.000999), "0.000999");
 	assert_string_equal(format_sig(buf, 0.0001234), "0.000123");
+	assert_string_equal(format_sig(buf, 0.00015), "0.00015");
+	assert_string_equal(format_sig(buf, 1234.56), "1235");
 	assert_string_equal(format_sig(buf, 1234567), "1234567");
 	assert_string_equal(format_sig(buf, 123456789012345.0), "123456789012345");
 	assert_string_equal(format_sig(buf, 1e15), "1e+15");
@@ -114,11 +116,15 @@ static void test_markdown_escapes(void **state)
 	assert_string_equal(written(md_escape, ">q a>b <tag>"), "\\>q a>b \\<tag>");
 	assert_string_equal(written(md_escape, "&amp; &#62; &#x3e; &mm->x &; &a"),
 			    "\\&amp; \\&#62; \\&#x3e; &mm->x &; &a");
+	/* a one-letter name is a reference too, and "&#;" is none */
+	assert_string_equal(written(md_escape, "&a; &#; &#x;"), "\\&a; &#; &#x;");
+	assert_string_equal(written(md_escape, "&#6; &#X7;"), "\\&#6; \\&#X7;");
 	assert_string_equal(written(md_escape, "a\tb\nc\rd"), "a b c d");
 	/* control bytes as text; the space and '~' are printable, DEL is not */
 	assert_string_equal(written(md_escape, "\x1f \x7e\x7f\x01"), "\\x1f ~\\x7f\\x01");
 	assert_string_equal(written(md_escape, NULL), "");
 	assert_string_equal(written(md_code, "a`b|c\nd\re\x02 \x7f~"), "`abcde\\x02 \\x7f~`");
+	assert_string_equal(written(md_code, "\x1b[0m\x1f"), "`\\x1b[0m\\x1f`");
 	assert_string_equal(written(md_name, "has_pinned"), "has_pinned");
 	assert_string_equal(written(md_name, "a=1,b"), "a=1,b");
 	assert_string_equal(written(md_name, "_x"), "\\_x");

@@ -7,7 +7,7 @@ with --home local) records where the shared state landed and how many of
 the row's threads run on another node. The count is checked against
 /sys/devices/system/node/nodeN/cpulist, read here: the CPUs of the row's
 placement whose node is not the home's. A build without hwloc knows no
-CPU's node and records -1; a kernel that cannot say where memory is gives
+CPU's node and records null; a kernel that cannot say where memory is gives
 no node, and then nothing is counted.
 
 usage: test_home_rows.py BOUNCELAB HAVE_HWLOC(0|1)
@@ -74,11 +74,11 @@ def main():
                     bad.append(f"{what}: placement on CPUs {cpus}, expected {row['threads']} "
                                f"distinct CPUs of those allowed, {sorted(allowed)}")
                 if h["node"] < 0:
-                    if h["threads_away"] != -1:
+                    if h["threads_away"] is not None:
                         bad.append(f"{what}: no node found, but {h['threads_away']} threads away")
                     continue
                 if not have_hwloc:
-                    if h["threads_away"] != -1:
+                    if h["threads_away"] is not None:
                         bad.append(f"{what}: without hwloc, {h['threads_away']} threads away")
                     continue
                 want = sum(1 for c in cpus if nodes.get(c) != h["node"])

@@ -1035,7 +1035,9 @@ static void gup_writer_sweeps_every_buffer(void **unused)
 		fail_msg("%s", err);
 	deadline = kernel_now_ns() + 10000000000ULL;
 	while (!moved && kernel_now_ns() < deadline) {
-		uint64_t e = atomic_load(gup_leaf_entry(mm, second, &huge));
+		/* NULL while the writer has the entry cleared, between frames */
+		gup_entry_t *leaf = gup_leaf_entry(mm, second, &huge);
+		uint64_t e = leaf ? atomic_load(leaf) : 0;
 
 		moved = entry_present(e) && entry_pfn(e) != first_pfn;
 		if (!moved)

@@ -77,11 +77,15 @@ static unsigned int quick_values(const struct kernel_family *family, int p, long
 
 	values[n++] = family->params[p].def;
 	for (unsigned int k = 0; k < family->nr_claims && n < SUITE_MAX_VALUES; k++) {
+		struct setting claim;
+		char err[160];
 		unsigned int i;
 		long v;
 
-		if (kernel_setting_value(family, family->claims[k].setting, p, &v) <= 0)
+		if (setting_parse(&claim, family, family->claims[k].setting, err, sizeof(err)) ||
+		    !(claim.named & (1u << p)))
 			continue;
+		v = claim.value[p];
 		for (i = 0; i < n && values[i] != v; i++)
 			;
 		if (i == n)
@@ -100,7 +104,7 @@ static unsigned int param_values(const struct suite_options *opts,
 	char err[256];
 
 	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
-		const struct suite_override *o = &opts->overrides[i];
+		const struct param_option *o = &opts->overrides[i];
 
 		if (o->family == family && o->param == p) {
 			memcpy(values, o->values, o->nr_values * sizeof(long));
@@ -133,24 +137,16 @@ static unsigned int param_values(const struct suite_options *opts,
 static void format_case_name(struct bench_case *c, bool show_placement)
 {
 	const struct kernel_family *f = c->family;
+	struct setting s;
 	size_t used;
 
 	used = (size_t)snprintf(c->name, sizeof(c->name), "%s/%s", f->name,
 				f->variants[c->cfg.variant].name);
-	for (unsigned int p = 0; p < f->nr_params && used < sizeof(c->name); p++) {
-		const struct kernel_param *param = &f->params[p];
-		const char *choice = kernel_param_choice(param, c->cfg.param[p]);
-
-		/* Only what differs from the default: names stay short. */
-		if (c->cfg.param[p] == param->def)
-			continue;
-		if (choice)
-			used += (size_t)snprintf(c->name + used, sizeof(c->name) - used,
-						 "/%s:%s", param->name, choice);
-		else
-			used += (size_t)snprintf(c->name + used, sizeof(c->name) - used,
-						 "/%s:%ld", param->name, c->cfg.param[p]);
-	}
+	/* Only what differs from the default: names stay short. */
+	setting_of_config(&s, f, &c->cfg);
+	if (used < sizeof(c->name))
+		used += setting_format(&s, SETTING_CASE_NAME, c->name + used,
+				       sizeof(c->name) - used);
 	if (show_placement && used < sizeof(c->name))
 		used += (size_t)snprintf(c->name + used, sizeof(c->name) - used,
 					 "/placement:%s", c->placement.policy);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
+#include "setting.h"
 #include "topo.h"
 
 #define SUITE_MAX_VALUES 64
@@ -22,13 +23,6 @@
  */
 #define SUITE_MAX_CASES 20000
 
-/* --param family.name=v1,v2: the values a parameter sweeps. */
-struct suite_override {
-	const struct kernel_family *family;
-	int param;
-	unsigned int nr_values;
-	long values[SUITE_MAX_VALUES];
-};
 
 struct suite_options {
 	/*
@@ -41,7 +35,8 @@ struct suite_options {
 	unsigned int nr_placements;	/* 0: compact */
 	const char *placements[SUITE_MAX_PLACEMENTS];
 	unsigned int nr_overrides;
-	struct suite_override overrides[SUITE_MAX_OVERRIDES];
+	/* --param family.name=v1,v2: the values a parameter sweeps */
+	struct param_option overrides[SUITE_MAX_OVERRIDES];
 	int repetitions;
 	double min_time;
 	bool quick;			/* defaults and the settings the claims name */

@@ -20,6 +20,7 @@
 #include "analysis.h"
 #include "cases.h"
 #include "catalog.h"
+#include "setting.h"
 #include "cli.h"
 #include "fleet.h"
 #include "topo.h"
@@ -116,30 +117,17 @@ static int parse_threads(const char *text, struct model_options *o)
 
 static int parse_param(const char *text, struct model_options *o)
 {
-	char fam[64], err[256];
-	const char *dot = strchr(text, '.'), *eq = strchr(text, '=');
-	const struct kernel_family *f;
-	char name[64];
-	int p;
+	struct param_option po;
+	char err[1024];
 
-	if (!dot || !eq || eq < dot || (size_t)(dot - text) >= sizeof(fam) ||
-	    (size_t)(eq - dot - 1) >= sizeof(name))
-		return usage_error("--param '%s': expected FAMILY.NAME=VALUE", text);
-	snprintf(fam, sizeof(fam), "%.*s", (int)(dot - text), text);
-	snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
-	f = catalog_find(fam);
-	if (!f)
-		return usage_error("--param '%s': unknown family '%s' (see 'bouncelab list')", text, fam);
-	p = kernel_param_index(f, name);
-	if (p < 0)
-		return usage_error("--param '%s': family %s has no parameter '%s' (see 'bouncelab list')",
-				   text, fam, name);
+	/* one value: the model predicts one setting (run sweeps a list) */
+	if (param_option_parse(text, 1, &po, err, sizeof(err)))
+		return usage_error("%s", err);
 	if (o->nr_params == MODEL_MAX_PARAMS)
 		return usage_error("--param '%s': at most %d --param options", text, MODEL_MAX_PARAMS);
-	if (kernel_param_parse(&f->params[p], eq + 1, &o->value[o->nr_params], err, sizeof(err)))
-		return usage_error("--param %s.%s", fam, err);
-	o->param_family[o->nr_params] = f;
-	o->param[o->nr_params++] = p;
+	o->param_family[o->nr_params] = po.family;
+	o->param[o->nr_params] = po.param;
+	o->value[o->nr_params++] = po.values[0];
 	return 0;
 }
 

@@ -13,72 +13,22 @@
 /* family.name=v1,v2 */
 int run_parse_param(const char *text, struct suite_options *opts)
 {
-	char family_name[64], values[512], err[256];
-	const struct kernel_family *f;
-	struct suite_override *o;
-	const char *dot = strchr(text, '.');
-	const char *eq = strchr(text, '=');
-	char *item, *rest = values;
-	int p;
+	struct param_option o;
+	char err[1024];
 
-	if (!dot || !eq || eq < dot || (size_t)(dot - text) >= sizeof(family_name))
-		return usage_error("--param '%s': expected FAMILY.NAME=VALUE[,VALUE...]", text);
-	snprintf(family_name, sizeof(family_name), "%.*s", (int)(dot - text), text);
-	f = catalog_find(family_name);
-	if (!f)
-		return usage_error("--param '%s': unknown family '%s' (see 'bouncelab list')",
-				   text, family_name);
-	{
-		char name[64];
-
-		if ((size_t)(eq - dot - 1) >= sizeof(name))
-			return usage_error("--param '%.80s': a parameter name of %d characters: expected at most %zu (see 'bouncelab list')",
-					   text, (int)(eq - dot - 1), sizeof(name) - 1);
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
-		p = kernel_param_index(f, name);
-		if (p < 0)
-			return usage_error("--param '%s': family %s has no parameter '%s' (see 'bouncelab list')",
-					   text, f->name, name);
+	if (param_option_parse(text, SUITE_MAX_VALUES, &o, err, sizeof(err)))
+		return usage_error("%s", err);
+	/* A later --param for the same parameter replaces the earlier one. */
+	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
+		if (opts->overrides[i].family == o.family && opts->overrides[i].param == o.param) {
+			opts->overrides[i] = o;
+			return 0;
+		}
 	}
 	if (opts->nr_overrides == SUITE_MAX_OVERRIDES)
 		return usage_error("--param '%s': at most %d --param options",
 				   text, SUITE_MAX_OVERRIDES);
-	o = &opts->overrides[opts->nr_overrides];
-	memset(o, 0, sizeof(*o));
-	o->family = f;
-	o->param = p;
-	if (strlen(eq + 1) >= sizeof(values))
-		return usage_error("--param '%.40s...': a value list of %zu characters: expected at most %zu",
-				   text, strlen(eq + 1), sizeof(values) - 1);
-	snprintf(values, sizeof(values), "%s", eq + 1);
-	if (!*values)
-		return usage_error("--param '%s': expected at least one value", text);
-	/* strsep, not strtok: "0,,1" has an empty value, which is an error. */
-	while ((item = strsep(&rest, ","))) {
-		if (!*item)
-			return usage_error("--param '%s': expected a value between commas",
-					   text);
-		if (o->nr_values == SUITE_MAX_VALUES)
-			return usage_error("--param '%s': at most %d values", text,
-					   SUITE_MAX_VALUES);
-		if (kernel_param_parse(&f->params[p], item, &o->values[o->nr_values],
-				       err, sizeof(err)))
-			return usage_error("--param %s.%s", f->name, err);
-		/* Two equal cases would share a name, and so each other's rows. */
-		for (unsigned int i = 0; i < o->nr_values; i++)
-			if (o->values[i] == o->values[o->nr_values])
-				return usage_error("--param '%s': '%s' is listed twice: expected each value once",
-						   text, item);
-		o->nr_values++;
-	}
-	/* A later --param for the same parameter replaces the earlier one. */
-	for (unsigned int i = 0; i < opts->nr_overrides; i++) {
-		if (opts->overrides[i].family == f && opts->overrides[i].param == p) {
-			opts->overrides[i] = *o;
-			return 0;
-		}
-	}
-	opts->nr_overrides++;
+	opts->overrides[opts->nr_overrides++] = o;
 	return 0;
 }
 

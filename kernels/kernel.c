@@ -142,17 +142,6 @@ const char *kernel_param_choice(const struct kernel_param *param, long value)
 	return NULL;
 }
 
-bool kernel_param_text_is_default(const struct kernel_param *param, const char *text)
-{
-	const char *choice = kernel_param_choice(param, param->def);
-	char def[32];
-
-	if (choice)
-		return !strcmp(text, choice);
-	snprintf(def, sizeof(def), "%ld", param->def);
-	return !strcmp(text, def);
-}
-
 static void describe_choices(const struct kernel_param *param, char *buf,
 			     size_t len)
 {
@@ -191,28 +180,6 @@ int kernel_param_parse(const struct kernel_param *param, const char *text,
 		return -1;
 	}
 	*value = v;
-	return 0;
-}
-
-int kernel_setting_value(const struct kernel_family *family, const char *setting,
-			 int p, long *value)
-{
-	const struct kernel_param *param = &family->params[p];
-	size_t name_len = strlen(param->name);
-	char err[128], item[64];
-
-	for (const char *s = setting; s && *s;) {
-		size_t len = strcspn(s, ",");
-
-		if (len > name_len && !strncmp(s, param->name, name_len) && s[name_len] == '=') {
-			snprintf(item, sizeof(item), "%.*s", (int)(len - name_len - 1),
-				 s + name_len + 1);
-			return kernel_param_parse(param, item, value, err, sizeof(err)) ? -1 : 1;
-		}
-		s += len;
-		if (*s == ',')
-			s++;
-	}
 	return 0;
 }
 

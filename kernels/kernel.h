@@ -438,26 +438,10 @@ void kernel_config_defaults(const struct kernel_family *family,
 const char *kernel_param_choice(const struct kernel_param *param, long value);
 
 /*
- * Whether text ("64", or a choice's name) is the parameter's default, as a
- * results file, a case name or a setting's key writes it: the one answer
- * to "is this the default?" for the report's tables, sweeps and settings.
- */
-bool kernel_param_text_is_default(const struct kernel_param *param, const char *text);
-
-/*
  * Parses one value ("64" or, for enumerated parameters, a name). Returns 0,
  * or -1 with err naming the value and what was expected.
  */
 int kernel_param_parse(const struct kernel_param *param, const char *text,
 		       long *value, char *err, size_t errlen);
-
-/*
- * The value a setting ("update=locked,pin_work=0": a claim's, a lesson's
- * placeholder's) gives parameter p of the family: 1 with *value set when
- * it names p, 0 when it does not (the parameter is at its default), -1
- * when it names p with a value p does not take.
- */
-int kernel_setting_value(const struct kernel_family *family, const char *setting,
-			 int p, long *value);
 
 #endif

@@ -246,61 +246,26 @@ static int compare_pair(const struct analysis *a, struct group_view *g,
 	return 0;
 }
 
-/* Every parameter the catalogue knows is at its default value. */
-static bool at_defaults(const struct kernel_family *kf, json_t *params)
-{
-	const char *key;
-	json_t *value;
-
-	if (!kf)
-		return false;
-	json_object_foreach(params, key, value) {
-		int p = kernel_param_index(kf, key);
-		const struct kernel_param *param;
-		char number[32];
-		const char *text;
-
-		if (p < 0)
-			continue;
-		param = &kf->params[p];
-		/* a name for an enumerated parameter, else a whole number */
-		if (param->choices && json_is_string(value)) {
-			text = json_string_value(value);
-		} else if (!param->choices && json_is_integer(value)) {
-			snprintf(number, sizeof(number), "%" JSON_INTEGER_FORMAT,
-				 json_integer_value(value));
-			text = number;
-		} else {
-			return false;
-		}
-		if (!kernel_param_text_is_default(param, text))
-			return false;
-	}
-	return true;
-}
-
 /*
  * A parameter that splits the threads into roles (readers and writers),
  * at a value other than its default: each thread count then runs another
  * mix of work, and comparing thread counts is not a scaling measurement.
  */
-static const char *mix_param_of(const struct kernel_family *kf, json_t *params)
+static const char *mix_param_of(const struct setting *params)
 {
-	for (unsigned int p = 0; kf && p < kf->nr_params; p++) {
-		const struct kernel_param *param = &kf->params[p];
-		long v;
+	const struct kernel_family *kf = params->family;
 
-		if (param->splits_roles && !results_param_value(params, param, &v) &&
-		    v != param->def)
-			return param->name;
-	}
+	for (unsigned int p = 0; kf && p < kf->nr_params; p++)
+		if (kf->params[p].splits_roles && !(params->unreadable & (1u << p)) &&
+		    !setting_param_is_default(params, p))
+			return kf->params[p].name;
 	return NULL;
 }
 
 static int view_group(const struct analysis *a, struct group_view *g,
 		      const struct kernel_family *kf)
 {
-	g->mix_param = mix_param_of(kf, g->group->params);
+	g->mix_param = mix_param_of(&g->group->params);
 	g->cases = calloc(g->group->nr, sizeof(*g->cases));
 	if (!g->cases || collect_threads(a, g) || collect_variants(a, g, kf) ||
 	    collect_counters(a, g) || compare_to_best(a, g) || speedups(a, g) ||
@@ -308,7 +273,7 @@ static int view_group(const struct analysis *a, struct group_view *g,
 		return -1;
 	if (!g->mix_param)
 		fit_scaling(a, g);
-	g->is_default = at_defaults(kf, g->group->params);
+	g->is_default = kf && setting_is_default(&g->group->params);
 	return 0;
 }
 
@@ -457,33 +422,20 @@ const struct case_view *group_view_find(const struct analysis *a,
 	return c ? &g->cases[c - &a->cases->cases[g->group->first]] : NULL;
 }
 
-/* A group's value of param (choices by index): missing means the default. */
-static bool group_value(const struct kernel_param *param, json_t *params, long *v)
-{
-	return !results_param_value(params, param, v);
-}
-
 const struct group_view *analysis_find_setting(const struct analysis *a,
 					       const struct family_view *f,
 					       const char *setting)
 {
-	const struct kernel_family *kf = f->kf;
+	struct setting want;
+	char err[160];
 
-	for (size_t k = f->first_group; kf && k < f->first_group + f->nr_groups; k++) {
-		const struct group_view *g = &a->groups[k];
-		unsigned int p;
-
-		for (p = 0; p < kf->nr_params; p++) {
-			long want = kf->params[p].def, have;
-
-			if (kernel_setting_value(kf, setting, (int)p, &want) < 0)
-				return NULL;
-			if (!group_value(&kf->params[p], g->group->params, &have) || have != want)
-				break;
-		}
-		if (p == kf->nr_params)
-			return g;
-	}
+	if (!f->kf || setting_parse(&want, f->kf, setting, err, sizeof(err)))
+		return NULL;
+	/* what the text does not name is asked for at its default */
+	want.named = ~0u;
+	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++)
+		if (setting_matches(&want, &a->groups[k].group->params))
+			return &a->groups[k];
 	return NULL;
 }
 

@@ -249,7 +249,10 @@ int result_cases_build(const struct results *set, struct result_cases *out)
 				.file = rows[i].row->file, .family = rows[i].row->family,
 				.setting = rows[i].row->setting,
 				.params = rows[i].row->params,
+				.params_text = rows[i].row->params_text,
 				.policy = rows[i].row->policy,
+				.home_policy = rows[i].row->home_policy,
+				.home_node = rows[i].row->home_node,
 				.family_order = rows[i].family_order,
 				.first = out->nr,
 			};

@@ -34,7 +34,7 @@ struct result_case {
 	const char *family;	/* NULL for another tool's benchmark */
 	const char *variant;
 	const char *setting;
-	json_t *params;
+	struct setting params;	/* the setting as the catalogue reads it */
 	const char *policy;	/* placement policy, or NULL */
 	const char *widest_class;
 	int family_order, variant_order;
@@ -66,8 +66,12 @@ struct result_group {
 	unsigned int file;
 	const char *family;
 	const char *setting;
-	json_t *params;
+	struct setting params;	/* the setting as the catalogue reads it */
+	const char *params_text;	/* as the file spells them (results_read.h) */
 	const char *policy;	/* placement policy (part of the setting), or NULL */
+	/* the home asked for and its node, as in results_read.h */
+	const char *home_policy;
+	int home_node;
 	int family_order;
 	size_t first, nr;
 };

@@ -18,6 +18,7 @@
 #include "claims.h"
 #include "format.h"
 #include "run_checks.h"
+#include "setting.h"
 #include "verdict.h"
 
 const char *claim_mark_word(enum claim_mark mark)
@@ -532,20 +533,18 @@ void claim_check(const struct results *set, const struct analysis *a,
 	}
 	g = analysis_find_setting(a, f, c->setting);
 	if (!g) {
-		char hint[160] = "";
-		size_t used = 0;
+		char hint[160] = "", err[160];
+		struct setting want;
 
-		/* "a=1,b=2" -> "--param fam.a=1 --param fam.b=2" */
-		for (const char *s = c->setting; s && *s && used < sizeof(hint);) {
-			size_t len = strcspn(s, ",");
-
-			used += (size_t)snprintf(hint + used, sizeof(hint) - used, "%s--param %s.%.*s",
-						 used ? " " : "", f->kf->name, (int)len, s);
-			s += len + (s[len] == ',');
+		if (setting_parse(&want, f->kf, c->setting, err, sizeof(err))) {
+			/* no run can add it: say what the catalogue does not take */
+			not_testable(r, "no case at %s in the run (%s)", c->setting, err);
+			return;
 		}
+		setting_format(&want, SETTING_OPTIONS, hint, sizeof(hint));
 		not_testable(r, "no case at %s in the run%s%s%s",
-			     c->setting ? c->setting : "the default setting", used ? " (add " : "",
-			     hint, used ? ")" : "");
+			     c->setting ? c->setting : "the default setting", hint[0] ? " (add " : "",
+			     hint, hint[0] ? ")" : "");
 		return;
 	}
 	t = pick_threads(a, g, c, r);

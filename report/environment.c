@@ -492,24 +492,15 @@ static void shell_word(FILE *out, const char *s)
 
 /* A parameter of a family and the values its rows took. */
 struct swept_param {
-	const char *family, *name;
-	unsigned int nr;
-	char values[16][64];
+	const struct kernel_family *family;
+	unsigned int param, nr;
+	long values[16];
 };
 
-static bool is_default(const char *family, const char *name, const char *value)
-{
-	const struct kernel_family *kf = catalog_find(family);
-	int p = kf ? kernel_param_index(kf, name) : -1;
-
-	if (p < 0)
-		return true;	/* a family this catalogue lacks: leave it be */
-	return kernel_param_text_is_default(&kf->params[p], value);
-}
-
 /*
- * " --repetitions N --param F.P=V,V": from the rows of file f, whose
- * names and values the reader checked against the catalogue's characters.
+ * " --repetitions N --param F.P=V,V": from the settings of file f's rows,
+ * each parameter the file names with the values it took, in the order
+ * they first appear; a parameter only ever at its default is left out.
  */
 static void reconstruct_options(FILE *out, const struct report_input *in,
 				unsigned int f)
@@ -518,53 +509,45 @@ static void reconstruct_options(FILE *out, const struct report_input *in,
 	const struct results *set = in->set;
 	long repetitions = ctx(in, f)->repetitions;
 	unsigned int nr = 0;
-	size_t i;
 
-	for (i = 0; i < set->nr_rows; i++) {
-		const struct result_row *rr = &set->rows[i];
-		const char *key;
-		json_t *v;
+	for (size_t i = 0; i < set->nr_rows; i++) {
+		const struct setting *s = &set->rows[i].params;
 
-		if (rr->file != f || !rr->family || !json_is_object(rr->params))
+		if (set->rows[i].file != f || !s->family)
 			continue;
-		json_object_foreach(rr->params, key, v) {
+		for (unsigned int p = 0; p < s->family->nr_params; p++) {
 			struct swept_param *sp = NULL;
-			char text[64];
+			unsigned int k;
 
-			if (json_is_string(v))
-				snprintf(text, sizeof(text), "%s", json_string_value(v));
-			else if (json_is_integer(v))
-				snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT,
-					 json_integer_value(v));
-			else
+			if (!(s->named & (1u << p)) || (s->unreadable & (1u << p)))
 				continue;
-			for (unsigned int k = 0; k < nr && !sp; k++)
-				if (!strcmp(params[k].family, rr->family) &&
-				    !strcmp(params[k].name, key))
+			for (k = 0; k < nr && !sp; k++)
+				if (params[k].family == s->family && params[k].param == p)
 					sp = &params[k];
 			if (!sp) {
 				if (nr == 64)
 					continue;
 				sp = &params[nr++];
-				*sp = (struct swept_param){ rr->family, key, 0, { "" } };
+				*sp = (struct swept_param){ s->family, p, 0, { 0 } };
 			}
-			unsigned int k;
-
-			for (k = 0; k < sp->nr && strcmp(sp->values[k], text); k++)
+			for (k = 0; k < sp->nr && sp->values[k] != s->value[p]; k++)
 				;
 			if (k == sp->nr && sp->nr < 16)
-				snprintf(sp->values[sp->nr++], 64, "%s", text);
+				sp->values[sp->nr++] = s->value[p];
 		}
 	}
 	if (repetitions > 0)
 		fprintf(out, " --repetitions %ld", repetitions);
 	for (unsigned int k = 0; k < nr; k++) {
-		if (params[k].nr == 1 &&
-		    is_default(params[k].family, params[k].name, params[k].values[0]))
+		const struct kernel_param *param = &params[k].family->params[params[k].param];
+		char text[64];
+
+		if (params[k].nr == 1 && params[k].values[0] == param->def)
 			continue;
-		fprintf(out, " --param %s.%s=", params[k].family, params[k].name);
+		fprintf(out, " --param %s.%s=", params[k].family->name, param->name);
 		for (unsigned int v = 0; v < params[k].nr; v++)
-			fprintf(out, "%s%s", v ? "," : "", params[k].values[v]);
+			fprintf(out, "%s%s", v ? "," : "",
+				param_value_text(param, params[k].values[v], text, sizeof(text)));
 	}
 }
 

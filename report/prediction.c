@@ -61,29 +61,13 @@ double prediction_case_median(const struct results *set, const struct result_row
 int prediction_config_of(const struct result_row *r, const struct kernel_family *f,
 		     struct kernel_config *cfg)
 {
-	const char *name;
-	json_t *v;
-	char text[64], err[128];
 	int v_idx = catalog_variant_index(f, r->variant);
 
-	if (v_idx < 0)
+	if (v_idx < 0 || r->params.family != f || r->params.foreign || r->params.unreadable)
 		return -1;
 	kernel_config_defaults(f, cfg);
 	cfg->variant = (unsigned int)v_idx;
-	json_object_foreach(r->params, name, v) {
-		int p = kernel_param_index(f, name);
-
-		if (p < 0)
-			return -1;
-		if (json_is_string(v))
-			snprintf(text, sizeof(text), "%s", json_string_value(v));
-		else if (json_is_integer(v))
-			snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		else
-			return -1;
-		if (kernel_param_parse(&f->params[p], text, &cfg->param[p], err, sizeof(err)))
-			return -1;
-	}
+	setting_to_config(&r->params, cfg);
 	return 0;
 }
 
@@ -615,24 +599,12 @@ static int build_validation(const struct report_input *in, struct validation *v)
 static void write_short_setting(FILE *out, const struct kernel_family *f,
 				const struct kernel_config *cfg)
 {
-	struct kernel_config def;
-	bool any = false;
+	struct setting s;
+	char buf[512];
 
-	kernel_config_defaults(f, &def);
-	for (unsigned int p = 0; p < f->nr_params; p++) {
-		const char *choice = kernel_param_choice(&f->params[p], cfg->param[p]);
-
-		if (cfg->param[p] == def.param[p])
-			continue;
-		fprintf(out, "%s%s=", any ? ", " : "", f->params[p].name);
-		if (choice)
-			fputs(choice, out);
-		else
-			fprintf(out, "%ld", cfg->param[p]);
-		any = true;
-	}
-	if (!any)
-		fputs("defaults", out);
+	setting_of_config(&s, f, cfg);
+	setting_format(&s, SETTING_CHANGES, buf, sizeof(buf));
+	fputs(buf[0] ? buf : "defaults", out);
 }
 
 static bool is_miss(double ratio)

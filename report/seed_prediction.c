@@ -46,9 +46,9 @@ static const struct result_row *seed_row(const struct results *set, const char *
 		const struct result_row *r = &set->rows[i];
 
 		if (!r->family || strcmp(r->family, seed->family) || strcmp(r->variant, variant) ||
-		    r->threads != 1 || !r->setting)
+		    r->threads != 1)
 			continue;
-		if (seed_setting_in(seed, r->setting))
+		if (seed_setting_in(seed, &r->params))
 			return r;
 	}
 	return NULL;

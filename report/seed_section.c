@@ -67,7 +67,7 @@ static const struct group_view *seed_group(const struct report_input *in,
 	for (size_t k = f->first_group; k < f->first_group + f->nr_groups; k++) {
 		const struct group_view *g = &in->a->groups[k];
 
-		if (g->group->setting && seed_setting_in(s, g->group->setting))
+		if (seed_setting_in(s, &g->group->params))
 			return g;
 	}
 	return NULL;

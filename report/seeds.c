@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "format.h"
 #include "seeds.h"
+#include "setting.h"
 
 /* Message-IDs and commits as the threads and kernel.org quote them. */
 const struct seed_thread seed_threads[] = {
@@ -173,26 +175,21 @@ const struct seed_figure seed_figures[] = {
 
 const unsigned int nr_seed_figures = sizeof(seed_figures) / sizeof(seed_figures[0]);
 
-bool seed_setting_in(const struct seed_figure *s, const char *setting)
+bool seed_setting_in(const struct seed_figure *s, const struct setting *have)
 {
-	const char *all = setting ? setting : "";
+	struct setting want;
+	char err[160];
 
-	for (const char *const *want = s->setting; want && *want; want++) {
-		size_t n = strlen(*want);
-		const char *p = all;
+	setting_init(&want, catalog_find(s->family));
+	for (const char *const *w = s->setting; w && *w; w++) {
+		char name[64];
+		const char *eq = strchr(*w, '=');
 
-		/* one item of "k=v, k=v": "buffer_mib=4" is not "buffer_mib=48" */
-		while ((p = strstr(p, *want))) {
-			bool starts = p == all || (p - all >= 2 && !strncmp(p - 2, ", ", 2));
-
-			if (starts && (!p[n] || p[n] == ','))
-				break;
-			p += n;
-		}
-		if (!p)
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - *w) : 0, *w);
+		if (!eq || setting_set(&want, name, eq + 1, err, sizeof(err)))
 			return false;
 	}
-	return true;
+	return want.family && setting_matches(&want, have);
 }
 
 void seed_setting_text(char *buf, size_t len, const struct seed_figure *s)

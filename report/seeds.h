@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct setting;
+
 struct seed_figure {
 	const char *thread;		/* the seed thread's id (seed_threads[]) */
 	const char *family;
@@ -81,10 +83,10 @@ extern const unsigned int nr_seed_threads;
 void md_source(FILE *out, const char *source);
 
 /*
- * Whether a setting ("k=v, k=v, placement P", as results_read.h writes
- * it) has every item of the seed's, each as a whole item.
+ * Whether a setting of the seed's family gives each parameter the seed
+ * names the seed's value (the others are free).
  */
-bool seed_setting_in(const struct seed_figure *s, const char *setting);
+bool seed_setting_in(const struct seed_figure *s, const struct setting *have);
 
 /* The seed's setting as the report names it: "pages_per_call=1, page_size=2m". */
 void seed_setting_text(char *buf, size_t len, const struct seed_figure *s);

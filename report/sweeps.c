@@ -6,56 +6,36 @@
 #include "catalog.h"
 #include "sweeps.h"
 
-/* A setting is "k=v, k=v, placement P": items split at ", ". */
-#define MAX_ITEMS 24
-
-struct items {
-	size_t n;
-	char item[MAX_ITEMS][96];
-};
-
-static void split_setting(const char *setting, struct items *it)
+/*
+ * Whether the catalogue reads every parameter of a table's setting: a
+ * family it lacks, or a parameter it does not know or a value it does not
+ * take (a file of another version), is shown as the file spells it.
+ */
+static bool setting_read(const struct result_group *gr)
 {
-	const char *p = setting ? setting : "";
-
-	it->n = 0;
-	while (*p && it->n < MAX_ITEMS) {
-		const char *end = strstr(p, ", ");
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-
-		snprintf(it->item[it->n++], sizeof(it->item[0]), "%.*s", (int)n, p);
-		p += n + (end ? 2 : 0);
-	}
+	return gr->params.family && !gr->params.foreign && !gr->params.unreadable;
 }
 
-/* "k=v" where v is k's default in the catalogue, or the default placement. */
-static bool is_default_item(const struct kernel_family *kf, const char *item)
+/*
+ * What a table's setting changes from the defaults, but for parameter
+ * skip (-1: none): "pin_work=0, placement spread", or "defaults".
+ */
+static void changes_but(char *buf, size_t len, const struct result_group *gr, int skip)
 {
-	const char *eq = strchr(item, '=');
-	char name[64];
-	int p;
+	struct setting s = gr->params;
+	size_t used;
 
-	if (!eq)
-		return !strcmp(item, "placement compact");
-	snprintf(name, sizeof(name), "%.*s", (int)(eq - item), item);
-	p = kf ? kernel_param_index(kf, name) : -1;
-	return p >= 0 && kernel_param_text_is_default(&kf->params[p], eq + 1);
-}
-
-static void join_changes(char *buf, size_t len, const struct kernel_family *kf,
-			 const struct items *it, size_t skip)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < it->n; i++) {
-		if (i == skip || is_default_item(kf, it->item[i]))
-			continue;
-		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-					 used ? ", " : "", it->item[i]);
-		if (used >= len)
-			break;
+	if (!setting_read(gr)) {
+		/* every parameter: which is the default, the catalogue cannot say */
+		used = (size_t)snprintf(buf, len, "%s", gr->params_text ? gr->params_text : "");
+	} else {
+		if (skip >= 0)
+			s.value[skip] = s.family->params[skip].def;
+		used = setting_format(&s, SETTING_CHANGES, buf, len);
 	}
+	if (used < len)
+		results_place_items(gr->policy, gr->home_policy, gr->home_node, false,
+				    used ? ", " : "", buf + used, len - used);
 	if (!buf[0])
 		snprintf(buf, len, "defaults");
 }
@@ -82,42 +62,36 @@ bool group_detailed(const struct analysis *a, const struct group_view *g, bool f
 void setting_changes(char *buf, size_t len, const struct analysis *a,
 		     const struct group_view *g)
 {
-	const struct family_view *f = family_of(a, g);
-	struct items it;
-
-	split_setting(g->group->setting, &it);
-	join_changes(buf, len, f ? f->kf : NULL, &it, (size_t)-1);
+	(void)a;
+	changes_but(buf, len, g->group, -1);
 }
 
-/* The index of the item named name ("k=..."), or -1. */
-static int item_index(const struct items *it, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (size_t i = 0; i < it->n; i++)
-		if (!strncmp(it->item[i], name, n) && it->item[i][n] == '=')
-			return (int)i;
-	return -1;
-}
-
-/* g's setting without the item of param: what a sweep along it keeps equal. */
-static bool rest_of_setting(const struct group_view *g, const char *param,
+/*
+ * g's setting without parameter p, placement and home included: what a
+ * sweep along p keeps equal. False when the catalogue cannot read it.
+ */
+static bool rest_of_setting(const struct group_view *g, unsigned int p,
 			    char *rest, size_t len, char *value, size_t vlen)
 {
-	struct items it;
+	const struct result_group *gr = g->group;
 	size_t used = 0;
-	int at;
 
-	split_setting(g->group->setting, &it);
-	at = item_index(&it, param);
-	if (at < 0)
+	if (!setting_read(gr))
 		return false;
-	snprintf(value, vlen, "%s", strchr(it.item[at], '=') + 1);
+	setting_value_text(&gr->params, p, value, vlen);
 	rest[0] = '\0';
-	for (size_t i = 0; i < it.n; i++)
-		if ((int)i != at)
-			used += (size_t)snprintf(rest + used, used < len ? len - used : 0,
-						 "%s|", it.item[i]);
+	for (unsigned int q = 0; q < gr->params.family->nr_params; q++) {
+		char text[64];
+
+		if (q == p)
+			continue;
+		used += (size_t)snprintf(rest + used, used < len ? len - used : 0, "%s=%s|",
+					 gr->params.family->params[q].name,
+					 setting_value_text(&gr->params, q, text, sizeof(text)));
+	}
+	if (used < len)
+		used += results_place_items(gr->policy, gr->home_policy, gr->home_node, true,
+					    "", rest + used, len - used);
 	return used < len;
 }
 
@@ -146,7 +120,7 @@ static int compare_rest_keys(const void *x, const void *y)
  * every other cost G^2 (4000 settings: most of half a minute).
  */
 static size_t best_sweep(const struct analysis *a, const struct family_view *f,
-			 const char *param, struct sweep *s)
+			 unsigned int param, struct sweep *s)
 {
 	size_t n = f->nr_groups, def = f->default_group, best_count = 0;
 	struct rest_key *keys = calloc(n + 1, sizeof(*keys));
@@ -201,25 +175,17 @@ out:
 size_t family_sweeps(const struct analysis *a, const struct family_view *f,
 		     struct sweep *out, size_t max)
 {
-	const struct group_view *def = &a->groups[f->default_group];
 	size_t nr = 0;
-	struct items it;
 
-	if (f->nr_groups < 2)
+	if (f->nr_groups < 2 || !f->kf)
 		return 0;
-	split_setting(def->group->setting, &it);
-	for (size_t i = 0; i < it.n && nr < max; i++) {
-		const char *eq = strchr(it.item[i], '=');
+	for (unsigned int p = 0; p < f->kf->nr_params && nr < max; p++) {
 		struct sweep best = { .nr = 0 };
-		struct items bi;
 
-		if (!eq)
+		snprintf(best.param, sizeof(best.param), "%s", f->kf->params[p].name);
+		if (best_sweep(a, f, p, &best) < 2)
 			continue;
-		snprintf(best.param, sizeof(best.param), "%.*s", (int)(eq - it.item[i]), it.item[i]);
-		if (best_sweep(a, f, best.param, &best) < 2)
-			continue;
-		split_setting(best.groups[0]->group->setting, &bi);
-		join_changes(best.fixed, sizeof(best.fixed), f->kf, &bi, (size_t)item_index(&bi, best.param));
+		changes_but(best.fixed, sizeof(best.fixed), best.groups[0]->group, (int)p);
 		out[nr++] = best;
 	}
 	return nr;

@@ -19,7 +19,7 @@
 
 #include "input_file.h"
 #include "journal.h"
-#include "kernel.h"
+#include "catalog.h"
 #include "json_region.h"
 #include "reader.h"
 #include "results_read.h"
@@ -265,6 +265,38 @@ char *reader_keep_string(struct results *set, char *s)
 	return s;
 }
 
+/* Most rows repeat an earlier row's setting: one copy each. */
+static const char *kept_text(struct reader *r, const char *text)
+{
+	const char *kept = r->set->cap_unique ? *unique_slot(r->set, text) : NULL;
+
+	if (!kept)
+		kept = unique_string(r->set, reader_keep_string(r->set, strdup(text)));
+	if (!kept)
+		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+	return kept;
+}
+
+size_t results_place_items(const char *policy, const char *home_policy, int home_node,
+			   bool all, const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (policy && (all || strcmp(policy, "compact")))
+		used += (size_t)snprintf(buf, len, "%splacement %s", sep, policy);
+	/* A home asked for is a table of its own, headed by where it was. */
+	if (home_policy && strcmp(home_policy, "default")) {
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%shome %s",
+					 used ? ", " : sep, home_policy);
+		if (home_node >= 0)
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+						 " (node %d)", home_node);
+	}
+	return used;
+}
+
 /* "pin_work=1, flag_line=shared, placement compact" */
 static int describe_setting(struct reader *r, json_t *facts,
 			    struct result_row *row)
@@ -295,32 +327,21 @@ static int describe_setting(struct reader *r, json_t *facts,
 		else
 			return reader_bad(r, "params", value,
 				   "expected parameter '%.60s' to be a string, number or boolean", key);
+		/* the catalogue takes a choice's name or a whole number, no other */
+		setting_take(&row->params, key,
+			     json_is_string(value) || json_is_integer(value) ? text : NULL);
 		/* Past the end, even by a zero-length write, is undefined. */
 		if (used < sizeof(buf))
 			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s=%s",
 						 used ? ", " : "", key, text);
 	}
-	if (row->policy && used < sizeof(buf))
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%splacement %s",
-					 used ? ", " : "", row->policy);
-	/* A home asked for is a table of its own, headed by where it was. */
-	if (row->home_policy && strcmp(row->home_policy, "default") &&
-	    used < sizeof(buf)) {
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%shome %s",
-					 used ? ", " : "", row->home_policy);
-		if (row->home_node >= 0 && used < sizeof(buf))
-			snprintf(buf + used, sizeof(buf) - used, " (node %d)",
-				 row->home_node);
-	}
-	/* Most rows repeat an earlier row's setting: one copy each. */
-	row->setting = r->set->cap_unique ? *unique_slot(r->set, buf) : NULL;
-	if (!row->setting)
-		row->setting = unique_string(r->set, reader_keep_string(r->set, strdup(buf)));
-	if (!row->setting) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+	/* the parameters as the file spells them, for a setting the catalogue cannot read */
+	if (!(row->params_text = kept_text(r, buf)))
 		return -1;
-	}
-	return 0;
+	if (used < sizeof(buf))
+		results_place_items(row->policy, row->home_policy, row->home_node, true,
+				    used ? ", " : "", buf + used, sizeof(buf) - used);
+	return (row->setting = kept_text(r, buf)) ? 0 : -1;
 }
 
 static int check_placement(struct reader *r, json_t *facts,
@@ -482,7 +503,7 @@ static int read_ours(struct reader *r, json_t *row, json_t *facts,
 	    !json_is_object(json_object_get(facts, "params")))
 		return reader_bad(r, "params", json_object_get(facts, "params"),
 			   "expected an object");
-	out->params = json_object_get(facts, "params");
+	setting_init(&out->params, catalog_find(out->family));
 	if (check_placement(r, facts, out) || check_home(r, facts, out) ||
 	    describe_setting(r, facts, out))
 		return -1;
@@ -994,23 +1015,4 @@ void results_free(struct results *set)
 	free(set->strings);
 	free(set->unique);
 	memset(set, 0, sizeof(*set));
-}
-
-int results_param_value(const json_t *params, const struct kernel_param *param, long *value)
-{
-	json_t *v = json_object_get(params, param->name);
-	char err[128];
-
-	*value = param->def;
-	if (!v)
-		return 0;
-	if (json_is_integer(v)) {
-		*value = (long)json_integer_value(v);
-		return 0;
-	}
-	if (json_is_string(v) && !kernel_param_parse(param, json_string_value(v), value,
-						     err, sizeof(err)))
-		return 0;
-	*value = param->def;
-	return -1;
 }

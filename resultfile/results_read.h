@@ -20,8 +20,7 @@
 #include <stddef.h>
 
 #include "run_context.h"
-
-struct kernel_param;
+#include "setting.h"
 
 /* A user counter of one row: a family's metric or a hardware count. */
 struct result_counter {
@@ -41,7 +40,13 @@ struct result_row {
 	const char *family;	/* NULL: a row from another tool */
 	const char *variant;
 	const char *setting;	/* parameters and placement: a table key */
-	json_t *params;		/* bouncelab.params, or NULL */
+	/*
+	 * bouncelab.params as the catalogue reads them; family NULL for a
+	 * family it does not know (the table key keeps the text as written)
+	 */
+	struct setting params;
+	/* "readers=0, pin_work=3": bouncelab.params as the file spells them */
+	const char *params_text;
 	const char *policy;	/* placement policy, or NULL */
 	const char *widest_class;
 	/*
@@ -144,15 +149,16 @@ void results_free(struct results *set);
  * writes a file that report then refuses. Returns 0, or -1 with err when
  * the context itself is refused or memory ran out.
  */
+/*
+ * A table key's items beyond the parameters, each after sep for the first
+ * and ", " for the next: "placement spread, home node1 (node 1)"; the
+ * default placement (compact) only when all (the key itself names it).
+ * Returns the length needed, as snprintf() does.
+ */
+size_t results_place_items(const char *policy, const char *home_policy, int home_node,
+			   bool all, const char *sep, char *buf, size_t len);
+
 int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,
 				size_t *nr_refused, char *err, size_t errlen);
-
-/*
- * The value of a catalogue parameter in a row's params (bouncelab.params):
- * a whole number as given, a name (of a choice, or a number as text) as
- * kernel_param_parse() reads it; absent, the parameter's default. Returns
- * 0, or -1 with *value the default when the value is neither.
- */
-int results_param_value(const json_t *params, const struct kernel_param *param, long *value);
 
 #endif

@@ -40,7 +40,7 @@ SOURCES = [
     "cli/cmd_compare.c", "cli/cmd_model.c",
     "kernels/has_pinned.c", "kernels/counter.c", "kernels/last_nidpid.c",
     "kernels/false_sharing.c", "kernels/pingpong.c", "kernels/longterm_check.c",
-    "kernels/gup/*.c",
+    "kernels/gup/*.c", "kernels/setting.c",
     # how every number is printed: significant digits, ratios, p-values
     "lib/format.c",
 ]
@@ -104,6 +104,8 @@ TESTS = [
                       "suite:report"]),
     ("report/sweeps.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/summary.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
+    ("kernels/setting.c", ["setting", "claims", "claims_edges", "report_units", "model_cli",
+                           "cli_params", "suite_plan", "report", "suite:report"]),
 ]
 
 

@@ -489,8 +489,13 @@ static void test_what_a_claim_cannot_find(void **state)
 	c.setting = "update=sideways,pad=3";
 	r = check(&run, "false_sharing", c);
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
-	assert_string_equal(r.why, "no case at update=sideways,pad=3 in the run (add --param "
-			    "false_sharing.update=sideways --param false_sharing.pad=3)");
+	/* a setting no run can add: the catalogue's words for why */
+	assert_string_equal(r.why, "no case at update=sideways,pad=3 in the run "
+			    "(update='sideways': expected one of plain|locked)");
+	c.setting = "update=plain,pad=3";
+	r = check(&run, "false_sharing", c);
+	assert_string_equal(r.why, "no case at update=plain,pad=3 in the run "
+			    "(family false_sharing has no parameter 'pad' (see 'bouncelab list'))");
 
 	/* a's counter, then b's, missing: each named */
 	c = LOCKED_2("same_line", "padded_128", CLAIM_WITHIN, 1000);

@@ -899,7 +899,9 @@ static void test_options(void **state)
 		{ { "--param", "counterxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.batch=4" },
 		  "unknown family 'counterxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'" },
 		{ { "--param", "counter.batchxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx=4" },
-		  "expected FAMILY.NAME=VALUE" },
+		  "a parameter name of 64 characters: expected at most 63" },
+		/* one setting: a list of values is run's, not the model's */
+		{ { "--param", "counter.batch=1,2" }, "--param 'counter.batch=1,2': at most 1 value" },
 		{ { "--param", "counter.batchxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx=4" },
 		  "has no parameter 'batchxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'" },
 		{ { "--home", "far" }, "--home 'far': expected local or remote" },

@@ -446,6 +446,27 @@ static void fake_family_add(struct fake_family *ff, bool pingpong, const char *f
 	vsnprintf(ff->settings[k], sizeof(ff->settings[k]), fmt, ap);
 	va_end(ap);
 	ff->groups[k] = (struct result_group){ .family = "has_pinned", .setting = ff->settings[k] };
+	/* the setting as the reader gives it: the parameters, then the placement */
+	setting_init(&ff->groups[k].params, catalog_find("has_pinned"));
+	for (const char *t = ff->settings[k]; *t;) {
+		size_t len = strcspn(t, ",");
+		char item[64], err[160];
+		char *eq;
+
+		snprintf(item, sizeof(item), "%.*s", (int)len, t);
+		eq = strchr(item, '=');
+		if (eq) {
+			*eq = '\0';
+			assert_int_equal(setting_set(&ff->groups[k].params, item, eq + 1, err,
+						     sizeof(err)), 0);
+		} else {
+			assert_string_equal(item, "placement compact");
+			ff->groups[k].policy = "compact";
+		}
+		t += len;
+		while (*t == ',' || *t == ' ')
+			t++;
+	}
 	ff->views[k] = (struct group_view){ .group = &ff->groups[k], .pingpong = pingpong };
 }
 
@@ -522,6 +543,8 @@ static void test_sweeps_take_the_most_points(void **state)
 	assert_true(group_detailed(&ff.a, &ff.views[1], true));
 	/* a family the catalogue does not know has no defaults but the placement */
 	ff.family.kf = NULL;
+	setting_init(&ff.groups[0].params, NULL);
+	ff.groups[0].params_text = "pin_work=1, flag_line=shared, already_set=100";
 	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[0]);
 	assert_string_equal(changes, "pin_work=1, flag_line=shared, already_set=100");
 }

@@ -29,7 +29,7 @@ import re
 # family's variants and verify.
 SOURCES = [
     "model/*.c",
-    "report/analysis.c", "report/claims.c", "report/verdict.c",
+    "report/analysis.c", "report/claims.c", "report/claim_text.c", "report/verdict.c",
     "report/prediction.c", "report/seed_prediction.c", "report/fleet.c",
     "report/usl.c", "report/host_modes.c", "report/sweeps.c", "report/cases.c",
     "report/summary.c", "report/run_checks.c",
@@ -53,6 +53,7 @@ TESTS = [
     ("model/", ["model", "model_cli", "cli_model", "report", "suite:model"]),
     ("cli/cmd_model.c", ["model_cli", "cli_model", "suite:model"]),
     ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
+    ("report/claim_text.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
     ("report/prediction.c", ["prediction_table", "report", "claims", "report_numbers",
                              "suite:report"]),

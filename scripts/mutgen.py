@@ -86,6 +86,7 @@ TESTS = [
     ("report/run_checks.c", ["report_oracle", "report", "claims", "report_numbers",
                              "suite:report"]),
     ("kernels/gup/gup_family.c", ["kernel_oracles", "catalogue", "gup", "suite:gup"]),
+    ("kernels/gup/gup_family_verify.c", ["kernel_oracles", "catalogue", "gup", "suite:gup"]),
     ("resultfile/results_read.c", ["results_reader", "compare_modes", "results_context",
                                    "read_bounds", "journal", "report", "end_to_end",
                                    "suite:report"]),

@@ -29,7 +29,7 @@ import re
 # family's variants and verify.
 SOURCES = [
     "model/*.c",
-    "report/analysis.c", "report/claims.c", "report/verdict.c",
+    "report/analysis.c", "report/claims.c", "report/claim_text.c", "report/verdict.c",
     "report/prediction.c", "report/seed_prediction.c", "report/fleet.c",
     "report/usl.c", "report/host_modes.c", "report/sweeps.c", "report/cases.c",
     "report/summary.c", "report/run_checks.c",
@@ -53,6 +53,7 @@ TESTS = [
     ("model/", ["model", "model_cli", "cli_model", "report", "suite:model"]),
     ("cli/cmd_model.c", ["model_cli", "cli_model", "suite:model"]),
     ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
+    ("report/claim_text.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
     ("report/prediction.c", ["prediction_table", "report", "claims", "report_numbers",
                              "suite:report"]),
@@ -85,6 +86,7 @@ TESTS = [
     ("report/run_checks.c", ["report_oracle", "report", "claims", "report_numbers",
                              "suite:report"]),
     ("kernels/gup/gup_family.c", ["kernel_oracles", "catalogue", "gup", "suite:gup"]),
+    ("kernels/gup/gup_family_verify.c", ["kernel_oracles", "catalogue", "gup", "suite:gup"]),
     ("resultfile/results_read.c", ["results_reader", "compare_modes", "results_context",
                                    "read_bounds", "journal", "report", "end_to_end",
                                    "suite:report"]),

@@ -1123,8 +1123,9 @@ static void the_driver_dumps_pages_while_held(void **state)
 /*
  * gup_test takes at most GUP_TEST_MAX_COMBOS (16) combinations: 16 are
  * run, each once per thread (16 x 2 samples), and 17 or none are refused,
- * as are 0 threads and more than KERNEL_MAX_THREADS (1024), 0 repeats and
- * 0 pages per call. The 3 x 2 x 2 switches repeat from the 13th on.
+ * as are 0 threads and more than KERNEL_MAX_THREADS (1024), 0 repeats,
+ * 0 pages per call, a command past the last and a flag outside the
+ * model's FOLL_ bits. The 3 x 2 x 2 switches repeat from the 13th on.
  */
 static void the_driver_takes_sixteen_combinations_and_no_more(void **state)
 {
@@ -1169,6 +1170,17 @@ static void the_driver_takes_sixteen_combinations_and_no_more(void **state)
 	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
 	cfg = driver_config(PIN_BASIC_TEST);
 	cfg.pages_per_call = 0;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	/* a command past the last, and a flag the model does not know */
+	cfg = driver_config(PIN_BASIC_TEST);
+	cfg.cmd = NR_GUP_TEST_CMDS;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	cfg.cmd = (enum gup_test_cmd)(NR_GUP_TEST_CMDS - 1);
+	t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	assert_non_null(t);
+	gup_test_destroy(t);
+	cfg = driver_config(PIN_BASIC_TEST);
+	cfg.gup_flags = FOLL_WRITE | (~FOLL_MODEL_MASK & (FOLL_MODEL_MASK + 1));
 	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
 }
 

@@ -55,8 +55,6 @@ TESTS = [
     ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/claim_text.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
-    ("report/prediction.c", ["prediction_table", "report", "claims", "report_numbers",
-                             "suite:report"]),
     ("report/seed_prediction.c", ["prediction_table", "report", "claims", "report_numbers",
                                   "suite:report"]),
     ("report/", ["report", "claims", "report_numbers", "suite:report"]),
@@ -108,6 +106,9 @@ TESTS = [
     ("report/summary.c", ["report_oracle", "report", "claims", "report_numbers", "suite:report"]),
     ("kernels/setting.c", ["setting", "claims", "claims_edges", "report_units", "model_cli",
                            "cli_params", "suite_plan", "report", "suite:report"]),
+    # the shares' closed forms first
+    ("report/prediction.c", ["model_shares", "prediction_table", "report", "claims",
+                             "report_numbers", "suite:report"]),
 ]
 
 

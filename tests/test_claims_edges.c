@@ -328,6 +328,29 @@ static void test_unpaired_repetitions(void **state)
 	pages->n = 6;
 	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 1));
 	assert_int_equal(r.mark, CLAIM_SEEN);
+	/*
+	 * Exactly 6 on the first side, 7 on the other, unpaired: enough, and
+	 * decided. The first six of separate_pages are 20..25 ns, median 22.5
+	 * (the file's values), over padded_128's median 5.3: 22.5 / 5.3, well
+	 * above 2, and the rank test's p (6 against 7, all apart) is
+	 * 2 / C(13, 6) = 2 / 1716.
+	 */
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.ratio.pairs, 0);
+	assert_float_equal(r.a_median, 22.5, 1e-12);
+	assert_float_equal(r.ratio.ratio, 22.5 / 5.3, 1e-12);
+	assert_float_equal(r.p, 2.0 / 1716, 1e-12);
+	/* 7 on the first side and 6 on the second: the same */
+	r = check(&run, "false_sharing", LOCKED_2("padded_128", "separate_pages", CLAIM_AT_MOST, 0.5));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_int_equal(r.ratio.pairs, 0);
+	/* both 6: still enough */
+	padded->n = 6;
+	r = check(&run, "false_sharing", LOCKED_2("separate_pages", "padded_128", CLAIM_AT_LEAST, 2));
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	assert_float_equal(r.p, 2.0 / 924, 1e-12);
+	padded->n = 7;
 	/* paired again, 6 rounds are enough */
 	pages->rounds = saved_pages;
 	padded->rounds = saved_padded;

@@ -1120,6 +1120,70 @@ static void the_driver_dumps_pages_while_held(void **state)
 	}
 }
 
+/*
+ * gup_test takes at most GUP_TEST_MAX_COMBOS (16) combinations: 16 are
+ * run, each once per thread (16 x 2 samples), and 17 or none are refused,
+ * as are 0 threads and more than KERNEL_MAX_THREADS (1024), 0 repeats,
+ * 0 pages per call, a command past the last and a flag outside the
+ * model's FOLL_ bits. The 3 x 2 x 2 switches repeat from the 13th on.
+ */
+static void the_driver_takes_sixteen_combinations_and_no_more(void **state)
+{
+	struct driver_seen seen = { 0 };
+	struct gup_test_ops ops = { .arg = &seen, .sample = seen_sample };
+	struct gup_test_config cfg = driver_config(PIN_BASIC_TEST);
+	char err[256];
+	struct gup_test *t;
+
+	(void)state;
+	cfg.nr_combos = 16;
+	for (unsigned int i = 0; i < 16; i++)
+		cfg.combos[i] = (struct gup_test_combo_key){
+			.variant = (enum gup_flag_update)(i % 3), .private_buffers = (i / 3) % 2,
+			.check = (enum gup_longterm_check)((i / 6) % 2),
+		};
+	t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	if (!t || gup_test_run(t, err, sizeof(err)))
+		fail_msg("16 combinations: %s", err);
+	assert_int_equal(seen.samples, 16 * 2);
+	assert_int_equal(seen.pages, 16 * 2 * 256);
+	gup_test_destroy(t);
+
+	cfg.nr_combos = 17;
+	err[0] = '\0';
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	assert_string_equal(err, "gup: bad gup_test configuration");
+	cfg.nr_combos = 0;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+
+	cfg = driver_config(PIN_BASIC_TEST);
+	cfg.threads = 1024;
+	t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	assert_non_null(t);
+	gup_test_destroy(t);
+	cfg.threads = 1025;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	cfg.threads = 0;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	cfg = driver_config(PIN_BASIC_TEST);
+	cfg.repeats = 0;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	cfg = driver_config(PIN_BASIC_TEST);
+	cfg.pages_per_call = 0;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	/* a command past the last, and a flag the model does not know */
+	cfg = driver_config(PIN_BASIC_TEST);
+	cfg.cmd = NR_GUP_TEST_CMDS;
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+	cfg.cmd = (enum gup_test_cmd)(NR_GUP_TEST_CMDS - 1);
+	t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	assert_non_null(t);
+	gup_test_destroy(t);
+	cfg = driver_config(PIN_BASIC_TEST);
+	cfg.gup_flags = FOLL_WRITE | (~FOLL_MODEL_MASK & (FOLL_MODEL_MASK + 1));
+	assert_null(gup_test_create(&cfg, &ops, err, sizeof(err)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1144,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(hugetlb_layouts_are_whole_huge_pages),
 		cmocka_unit_test(the_driver_runs_each_thread_and_repeat),
 		cmocka_unit_test(the_driver_dumps_pages_while_held),
+		cmocka_unit_test(the_driver_takes_sixteen_combinations_and_no_more),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -349,6 +349,62 @@ static void two_files_in_one_set_share_their_names(void **unused)
 	results_free(&set);
 }
 
+/*
+ * The low bit of a name's FNV-1a hash, the reader's hash: the offset basis
+ * is odd and the prime is odd, so each byte flips the bit exactly when it
+ * is odd. A name with an odd count of odd bytes hashes even.
+ */
+static bool hashes_even(const char *s)
+{
+	unsigned int odd = 0;
+
+	for (; *s; s++)
+		odd += (unsigned char)*s & 1;
+	return odd & 1;
+}
+
+/*
+ * The reader keeps one copy of each distinct string in an open-addressing
+ * set that doubles when half full, from 256 slots. 128 names that all hash
+ * even take every even slot of 256 and none of the odd ones, so a probe
+ * that stepped two slots at a time, or not at all, would go round the even
+ * slots for ever looking for the next row's setting (which hashes even
+ * too: "pin_work=2, flag_line=shared, placement compact" has 25 odd
+ * bytes). Each row keeps its own name, and the setting is found again.
+ */
+static void names_that_hash_alike_keep_their_rows(void **unused)
+{
+	static const char setting[] = "pin_work=2, flag_line=shared, placement compact";
+	char path[PATH_MAX], name[64], names[128][64];
+	struct results set = { 0 };
+	json_t *rows = json_array();
+	int n = 0;
+
+	(void)unused;
+	assert_true(hashes_even(setting));
+	for (int i = 0; n < 128; i++) {
+		snprintf(name, sizeof(name), "BM_even/%d", i);
+		if (!hashes_even(name))
+			continue;
+		snprintf(names[n++], sizeof(names[0]), "%s", name);
+		json_array_append_new(rows, foreign(name, 100 + i, "ns"));
+	}
+	json_array_append_new(rows, ours("store_always", 1, 0, 2, 10, 20));
+	json_array_append_new(rows, ours("store_always", 1, 1, 3, 10, 30));
+	snprintf(path, sizeof(path), "%s/alike.json", dir);
+	write_file(path, rows);
+	read_or_fail(&set, path);
+	assert_int_equal(set.nr_rows, 130);
+	for (int i = 0; i < 128; i++)
+		assert_string_equal(set.rows[i].name, names[i]);
+	assert_string_equal(set.rows[128].name, "has_pinned/store_always/real_time/threads:1");
+	assert_string_equal(set.rows[128].setting, setting);
+	assert_ptr_equal(set.rows[128].setting, set.rows[129].setting);
+	assert_ptr_equal(set.rows[128].name, set.rows[129].name);
+	assert_float_equal(set.rows[129].ns_per_op, 3, 0);
+	results_free(&set);
+}
+
 /* A placement's CPU numbers run from 0 to 2^20 - 1; NUMA distances to 10000. */
 static void placement_numbers_at_their_ends(void **unused)
 {
@@ -527,6 +583,7 @@ int main(void)
 		cmocka_unit_test(aggregates_stand_in_only_where_nothing_else_is),
 		cmocka_unit_test(failures_are_listed),
 		cmocka_unit_test(two_files_in_one_set_share_their_names),
+		cmocka_unit_test(names_that_hash_alike_keep_their_rows),
 		cmocka_unit_test(placement_numbers_at_their_ends),
 		cmocka_unit_test(settings_in_words),
 		cmocka_unit_test(boms_journals_and_runs_given_twice),

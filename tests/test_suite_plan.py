@@ -171,6 +171,14 @@ def main():
     p, rows, _ = dry_run("pack:1 core:2 pu:1", "--filter", "^counter/shared_atomic$",
                          "--placement", "pair:package", "--threads", "1,2")
     compare("pair:package at 1 and 2 threads", rows, {("counter/shared_atomic", 2, "0,1")})
+    # a home asked for ends each name, after the parameters and placement
+    p, rows, _ = dry_run("pack:2 numa:1 core:2 pu:1", "--filter", "^has_pinned/nop/",
+                         "--threads", "2", "--param", "has_pinned.pin_work=0",
+                         "--param", "has_pinned.already_set=100",
+                         "--placement", "compact,spread", "--home", "remote")
+    compare("--home remote", rows, {
+        ("has_pinned/nop/pin_work:0/placement:compact/home:remote", 2, "0,1"),
+        ("has_pinned/nop/pin_work:0/placement:spread/home:remote", 2, "0,2")})
     if bad:
         print("\n".join(bad))
         return 1

@@ -420,7 +420,7 @@ static int choose_latency_out(struct topo_options *o, char *buf, size_t len)
 
 static int measure_latency(const struct topo *topo, const struct topo_options *o)
 {
-	const struct kernel_family *f = catalog_find("pingpong");
+	const struct kernel_family *f = catalog_transfer_probe();
 	struct latency_pair *pairs = NULL;
 	char err[512], allowed[256], why[160];
 	unsigned int nr_pairs, done;
@@ -581,7 +581,7 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 		return usage_error("--threads %ld: expected with --policy", o->threads);
 	if (o->latency_tuned && !o->latency)
 		return usage_error("topo: --variant, --pairs-per-class, --samples, --round-trips, --latency-out and --force go with --latency");
-	f = catalog_find("pingpong");
+	f = catalog_transfer_probe();
 	if (o->latency && (!f || catalog_variant_index(f, o->variant) < 0))
 		return usage_error("--variant '%s': expected store_load or cas", o->variant);
 	return 0;

@@ -367,8 +367,8 @@ static void reasons_in_words(void **unused)
 
 /*
  * Software events need no group: opened into one under a task-clock
- * leader they lose counts (see group_for() in bench/counters.c). With every
- * open into a group refused, they must all still count.
+ * leader they lose counts (see group_for() in bench/counters_open.c). With
+ * every open into a group refused, they must all still count.
  */
 static void groups_refused(json_t *out, void *arg)
 {

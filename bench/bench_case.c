@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "counters.h"
+#include "drive.h"
 #include "gbench.h"
 #include "interrupt.h"
 #include "suite.h"
@@ -102,7 +103,7 @@ static int case_create(struct bench_case *c, char *msg, size_t msglen)
 	home.arg = c;
 	kernel_set_shared_allocator(c->home.kind == HOME_DEFAULT ? NULL : &home);
 	kernel_shared_begin();
-	c->state = c->family->create(&c->cfg, msg, msglen);
+	c->state = kernel_run_create(c->family, &c->cfg, msg, msglen);
 	if (!c->state)
 		return -1;
 	if (check_home(c, msg, msglen)) {
@@ -120,14 +121,22 @@ static void case_destroy(struct bench_case *c)
 	kernel_set_shared_allocator(NULL);
 }
 
-/* Thread 0, after every thread has finished: check the state, report extras. */
+/*
+ * Thread 0, after every thread has finished: check the state and destroy
+ * it (the driver's one path, kernels/drive.h), report extras.
+ */
 static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
 {
-	const struct kernel_family *f = c->family;
 	struct kernel_metrics metrics = { 0 };
 	char msg[256];
+	int rc;
 
-	if (f->verify(c->state, &c->cfg, c->ops_done, &metrics, msg, sizeof(msg))) {
+	rc = kernel_run_finish(c->family, &c->cfg, c->state, c->ops_done, &metrics,
+			       msg, sizeof(msg));
+	/* freed by the allocator that made it, still installed until now */
+	c->state = NULL;
+	kernel_set_shared_allocator(NULL);
+	if (rc) {
 		/* An interrupt stops spinning kernels early: not a wrong result. */
 		if (interrupt_signal())
 			snprintf(c->error, sizeof(c->error), "%s", SUITE_INTERRUPTED);
@@ -139,7 +148,6 @@ static void verify_and_destroy(struct gbench_state *st, struct bench_case *c)
 			gbench_set_counter(st, metrics.m[i].name,
 					   metrics.m[i].value, GBENCH_SUM);
 	}
-	case_destroy(c);
 }
 
 /* Thread 0, when the watchdog ended the run: no number, a clear message. */

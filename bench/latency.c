@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "catalog.h"
+#include "drive.h"
 #include "interrupt.h"
 #include "latency.h"
 #include "stats.h"
@@ -170,32 +171,21 @@ unsigned int latency_pick_pairs(const struct topo *topo, unsigned int per_class,
 	return p.nr;
 }
 
-struct pingpong_thread {
-	pthread_t tid;
+/* Each thread of a sample bound to its side of the pair before it is released. */
+struct pair_binding {
 	const struct topo *topo;
-	const struct kernel_variant *variant;
-	void *state;
-	unsigned int thread;
-	int cpu;
-	uint64_t round_trips;
-	pthread_barrier_t *start;
-	int bind_error;
-	double wall_ns;
+	const struct latency_pair *pair;
 };
 
-static void *pingpong_thread_main(void *arg)
+static int bind_to_pair(void *arg, unsigned int thread, char *why, size_t whylen)
 {
-	struct pingpong_thread *w = arg;
-	struct timespec a, b;
+	const struct pair_binding *b = arg;
+	int cpu = thread ? b->pair->cpu_b : b->pair->cpu_a;
+	int rc = topo_bind_self(b->topo, cpu);
 
-	w->bind_error = topo_bind_self(w->topo, w->cpu);
-	pthread_barrier_wait(w->start);
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	w->variant->run(w->state, w->thread, w->round_trips);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	w->wall_ns = (double)(b.tv_sec - a.tv_sec) * 1e9 +
-		     (double)(b.tv_nsec - a.tv_nsec);
-	return NULL;
+	if (rc)
+		snprintf(why, whylen, "cannot bind a thread to CPU %d: %s", cpu, strerror(-rc));
+	return rc;
 }
 
 /* One sample: fresh state, two bound threads, thread 0's time per trip. */
@@ -204,53 +194,20 @@ static int one_sample(const struct topo *topo, const struct kernel_family *f,
 		      const struct latency_pair *pair, unsigned int round_trips,
 		      double *one_way_ns, char *err, size_t errlen)
 {
-	struct pingpong_thread w[2];
-	struct kernel_metrics metrics = { 0 };
-	pthread_barrier_t start;
-	uint64_t ops[2] = { round_trips, round_trips };
-	char msg[256];
-	void *state;
-	int ret = 0, started;
+	struct pair_binding binding = { topo, pair };
+	double thread_ns[2] = { 0, 0 };
+	const struct kernel_drive_hooks hooks = {
+		.thread_start = bind_to_pair, .arg = &binding, .thread_ns = thread_ns,
+	};
+	char msg[512];
 
-	state = f->create(cfg, err, errlen);
-	if (!state)
-		return -1;
-	pthread_barrier_init(&start, NULL, 2);
-	for (unsigned int t = 0; t < 2; t++)
-		w[t] = (struct pingpong_thread){
-			.topo = topo, .variant = &f->variants[cfg->variant],
-			.state = state, .thread = t,
-			.cpu = t ? pair->cpu_b : pair->cpu_a,
-			.round_trips = round_trips, .start = &start,
-		};
-	/* Thread 1 is the caller: if no thread starts, nothing waits. */
-	started = pthread_create(&w[0].tid, NULL, pingpong_thread_main, &w[0]);
-	if (started) {
-		/* pthread_create() returns its error; errno is left as it was */
-		snprintf(err, errlen, "cannot start a thread: %s", strerror(started));
-		pthread_barrier_destroy(&start);
-		f->destroy(state);
+	if (kernel_drive(f, cfg, round_trips, &hooks, NULL, msg, sizeof(msg))) {
+		snprintf(err, errlen, "CPUs %d and %d: %s", pair->cpu_a, pair->cpu_b, msg);
 		return -1;
 	}
-	pingpong_thread_main(&w[1]);
-	pthread_join(w[0].tid, NULL);
-	pthread_barrier_destroy(&start);
-	for (unsigned int t = 0; t < 2 && !ret; t++) {
-		if (w[t].bind_error) {
-			snprintf(err, errlen, "cannot bind a thread to CPU %d: %s",
-				 w[t].cpu, strerror(-w[t].bind_error));
-			ret = -1;
-		}
-	}
-	if (!ret && f->verify(state, cfg, ops, &metrics, msg, sizeof(msg))) {
-		snprintf(err, errlen, "CPUs %d and %d: verify failed: %s",
-			 pair->cpu_a, pair->cpu_b, msg);
-		ret = -1;
-	}
-	f->destroy(state);
-	*one_way_ns = w[0].wall_ns / round_trips /
+	*one_way_ns = thread_ns[0] / round_trips /
 		      (f->ns_per_op_divisor > 0 ? f->ns_per_op_divisor : 1);
-	return ret;
+	return 0;
 }
 
 int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
@@ -258,7 +215,6 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 			 unsigned int round_trips, struct latency_pair *pair,
 			 char *err, size_t errlen)
 {
-	struct topo_binding *saved;
 	struct kernel_config cfg;
 	double warm_up;
 	int ret = 0;
@@ -272,10 +228,9 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	/* The caller is one of the pair: bound with no way back, it would stay. */
-	saved = topo_save_binding(topo);
-	if (!saved) {
-		snprintf(err, errlen, "cannot save this thread's CPU affinity, so it is not bound");
+	/* a loaded topology's CPUs are another machine's: none can be bound */
+	if (!topo_is_this_system(topo)) {
+		snprintf(err, errlen, "the topology is not this machine's, so its CPUs cannot be bound");
 		return -1;
 	}
 	/* The first sample pays for page faults and cold caches. */
@@ -294,7 +249,6 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
 		else if (!ret)
 			pair->nr_samples++;
 	}
-	topo_restore_binding(topo, saved);
 	return ret;
 }
 

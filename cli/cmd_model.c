@@ -20,6 +20,7 @@
 #include "analysis.h"
 #include "cases.h"
 #include "catalog.h"
+#include "drive.h"
 #include "setting.h"
 #include "cli.h"
 #include "fleet.h"
@@ -131,14 +132,6 @@ static int parse_param(const char *text, struct model_options *o)
 	return 0;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 #define PRIVATE_BATCHES 5
 
 /*
@@ -151,36 +144,14 @@ static double now_ns(void)
 static int measure_private(const struct kernel_family *f,
 			   const struct kernel_config *cfg, double *ns)
 {
-	struct kernel_config one = *cfg;
-	struct kernel_metrics metrics = { 0 };
 	double batch_ns[PRIVATE_BATCHES];
-	uint64_t nr_ops = 64, total = 0;
-	char err[256];
-	void *state;
-	int rc = 0;
+	char err[768];
 
-	one.nr_threads = 1;
-	state = f->create(&one, err, sizeof(err));
-	if (!state)
-		return runtime_error("%s", err);
-	for (int rep = 0; rep < PRIVATE_BATCHES;) {
-		double t0 = now_ns(), t;
-
-		f->variants[one.variant].run(state, 0, nr_ops);
-		t = now_ns() - t0;
-		total += nr_ops;
-		if (t < 1e6 && nr_ops < (1ULL << 40)) {
-			nr_ops *= 4;
-			continue;
-		}
-		batch_ns[rep++] = t / (double)nr_ops;
-	}
-	if (f->verify && f->verify(state, &one, &total, &metrics, err, sizeof(err)))
-		rc = runtime_error("%s/%s at 1 thread: verify failed: %s", f->name,
-				   f->variants[one.variant].name, err);
-	f->destroy(state);
+	if (kernel_drive_batches(f, cfg, PRIVATE_BATCHES, 1e6, batch_ns, err, sizeof(err)))
+		return runtime_error("%s/%s at 1 thread: %s", f->name,
+				     f->variants[cfg->variant].name, err);
 	*ns = stats_median(batch_ns, PRIVATE_BATCHES);
-	return rc;
+	return 0;
 }
 
 /*

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The driver behind kernel_drive(): threads unpinned, released by one
- * barrier, each running its share of the variant; then verify. Timing,
- * placement and rounds are the harness's (bench/), not this file's.
+ * The one driver of a kernel outside Google Benchmark's threads:
+ * kernel_drive() (threads released together, each running its share,
+ * then verify), kernel_drive_batches() (one thread's timed batches on one
+ * state, then verify), and the two steps every driver takes, the
+ * harness's included: kernel_run_create() and kernel_run_finish(), which
+ * verifies before it destroys. A run whose check fails is an error,
+ * never a number, whichever command drove it.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -11,102 +15,212 @@
 
 #include "drive.h"
 
+void *kernel_run_create(const struct kernel_family *f, const struct kernel_config *cfg,
+			char *err, size_t errlen)
+{
+	if (cfg->variant >= f->nr_variants || !cfg->nr_threads ||
+	    cfg->nr_threads > KERNEL_MAX_THREADS) {
+		snprintf(err, errlen, "%s: variant %u of %u, %u threads: expected a variant of the family and 1 to %d threads",
+			 f->name, cfg->variant, f->nr_variants, cfg->nr_threads, KERNEL_MAX_THREADS);
+		return NULL;
+	}
+	return f->create(cfg, err, errlen);
+}
+
+int kernel_run_finish(const struct kernel_family *f, const struct kernel_config *cfg,
+		      void *state, const uint64_t *ops, struct kernel_metrics *metrics,
+		      char *err, size_t errlen)
+{
+	struct kernel_metrics unused = { 0 };
+	int rc;
+
+	if (!f->verify) {
+		snprintf(err, errlen, "%s has no verify: a run that cannot be checked is never a number",
+			 f->name);
+		f->destroy(state);
+		return -1;
+	}
+	rc = f->verify(state, cfg, ops, metrics ? metrics : &unused, err, errlen);
+
+	f->destroy(state);
+	return rc ? -1 : 0;
+}
+
+/*
+ * Threads wait at a gate, not a barrier: a barrier for n holds the
+ * threads already started for ever when a later one cannot start, where
+ * a gate can be closed on them and they go home without running.
+ */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+	enum { GATE_WAIT, GATE_OPEN, GATE_CLOSED } state;
+};
+
 struct drive_thread {
 	pthread_t tid;
 	const struct kernel_variant *variant;
+	const struct kernel_drive_hooks *hooks;
 	void *state;
 	unsigned int thread;
 	uint64_t nr_ops;
-	pthread_barrier_t *start;
+	struct gate *gate;
+	int start_error;
+	char why[160];
+	double wall_ns;
 };
 
 static void *drive_thread_main(void *arg)
 {
 	struct drive_thread *t = arg;
+	const struct kernel_drive_hooks *h = t->hooks;
+	uint64_t a, b;
+	bool open;
 
-	pthread_barrier_wait(t->start);
+	/* e.g. bound to its CPU: a failure is reported, but the partners need it to run */
+	if (h && h->thread_start)
+		t->start_error = h->thread_start(h->arg, t->thread, t->why, sizeof(t->why));
+	pthread_mutex_lock(&t->gate->lock);
+	while (t->gate->state == GATE_WAIT)
+		pthread_cond_wait(&t->gate->moved, &t->gate->lock);
+	open = t->gate->state == GATE_OPEN;
+	pthread_mutex_unlock(&t->gate->lock);
+	if (!open)
+		return NULL;
+	a = kernel_now_ns();
 	t->variant->run(t->state, t->thread, t->nr_ops);
+	b = kernel_now_ns();
+	t->wall_ns = (double)(b - a);
 	return NULL;
 }
 
-/*
- * Starts and joins the threads; -1 with err when there is no memory for
- * them. A thread that cannot start aborts the process: those started
- * wait at the barrier for all n and could never be released.
- */
-static int run_threads(const struct kernel_family *f, const struct kernel_config *cfg,
-		       void *state, uint64_t nr_ops, char *err, size_t errlen)
+static void move_gate(struct gate *g, int state)
 {
-	unsigned int n = cfg->nr_threads;
+	pthread_mutex_lock(&g->lock);
+	g->state = state;
+	pthread_cond_broadcast(&g->moved);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Starts, releases and joins the threads; -1 with err if one could not start. */
+static int run_threads(const struct kernel_family *f, const struct kernel_config *cfg,
+		       void *state, uint64_t nr_ops, const struct kernel_drive_hooks *hooks,
+		       char *err, size_t errlen)
+{
+	unsigned int n = cfg->nr_threads, started;
 	struct drive_thread *threads = calloc(n, sizeof(*threads));
-	pthread_barrier_t start;
+	struct gate gate = {
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, GATE_WAIT
+	};
+	int rc = 0;
 
 	if (!threads) {
 		snprintf(err, errlen, "out of memory for %u threads", n);
 		return -1;
 	}
-	pthread_barrier_init(&start, NULL, n);
-	for (unsigned int t = 0; t < n; t++) {
-		int rc;
-
-		threads[t] = (struct drive_thread){
-			.variant = &f->variants[cfg->variant], .state = state,
-			.thread = t, .nr_ops = nr_ops, .start = &start,
+	for (started = 0; started < n; started++) {
+		threads[started] = (struct drive_thread){
+			.variant = &f->variants[cfg->variant], .hooks = hooks,
+			.state = state, .thread = started, .nr_ops = nr_ops, .gate = &gate,
 		};
-		rc = pthread_create(&threads[t].tid, NULL, drive_thread_main, &threads[t]);
+		rc = pthread_create(&threads[started].tid, NULL, drive_thread_main,
+				    &threads[started]);
 		if (rc) {
-			fprintf(stderr, "bouncelab: %s: cannot start thread %u of %u: %s\n",
-				f->name, t + 1, n, strerror(rc));
-			abort();
+			/* pthread_create() returns its error; errno is left as it was */
+			snprintf(err, errlen, "%s: cannot start thread %u of %u: %s",
+				 f->name, started + 1, n, strerror(rc));
+			break;
 		}
 	}
-	for (unsigned int t = 0; t < n; t++)
+	move_gate(&gate, rc ? GATE_CLOSED : GATE_OPEN);
+	for (unsigned int t = 0; t < started; t++)
 		pthread_join(threads[t].tid, NULL);
-	pthread_barrier_destroy(&start);
+	for (unsigned int t = 0; t < started && !rc; t++) {
+		if (threads[t].start_error) {
+			snprintf(err, errlen, "thread %u: %s", t, threads[t].why);
+			rc = -1;
+		}
+	}
+	for (unsigned int t = 0; t < n && hooks && hooks->thread_ns; t++)
+		hooks->thread_ns[t] = threads[t].wall_ns;
+	pthread_cond_destroy(&gate.moved);
+	pthread_mutex_destroy(&gate.lock);
 	free(threads);
-	return 0;
+	return rc ? -1 : 0;
 }
 
 int kernel_drive(const struct kernel_family *f, const struct kernel_config *cfg,
 		 uint64_t nr_ops, const struct kernel_drive_hooks *hooks,
 		 struct kernel_metrics *metrics, char *err, size_t errlen)
 {
-	struct kernel_metrics unused = { 0 };
 	uint64_t *ops;
 	char why[512];
 	void *state;
 	int rc = 0;
 
-	if (cfg->variant >= f->nr_variants || !cfg->nr_threads ||
-	    cfg->nr_threads > KERNEL_MAX_THREADS) {
-		snprintf(err, errlen, "%s: variant %u of %u, %u threads: expected a variant of the family and 1 to %d threads",
-			 f->name, cfg->variant, f->nr_variants, cfg->nr_threads, KERNEL_MAX_THREADS);
+	state = kernel_run_create(f, cfg, why, sizeof(why));
+	if (!state) {
+		snprintf(err, errlen, "create: %s", why);
 		return -1;
 	}
 	ops = calloc(cfg->nr_threads, sizeof(*ops));
 	if (!ops) {
 		snprintf(err, errlen, "out of memory for %u threads", cfg->nr_threads);
+		f->destroy(state);
 		return -1;
 	}
 	for (unsigned int t = 0; t < cfg->nr_threads; t++)
 		ops[t] = nr_ops;
-	state = f->create(cfg, why, sizeof(why));
-	if (!state) {
-		snprintf(err, errlen, "create: %s", why);
-		free(ops);
-		return -1;
-	}
 	if (hooks && hooks->before_threads)
 		hooks->before_threads(hooks->arg);
-	rc = run_threads(f, cfg, state, nr_ops, err, errlen);
-	if (!rc && hooks && hooks->after_threads)
-		hooks->after_threads(hooks->arg);
-	if (!rc && f->verify &&
-	    f->verify(state, cfg, ops, metrics ? metrics : &unused, why, sizeof(why))) {
-		snprintf(err, errlen, "verify: %s", why);
-		rc = -1;
+	rc = run_threads(f, cfg, state, nr_ops, hooks, err, errlen);
+	if (rc) {
+		/* threads that did not run, or ran unbound: nothing to check */
+		f->destroy(state);
+	} else {
+		if (hooks && hooks->after_threads)
+			hooks->after_threads(hooks->arg);
+		if (kernel_run_finish(f, cfg, state, ops, metrics, why, sizeof(why))) {
+			snprintf(err, errlen, "verify: %s", why);
+			rc = -1;
+		}
 	}
-	f->destroy(state);
 	free(ops);
 	return rc;
+}
+
+int kernel_drive_batches(const struct kernel_family *f, const struct kernel_config *cfg,
+			 unsigned int nr_batches, double min_batch_ns, double *batch_ns,
+			 char *err, size_t errlen)
+{
+	struct kernel_config one = *cfg;
+	uint64_t nr_ops = 64, total = 0;
+	char why[512];
+	void *state;
+
+	one.nr_threads = 1;
+	state = kernel_run_create(f, &one, why, sizeof(why));
+	if (!state) {
+		snprintf(err, errlen, "create: %s", why);
+		return -1;
+	}
+	for (unsigned int b = 0; b < nr_batches;) {
+		uint64_t t0 = kernel_now_ns();
+		double t;
+
+		f->variants[one.variant].run(state, 0, nr_ops);
+		t = (double)(kernel_now_ns() - t0);
+		total += nr_ops;
+		/* a batch too short to time is a calibration step, not a sample */
+		if (t < min_batch_ns && nr_ops < (1ULL << 40)) {
+			nr_ops *= 4;
+			continue;
+		}
+		batch_ns[b++] = t / (double)nr_ops;
+	}
+	if (kernel_run_finish(f, &one, state, &total, NULL, why, sizeof(why))) {
+		snprintf(err, errlen, "verify: %s", why);
+		return -1;
+	}
+	return 0;
 }

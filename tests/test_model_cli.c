@@ -308,6 +308,20 @@ static void instant_run(void *state, unsigned int thread, uint64_t nr_ops)
 	(void)nr_ops;
 }
 
+/* The driver verifies every run: here, that the one thread ran what it was given. */
+static int instant_verify(void *state, const struct kernel_config *cfg, const uint64_t *ops,
+			  struct kernel_metrics *metrics, char *msg, size_t msglen)
+{
+	(void)state;
+	(void)metrics;
+	if (cfg->nr_threads != 1 || !ops[0]) {
+		snprintf(msg, msglen, "%u threads, %llu operations", cfg->nr_threads,
+			 (unsigned long long)ops[0]);
+		return -1;
+	}
+	return 0;
+}
+
 static void instant_access(const struct kernel_config *cfg, struct access_profile *p)
 {
 	(void)cfg;
@@ -325,6 +339,7 @@ static const struct kernel_family instant_family = {
 	.variants = instant_variants,
 	.nr_variants = 1,
 	.create = instant_create,
+	.verify = instant_verify,
 	.destroy = instant_destroy,
 	.access = instant_access,
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Inside the results reader: the state of one read and the checks that
- * name a bad field, shared by the rows' reader (results_read.c) and the
- * context's (run_context_read.c). Not for use outside resultfile/.
+ * name a bad field (reader.c), shared by the rows' reader (results_read.c)
+ * and the context's (run_context_read.c). Not for use outside resultfile/.
  */
 #ifndef BOUNCELAB_READER_H
 #define BOUNCELAB_READER_H

@@ -22,6 +22,7 @@
 #include "catalog.h"
 #include "json_region.h"
 #include "reader.h"
+#include "results_read_internal.h"
 #include "results_read.h"
 
 
@@ -52,24 +53,6 @@ static bool is_gbench_key(const char *key)
 		       sizeof(gbench_row_keys[0]), compare_key) != NULL;
 }
 
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-	size_t cap_new;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	cap_new = *cap ? *cap * 2 : 64;
-	while (cap_new < need)
-		cap_new *= 2;
-	p = realloc(*array, cap_new * size);
-	if (!p)
-		return -1;
-	*array = p;
-	*cap = cap_new;
-	return 0;
-}
-
 /*
  * The catalogue's character sets. A name from a file reaches markdown,
  * SVG, CSV file names and shell lines: one outside them (a backtick, a
@@ -91,82 +74,6 @@ static int check_charset(struct reader *r, const char *field, const json_t *v,
 		   "a name of letters, digits and _ (as in the catalogue)" :
 		   allowed == VALUE_CHARS ? "a value of letters, digits, _, ., + and -" :
 		   "a policy of letters, digits, _, :, comma and -");
-}
-
-static size_t string_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return (size_t)h;
-}
-
-/* The set's slot for s: the equal string's, or the empty one to fill. */
-static const char **unique_slot(struct results *set, const char *s)
-{
-	size_t mask = set->cap_unique - 1, i = string_hash(s) & mask;
-
-	while (set->unique[i] && strcmp(set->unique[i], s))
-		i = (i + 1) & mask;
-	return &set->unique[i];
-}
-
-/*
- * The one pointer for text equal to s: an earlier equal string, or s
- * itself (which must live as long as the set); NULL when out of memory.
- */
-static const char *unique_string(struct results *set, const char *s)
-{
-	const char **slot;
-
-	if (!s)
-		return NULL;
-	if (2 * (set->nr_unique + 1) > set->cap_unique) {
-		size_t cap = set->cap_unique ? 2 * set->cap_unique : 256;
-		const char **old = set->unique, **grown = calloc(cap, sizeof(*grown));
-		size_t old_cap = set->cap_unique;
-
-		if (!grown)
-			return NULL;
-		set->unique = grown;
-		set->cap_unique = cap;
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i])
-				*unique_slot(set, old[i]) = old[i];
-		free(old);
-	}
-	slot = unique_slot(set, s);
-	if (!*slot) {
-		*slot = s;
-		set->nr_unique++;
-	}
-	return *slot;
-}
-
-char *reader_keep_string(struct results *set, char *s)
-{
-	if (!s || grow((void **)&set->strings, &set->cap_strings,
-		       set->nr_strings + 1, sizeof(char *))) {
-		free(s);
-		return NULL;
-	}
-	set->strings[set->nr_strings++] = s;
-	return s;
-}
-
-/* Most rows repeat an earlier row's setting: one copy each. */
-static const char *kept_text(struct reader *r, const char *text)
-{
-	const char *kept = r->set->cap_unique ? *unique_slot(r->set, text) : NULL;
-
-	if (!kept)
-		kept = unique_string(r->set, reader_keep_string(r->set, strdup(text)));
-	if (!kept)
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
-	return kept;
 }
 
 size_t results_place_items(const char *policy, const char *home_policy, int home_node,
@@ -889,22 +796,4 @@ out:
 	scratch.files[0].doc = NULL;
 	results_free(&scratch);
 	return ret;
-}
-
-void results_free(struct results *set)
-{
-	for (unsigned int i = 0; i < set->nr_files; i++)
-		json_decref(set->files[i].doc);
-	/* After every tree: one may hold another's parts (none do today). */
-	for (unsigned int i = 0; i < set->nr_files; i++)
-		json_region_close(set->files[i].region);
-	for (size_t i = 0; i < set->nr_strings; i++)
-		free(set->strings[i]);
-	free(set->files);
-	free(set->rows);
-	free(set->counters);
-	free(set->failures);
-	free(set->strings);
-	free(set->unique);
-	memset(set, 0, sizeof(*set));
 }

@@ -114,6 +114,9 @@ TESTS = [
     ("resultfile/reader.c", ["results_reader", "compare_modes", "results_context",
                             "read_bounds", "journal", "report", "end_to_end",
                             "suite:report"]),
+    ("resultfile/results_strings.c", ["results_reader", "compare_modes", "results_context",
+                                     "read_bounds", "journal", "report", "end_to_end",
+                                     "suite:report"]),
 ]
 
 

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the rows' reader's files share: the set's memory
+ * (results_strings.c), which the whole file's reader (results_read.c)
+ * stores through. The checks the context's reader shares too are
+ * reader.h's. Not for use outside resultfile/.
+ */
+#ifndef BOUNCELAB_RESULTS_READ_INTERNAL_H
+#define BOUNCELAB_RESULTS_READ_INTERNAL_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "reader.h"
+#include "results_read.h"
+
+/* *array holds at least need items of size: 0, or -1 out of memory. */
+int grow(void **array, size_t *cap, size_t need, size_t size);
+/*
+ * The one pointer for text equal to s: an earlier equal string, or s
+ * itself (which must live as long as the set); NULL when out of memory.
+ */
+const char *unique_string(struct results *set, const char *s);
+/* Most rows repeat an earlier row's setting: one copy each. */
+const char *kept_text(struct reader *r, const char *text);
+
+#endif

@@ -2,9 +2,10 @@
 /*
  * What the rows' reader's files share: the set's memory
  * (results_strings.c), a row of ours and what every kept row goes through
- * (results_row.c), each called by the whole file's reader
- * (results_read.c). The checks the context's reader shares too are
- * reader.h's. Not for use outside resultfile/.
+ * (results_row.c), other tools' rows and aggregates (results_foreign.c),
+ * each called by the whole file's reader (results_read.c). The checks
+ * the context's reader shares too are reader.h's. Not for use outside
+ * resultfile/.
  */
 #ifndef BOUNCELAB_RESULTS_READ_INTERNAL_H
 #define BOUNCELAB_RESULTS_READ_INTERNAL_H
@@ -36,5 +37,12 @@ int unique_names(struct reader *r, struct result_row *row);
 /* A row with bouncelab facts; 0, or -1 with r->err. */
 int read_ours(struct reader *r, json_t *row, json_t *facts,
 	      struct result_row *out);
+
+/* Another tool's repetition: kept for compare, with real_time as ns/op. */
+int read_foreign(struct reader *r, json_t *row, struct result_row *out);
+/* An aggregate row: counted, another tool's median or mean kept aside. */
+int keep_aggregate(struct reader *r, json_t *row);
+/* The file's benchmarks with aggregates and no repetition: one row each. */
+int add_missing_aggregates(struct reader *r, size_t first_row);
 
 #endif

@@ -120,6 +120,9 @@ TESTS = [
     ("resultfile/results_row.c", ["results_reader", "compare_modes", "results_context",
                                  "read_bounds", "journal", "report", "end_to_end",
                                  "suite:report"]),
+    ("resultfile/results_foreign.c", ["results_reader", "compare_modes", "results_context",
+                                     "read_bounds", "journal", "report", "end_to_end",
+                                     "suite:report"]),
 ]
 
 

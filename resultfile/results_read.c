@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Reading results files: Google Benchmark's JSON, ours and other tools',
- * every field checked where it is read (one line naming the value and
- * what was expected), into one set of rows. One concern, the rows, kept
- * in one file (about 1000 lines) because every check shares the reader's
- * place in the document for its message; the context is read by
- * run_context_read.c with the same checks (reader.h).
+ * into one set of rows (results_read.h). This file reads a whole file:
+ * its text (or a run's journal) into a document, the context through
+ * run_context_read.c, each row of "benchmarks" and "failed_repetitions"
+ * to its reader (ours: results_row.c; other tools' and aggregates:
+ * results_foreign.c), the failures, the same run given twice; and a
+ * journal's rows as --resume keeps them (results_keep_readable_rows()).
+ * Every field is checked where it is read (one line naming the value and
+ * what was expected), with the checks both readers share (reader.h); the
+ * set's memory is results_strings.c's.
  */
 #include <errno.h>
-#include <math.h>
-#include <stddef.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +19,8 @@
 
 #include "input_file.h"
 #include "journal.h"
-#include "catalog.h"
 #include "json_region.h"
-#include "reader.h"
 #include "results_read_internal.h"
-#include "results_read.h"
-
-
-
-
 
 static int add_failure(struct reader *r, json_t *row)
 {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Inside the results reader: the state of one read and the checks that
- * name a bad field, shared by the rows' reader (results_read.c) and the
- * context's (run_context_read.c). Not for use outside resultfile/.
+ * name a bad field (reader.c), shared by the rows' reader (results_read.c,
+ * with its parts in results_read_internal.h) and the context's
+ * (run_context_read.c). Not for use outside resultfile/.
  */
 #ifndef BOUNCELAB_READER_H
 #define BOUNCELAB_READER_H
@@ -67,7 +68,10 @@ int reader_integer(struct reader *r, json_t *obj, const char *key, long min, lon
 		   bool required, long *out);
 int reader_number(struct reader *r, json_t *obj, const char *key, double min, double max,
 		  bool required, double *out);
-/* s kept for the set's lifetime (freed with it); NULL when out of memory. */
+/*
+ * s kept for the set's lifetime (freed with it); NULL when out of memory
+ * (results_strings.c).
+ */
 char *reader_keep_string(struct results *set, char *s);
 
 /* The context into the file's struct run_context (run_context_read.c). */

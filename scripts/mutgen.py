@@ -110,6 +110,19 @@ TESTS = [
     # the shares' closed forms first
     ("report/prediction.c", ["model_shares", "prediction_table", "report", "claims",
                              "report_numbers", "suite:report"]),
+    # results_read.c's parts share its tests
+    ("resultfile/reader.c", ["results_reader", "compare_modes", "results_context",
+                            "read_bounds", "journal", "report", "end_to_end",
+                            "suite:report"]),
+    ("resultfile/results_strings.c", ["results_reader", "compare_modes", "results_context",
+                                     "read_bounds", "journal", "report", "end_to_end",
+                                     "suite:report"]),
+    ("resultfile/results_row.c", ["results_reader", "compare_modes", "results_context",
+                                 "read_bounds", "journal", "report", "end_to_end",
+                                 "suite:report"]),
+    ("resultfile/results_foreign.c", ["results_reader", "compare_modes", "results_context",
+                                     "read_bounds", "journal", "report", "end_to_end",
+                                     "suite:report"]),
 ]
 
 

@@ -40,7 +40,7 @@ SOURCES = [
     "cli/cmd_compare.c", "cli/cmd_model.c",
     "kernels/has_pinned.c", "kernels/counter.c", "kernels/last_nidpid.c",
     "kernels/false_sharing.c", "kernels/pingpong.c", "kernels/longterm_check.c",
-    "kernels/gup/*.c", "kernels/setting.c",
+    "kernels/gup/*.c", "kernels/setting.c", "kernels/drive.c",
     # how every number is printed: significant digits, ratios, p-values
     "lib/format.c",
 ]
@@ -123,6 +123,8 @@ TESTS = [
     ("resultfile/results_foreign.c", ["results_reader", "compare_modes", "results_context",
                                      "read_bounds", "journal", "report", "end_to_end",
                                      "suite:report"]),
+    ("kernels/drive.c", ["model_cli", "latency_clock", "kernel_oracles", "hooked writes",
+                         "kernels", "contract", "cli_model", "suite:kernels"]),
 ]
 
 

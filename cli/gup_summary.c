@@ -130,7 +130,8 @@ static const char *seed_figure(const struct gup_options *o, unsigned int first,
 		family = "longterm_check";
 	for (unsigned int i = 0; family && i < nr_seed_figures; i++) {
 		const struct seed_figure *s = &seed_figures[i];
-		const char *its_mode = seed_setting_value(s, "mode");
+		char text[64];
+		const char *its_mode = seed_setting_value(s, "mode", text, sizeof(text));
 
 		if (strcmp(s->family, family) || (its_mode && strcmp(its_mode, gup_mode_names[mode])))
 			continue;

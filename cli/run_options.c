@@ -8,6 +8,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "format.h"
 #include "run_options.h"
 
 /* family.name=v1,v2 */
@@ -40,28 +41,14 @@ static char run_command[4096];
 
 void run_record_command(int argc, char **argv)
 {
-	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "0123456789_-+=/.,:@%";
 	FILE *out = fmemopen(run_command, sizeof(run_command) - 1, "w");
 
 	if (!out)
 		return;
 	fputs("bouncelab", out);
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (*a && strspn(a, plain) == strlen(a)) {
-			fprintf(out, " %s", a);
-			continue;
-		}
-		fputs(" '", out);
-		for (; *a; a++) {
-			if (*a == '\'')
-				fputs("'\\''", out);
-			else
-				fputc(*a, out);
-		}
-		fputc('\'', out);
+		fputc(' ', out);
+		format_shell_word(out, argv[i]);
 	}
 	fclose(out);
 }

@@ -256,3 +256,35 @@ const char *format_plural(long n)
 {
 	return n == 1 ? "" : "s";
 }
+
+void format_shell_word(FILE *out, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == strlen(s)) {
+		fputs(s, out);
+		return;
+	}
+	/* A control byte (a newline could end the code block): $'...' form. */
+	for (const char *p = s; *p; p++) {
+		if ((unsigned char)*p >= 0x20 && *p != 0x7f)
+			continue;
+		fputs("$'", out);
+		for (; *s; s++) {
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				fprintf(out, "\\x%02x", (unsigned char)*s);
+			else if (*s == '\'' || *s == '\\')
+				fprintf(out, "\\%c", *s);
+			else
+				fputc(*s, out);
+		}
+		fputc('\'', out);
+		return;
+	}
+	fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('\'', out);
+}

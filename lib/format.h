@@ -64,4 +64,13 @@ void md_code(FILE *out, const char *s);
 /* "s" after a count other than 1 ("1 thread", "2 threads"), else "". */
 const char *format_plural(long n);
 
+/*
+ * A word as a POSIX shell reads it back: as it is when it holds only safe
+ * characters, else in single quotes, or in $'...' when it holds a control
+ * byte (a newline would end a code block or a command line). The one
+ * quoting of the command a run recorded and of the report's reproduce
+ * lines.
+ */
+void format_shell_word(FILE *out, const char *s);
+
 #endif

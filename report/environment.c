@@ -457,39 +457,6 @@ void markdown_environment(FILE *out, const struct report_input *in, bool all_row
 	}
 }
 
-/* A shell word: quoted when it holds anything but safe characters. */
-static void shell_word(FILE *out, const char *s)
-{
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == strlen(s)) {
-		fputs(s, out);
-		return;
-	}
-	/* A control byte (a newline could end the code block): $'...' form. */
-	for (const char *p = s; *p; p++) {
-		if ((unsigned char)*p >= 0x20 && *p != 0x7f)
-			continue;
-		fputs("$'", out);
-		for (; *s; s++) {
-			if ((unsigned char)*s < 0x20 || *s == 0x7f)
-				fprintf(out, "\\x%02x", (unsigned char)*s);
-			else if (*s == '\'' || *s == '\\')
-				fprintf(out, "\\%c", *s);
-			else
-				fputc(*s, out);
-		}
-		fputc('\'', out);
-		return;
-	}
-	fputc('\'', out);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", out);
-		else
-			fputc(*s, out);
-	}
-	fputc('\'', out);
-}
-
 /* A parameter of a family and the values its rows took. */
 struct swept_param {
 	const struct kernel_family *family;
@@ -625,14 +592,14 @@ void markdown_reproduce(FILE *out, const struct report_input *in)
 	fputs("bouncelab report", out);
 	for (unsigned int f = 0; f < in->nr_files; f++) {
 		fputc(' ', out);
-		shell_word(out, in->files[f]);
+		format_shell_word(out, in->files[f]);
 	}
 	if (in->latency_path) {
 		fputs(" --latency ", out);
-		shell_word(out, in->latency_path);
+		format_shell_word(out, in->latency_path);
 	}
 	fputs(" -o ", out);
-	shell_word(out, in->outdir);
+	format_shell_word(out, in->outdir);
 	fputs("\n```\n\n", out);
 	fputs("The run command is rebuilt from the results' rows (families, thread counts, repetitions, parameter values); the time per repetition is the default.\n\n", out);
 }

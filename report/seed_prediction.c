@@ -311,6 +311,7 @@ static int add_seed_plot(struct output_batch *batch, const char *dir,
 	struct svg_line_chart chart;
 	struct seed_model sm;
 	char path[PATH_MAX], title[160], err[512], *svg;
+	char names[2][96], mode[64];
 	unsigned int top = seed->threads;
 	size_t n = 0;
 
@@ -327,12 +328,14 @@ static int add_seed_plot(struct output_batch *batch, const char *dir,
 			break;
 	}
 	machine_profile_close(&sm.m);
-	series[0] = (struct svg_series){ .name = "store_always (before)", .n = n, .x = x,
+	snprintf(names[0], sizeof(names[0]), "%s (before)", seed->before_variant);
+	snprintf(names[1], sizeof(names[1]), "%s (after)", seed->after_variant);
+	series[0] = (struct svg_series){ .name = names[0], .n = n, .x = x,
 					 .y = y[0], .style = 0, .dashed = true, .markers = true };
-	series[1] = (struct svg_series){ .name = "read_then_set (after)", .n = n, .x = x,
+	series[1] = (struct svg_series){ .name = names[1], .n = n, .x = x,
 					 .y = y[1], .style = 1, .dashed = true, .markers = true };
-	snprintf(title, sizeof(title), "gup mode=%s on %s: predicted",
-		 seed_setting_value(seed, "mode"), seed->profile);
+	snprintf(title, sizeof(title), "%s mode=%s on %s: predicted", seed->family,
+		 seed_setting_value(seed, "mode", mode, sizeof(mode)), seed->profile);
 	chart = (struct svg_line_chart){
 		.title = title, .x_label = "threads", .y_label = "Mops/s, all threads (model)",
 		.log_x = true, .log_y = true, .nr_series = 2, .series = series,

@@ -175,21 +175,27 @@ const struct seed_figure seed_figures[] = {
 
 const unsigned int nr_seed_figures = sizeof(seed_figures) / sizeof(seed_figures[0]);
 
-bool seed_setting_in(const struct seed_figure *s, const struct setting *have)
+bool seed_setting(const struct seed_figure *s, struct setting *out)
 {
-	struct setting want;
 	char err[160];
 
-	setting_init(&want, catalog_find(s->family));
+	setting_init(out, catalog_find(s->family));
 	for (const char *const *w = s->setting; w && *w; w++) {
 		char name[64];
 		const char *eq = strchr(*w, '=');
 
 		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - *w) : 0, *w);
-		if (!eq || setting_set(&want, name, eq + 1, err, sizeof(err)))
+		if (!eq || setting_set(out, name, eq + 1, err, sizeof(err)))
 			return false;
 	}
-	return want.family && setting_matches(&want, have);
+	return out->family != NULL;
+}
+
+bool seed_setting_in(const struct seed_figure *s, const struct setting *have)
+{
+	struct setting want;
+
+	return seed_setting(s, &want) && setting_matches(&want, have);
 }
 
 void seed_setting_text(char *buf, size_t len, const struct seed_figure *s)
@@ -237,12 +243,14 @@ void seed_figure_text(char *buf, size_t len, const struct seed_figure *s)
 		 after, s->unit);
 }
 
-const char *seed_setting_value(const struct seed_figure *s, const char *name)
+const char *seed_setting_value(const struct seed_figure *s, const char *name,
+			       char *buf, size_t len)
 {
-	size_t n = strlen(name);
+	struct setting set;
+	int p;
 
-	for (const char *const *w = s->setting; w && *w; w++)
-		if (!strncmp(*w, name, n) && (*w)[n] == '=')
-			return *w + n + 1;
-	return NULL;
+	if (!seed_setting(s, &set) || (p = kernel_param_index(set.family, name)) < 0 ||
+	    !(set.named & (1u << p)))
+		return NULL;
+	return setting_value_text(&set, (unsigned int)p, buf, len);
 }

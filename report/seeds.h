@@ -83,6 +83,13 @@ extern const unsigned int nr_seed_threads;
 void md_source(FILE *out, const char *source);
 
 /*
+ * The seed's setting as the catalogue reads it (its family's, only the
+ * parameters the seed names named); false if the catalogue does not take
+ * it, which the tests rule out for the shipped table.
+ */
+bool seed_setting(const struct seed_figure *s, struct setting *out);
+
+/*
  * Whether a setting of the seed's family gives each parameter the seed
  * names the seed's value (the others are free).
  */
@@ -100,7 +107,11 @@ double seed_ns_per_page(const struct seed_figure *s, bool after);
 /* "gup_test -a -m 512 -j 40 (mean get time): 477730 → 89144.6 us", as published. */
 void seed_figure_text(char *buf, size_t len, const struct seed_figure *s);
 
-/* The value of one parameter of the seed's setting ("mode" -> "shared"), or NULL. */
-const char *seed_setting_value(const struct seed_figure *s, const char *name);
+/*
+ * The value of one parameter the seed's setting names ("mode" -> "shared"),
+ * written into buf, or NULL.
+ */
+const char *seed_setting_value(const struct seed_figure *s, const char *name,
+			       char *buf, size_t len);
 
 #endif

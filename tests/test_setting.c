@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "seeds.h"
 #include "setting.h"
 
 static const struct kernel_family *family(const char *name)
@@ -237,6 +238,49 @@ static void test_param_option(void **state)
 	}
 }
 
+/*
+ * The seeds' published settings are catalogue settings: each parses, its
+ * variants are its family's, and the value one names reads back. The
+ * gup_test figure names mode=shared and 4K pages, pin_fast mode=private.
+ */
+static void test_seed_settings(void **state)
+{
+	char text[64];
+
+	(void)state;
+	assert_true(nr_seed_figures >= 3);
+	for (unsigned int i = 0; i < nr_seed_figures; i++) {
+		const struct seed_figure *f = &seed_figures[i];
+		const struct kernel_family *kf = family(f->family);
+		struct setting s;
+
+		assert_true(seed_setting(f, &s));
+		assert_ptr_equal(s.family, kf);
+		assert_true(catalog_variant_index(kf, f->before_variant) >= 0);
+		assert_true(catalog_variant_index(kf, f->after_variant) >= 0);
+		/* a seed's own setting is in itself; the defaults are not, unless it names none */
+		assert_true(seed_setting_in(f, &s));
+	}
+	for (unsigned int i = 0; i < nr_seed_figures; i++) {
+		const struct seed_figure *f = &seed_figures[i];
+		struct setting s, other;
+		int p;
+
+		if (strcmp(f->family, "gup"))
+			continue;
+		assert_true(seed_setting(f, &s));
+		p = kernel_param_index(s.family, "mode");
+		assert_true(p >= 0);
+		assert_non_null(seed_setting_value(f, "mode", text, sizeof(text)));
+		assert_true(!strcmp(text, "shared") || !strcmp(text, "private"));
+		assert_null(seed_setting_value(f, "nosuch", text, sizeof(text)));
+		/* the other mode is another setting */
+		other = s;
+		other.value[p] = !s.value[p];
+		assert_false(seed_setting_in(f, &other));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_taken_from_a_file),
 		cmocka_unit_test(test_config_round_trip),
 		cmocka_unit_test(test_param_option),
+		cmocka_unit_test(test_seed_settings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,14 +123,6 @@ static long gup_call(struct gup_task *task, const struct gup_test_config *cfg,
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void fail_run(struct gup_test *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -255,7 +247,7 @@ static unsigned long get_loop(struct gup_thread *th, struct gup_task *task,
 		i += nr;
 		st->pages += nr;
 		if (st->pages >= GUP_TEST_STRETCH_PAGES)
-			end_stretch(st, now_ns());
+			end_stretch(st, kernel_now_ns());
 	}
 	*taken = i;
 	return addr - start;
@@ -274,20 +266,20 @@ static void one_repeat(struct gup_thread *th)
 
 	th->stretches.nr = 0;
 	th->stretches.pages = 0;
-	t0 = th->stretches.start = now_ns();
+	t0 = th->stretches.start = kernel_now_ns();
 	size = get_loop(th, task, start, full, &taken);
-	t1 = now_ns();
+	t1 = kernel_now_ns();
 	end_stretch(&th->stretches, t1);
 	verify_pages(th, taken);
 	if (t->cfg.cmd == DUMP_USER_PAGES_TEST)
 		dump_pages(th, c->mm, start, taken);
-	t2 = now_ns();
+	t2 = kernel_now_ns();
 	if (cmd_pins(&t->cfg))
 		unpin_user_pages(task, th->pages, taken);
 	else
 		put_user_pages(task, th->pages, taken);
 	s->get_ns = t1 - t0;
-	s->put_ns = now_ns() - t2;
+	s->put_ns = kernel_now_ns() - t2;
 	/* ktime_us_delta(): whole microseconds, truncated */
 	s->get_usec = s->get_ns / 1000;
 	s->put_usec = s->put_ns / 1000;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "gup_command.h"
 #include "seeds.h"
 #include "stats.h"
@@ -122,18 +123,19 @@ static const char *seed_figure(const struct gup_options *o, unsigned int first,
 			       unsigned int other, bool variants, unsigned int mode,
 			       char *buf, size_t len)
 {
-	const char *family = NULL;
+	const struct kernel_family *family = NULL;
 
+	/* the walker's flag pair, or the longterm check, as gup_test runs them */
 	if (variants && first == GUP_STORE_ALWAYS && other != GUP_STORE_ALWAYS)
-		family = "gup";
+		family = catalog_find("gup");
 	else if (!variants && first == GUP_LONGTERM_SECOND_PASS && check_matters(o))
-		family = "longterm_check";
-	for (unsigned int i = 0; family && i < nr_seed_figures; i++) {
-		const struct seed_figure *s = &seed_figures[i];
+		family = catalog_find("longterm_check");
+	for (unsigned int i = 0; family && i < family->nr_seeds; i++) {
+		const struct seed_figure *s = &family->seeds[i];
 		char text[64];
 		const char *its_mode = seed_setting_value(s, "mode", text, sizeof(text));
 
-		if (strcmp(s->family, family) || (its_mode && strcmp(its_mode, gup_mode_names[mode])))
+		if (its_mode && strcmp(its_mode, gup_mode_names[mode]))
 			continue;
 		snprintf(buf, len, "seed %s: %.3gx, %s, %u thread%s on %s", s->thread, seed_gain(s),
 			 s->benchmark, s->threads, s->threads == 1 ? "" : "s", s->machine);

@@ -62,6 +62,25 @@ int catalog_variant_index(const struct kernel_family *family, const char *name)
 	return -1;
 }
 
+const struct seed_figure *catalog_next_seed(const struct seed_figure *prev)
+{
+	unsigned int k = 0;
+
+	if (prev) {
+		const struct kernel_family *f = prev->family;
+
+		if (prev + 1 < f->seeds + f->nr_seeds)
+			return prev + 1;
+		while (k < catalog_size && catalog[k] != f)
+			k++;
+		k++;
+	}
+	for (; k < catalog_size; k++)
+		if (catalog[k]->nr_seeds)
+			return catalog[k]->seeds;
+	return NULL;
+}
+
 const struct kernel_family *catalog_transfer_probe(void)
 {
 	for (unsigned int i = 0; i < catalog_size; i++) {

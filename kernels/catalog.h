@@ -24,6 +24,13 @@ int catalog_variant_index(const struct kernel_family *family, const char *name);
  */
 const struct kernel_family *catalog_transfer_probe(void);
 
+/*
+ * The seeds' published figures of every family, in catalogue order and
+ * each family's own order: the one after prev (NULL: the first), or NULL
+ * after the last.
+ */
+const struct seed_figure *catalog_next_seed(const struct seed_figure *prev);
+
 /* Whether family (a name, or NULL) is the transfer probe. */
 bool catalog_is_transfer_probe(const char *family);
 

@@ -276,6 +276,57 @@ struct access_profile {
 	bool mixed_kinds;
 };
 
+/*
+ * A figure published in the thread of the patch a family models (the
+ * seeds), kept beside the family: the report sets the run's ratio beside
+ * it, the model predicts it on a profile of the seed's machine, and
+ * `bouncelab gup --summary` quotes it. One table, the families', so that
+ * no other file names a family or variant to find its figures.
+ */
+struct seed_figure {
+	const char *thread;		/* the seed thread's id (report/seeds.h) */
+	const struct kernel_family *family;	/* the family that models it */
+	const char *before_variant;
+	const char *after_variant;
+	const char *source;		/* seed file, message, author, date */
+	const char *benchmark;		/* the command or test */
+	const char *machine;
+	unsigned int threads;		/* threads the benchmark ran */
+	double before, after;
+	const char *unit;
+	bool higher_is_better;		/* ops/s: true; time: false */
+	const char *published;		/* the thread's own words, or the spread */
+	/*
+	 * The counter our figure must be, when the seed timed a part of the
+	 * operation (gup_test's get time: "get_ns_per_page"); NULL: the
+	 * whole operation, ns_per_op (pin_fast's ioctls pin and unpin). A
+	 * family without that counter (has_pinned has no put) uses ns_per_op.
+	 */
+	const char *quantity;
+	/*
+	 * Parameter values that make our setting match the seed's benchmark,
+	 * as a setting names them ("mode=private"); NULL-terminated. The
+	 * report compares with the first table whose setting has them all,
+	 * and with no other: a run without that setting has no figure to set
+	 * beside the seed's. NULL: the family's defaults.
+	 */
+	const char *const *setting;
+	/*
+	 * The shipped machine profile (model/profiles/) that stands for the
+	 * seed's machine, for the model's prediction at its CPU count; NULL:
+	 * none, not predicted.
+	 */
+	const char *profile;
+	/*
+	 * Pages one unit of the figure covers, for the seed's own ns per page
+	 * per thread (seed_ns_per_page()): a time (us) is one thread's whole
+	 * run over that many pages; a rate (ops/s, all threads) counts
+	 * operations of that many pages each. 0: not per page.
+	 */
+	double pages_per_unit;
+	bool headline;		/* the lab's headline figure (46.6x) */
+};
+
 struct kernel_family {
 	const char *name;
 	const char *title;
@@ -305,6 +356,9 @@ struct kernel_family {
 	 */
 	const char *before_variant;
 	const char *after_variant;
+	/* the seeds' published figures this family models, or none */
+	const struct seed_figure *seeds;
+	unsigned int nr_seeds;
 	const struct kernel_param *params;
 	unsigned int nr_params;
 	const struct kernel_variant *variants;

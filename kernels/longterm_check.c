@@ -874,7 +874,34 @@ static const struct kernel_claim longterm_claims[] = {
 	},
 };
 
-const struct kernel_family longterm_check_family = {
+/* gup_benchmark -n 64 with no CMA memory on the machine. */
+static const char *const gup_benchmark_setting[] = { "nr_pages=64", "cma_percent=0", NULL };
+
+static const struct kernel_family longterm_check_family;
+
+/* The seed's figure this family models (kernel.h: struct seed_figure). */
+static const struct seed_figure longterm_check_seeds[] = {
+	{
+		/* seeds/002: variant a (second pass) vs b (in gup_pte_range) */
+		.setting = gup_benchmark_setting,
+		.thread = "002",
+		.family = &longterm_check_family,
+		.before_variant = "second_pass",
+		.after_variant = "check_in_walk",
+		.source = "Pingfan Liu, FOLL_LONGTERM check in get_user_pages_fast(), June 2019",
+		.benchmark = "gup_benchmark -r 100 -n 64 -l, no CMA memory",
+		.quantity = "get_ns_per_page",
+		.machine = "AMD EPYC 7601",
+		.threads = 1,
+		.before = 640.41,
+		.after = 529.74,
+		.unit = "us",
+		.higher_is_better = false,
+		.published = "\"about 17%\" less time",
+	},
+};
+
+static const struct kernel_family longterm_check_family = {
 	.name = "longterm_check",
 	.title = "FOLL_LONGTERM in gup fast: a second pass over pages[] vs the check in the walk",
 	.reading_order = 6,
@@ -882,6 +909,8 @@ const struct kernel_family longterm_check_family = {
 	.source = LESSON_SOURCE,
 	.before = LESSON_BEFORE,
 	.after = LESSON_AFTER,
+	.seeds = longterm_check_seeds,
+	.nr_seeds = sizeof(longterm_check_seeds) / sizeof(longterm_check_seeds[0]),
 	.params = longterm_params,
 	.nr_params = sizeof(longterm_params) / sizeof(longterm_params[0]),
 	.variants = longterm_variants,

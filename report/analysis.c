@@ -203,28 +203,24 @@ static void fit_scaling(const struct analysis *a, struct group_view *g)
 	}
 }
 
-static void pair_names(const struct kernel_family *kf, const char *family,
-		       const char **before, const char **after)
+/* The family's own pair, else its first seed figure's (longterm_check's). */
+static void pair_names(const struct kernel_family *kf, const char **before,
+		       const char **after)
 {
 	*before = *after = NULL;
 	if (kf && kf->before_variant && kf->after_variant) {
 		*before = kf->before_variant;
 		*after = kf->after_variant;
-		return;
-	}
-	for (unsigned int i = 0; i < nr_seed_figures; i++) {
-		if (!strcmp(seed_figures[i].family, family)) {
-			*before = seed_figures[i].before_variant;
-			*after = seed_figures[i].after_variant;
-			return;
-		}
+	} else if (kf && kf->nr_seeds) {
+		*before = kf->seeds[0].before_variant;
+		*after = kf->seeds[0].after_variant;
 	}
 }
 
 static int compare_pair(const struct analysis *a, struct group_view *g,
 			const struct kernel_family *kf)
 {
-	pair_names(kf, g->group->family, &g->before, &g->after);
+	pair_names(kf, &g->before, &g->after);
 	if (!g->before)
 		return 0;
 	g->pairs = calloc(g->nr_threads, sizeof(*g->pairs));

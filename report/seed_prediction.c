@@ -26,8 +26,8 @@
  * seed_ns_per_page()'s arithmetic on the published numbers.
  */
 #define for_each_predicted_seed(s)						\
-	for (const struct seed_figure *s = seed_figures; s < seed_figures + nr_seed_figures; s++) \
-		if (s->profile && catalog_find(s->family))
+	for (const struct seed_figure *s = catalog_next_seed(NULL); s; s = catalog_next_seed(s)) \
+		if (s->profile)
 
 /* The headline figure (46.6x at 256 CPUs), or NULL. */
 static const struct seed_figure *headline_seed(void)
@@ -45,7 +45,7 @@ static const struct result_row *seed_row(const struct results *set, const char *
 	for (size_t i = 0; seed && i < set->nr_rows; i++) {
 		const struct result_row *r = &set->rows[i];
 
-		if (!r->family || strcmp(r->family, seed->family) || strcmp(r->variant, variant) ||
+		if (!r->family || strcmp(r->family, seed->family->name) || strcmp(r->variant, variant) ||
 		    r->threads != 1)
 			continue;
 		if (seed_setting_in(seed, &r->params))
@@ -68,13 +68,13 @@ static int seed_model_open(const struct report_input *in, const struct seed_figu
 {
 	const char *variants[2] = { seed->before_variant, seed->after_variant };
 
-	sm->f = catalog_find(seed->family);
+	sm->f = seed->family;
 	for (int k = 0; k < 2; k++) {
 		const struct result_row *r = seed_row(in->set, variants[k], seed);
 
 		if (!r || prediction_config_of(r, sm->f, &sm->cfg[k])) {
 			size_t used = (size_t)snprintf(err, errlen, "no 1-thread %s/%s row in the seed's setting:",
-						       seed->family, variants[k]);
+						       seed->family->name, variants[k]);
 
 			for (const char *const *w = seed ? seed->setting : NULL; w && *w && used < errlen; w++)
 				used += (size_t)snprintf(err + used, errlen - used, " %s", *w);
@@ -334,7 +334,7 @@ static int add_seed_plot(struct output_batch *batch, const char *dir,
 					 .y = y[0], .style = 0, .dashed = true, .markers = true };
 	series[1] = (struct svg_series){ .name = names[1], .n = n, .x = x,
 					 .y = y[1], .style = 1, .dashed = true, .markers = true };
-	snprintf(title, sizeof(title), "%s mode=%s on %s: predicted", seed->family,
+	snprintf(title, sizeof(title), "%s mode=%s on %s: predicted", seed->family->name,
 		 seed_setting_value(seed, "mode", mode, sizeof(mode)), seed->profile);
 	chart = (struct svg_line_chart){
 		.title = title, .x_label = "threads", .y_label = "Mops/s, all threads (model)",

@@ -102,13 +102,11 @@ void markdown_seeds(FILE *out, const struct report_input *in,
 	char gain[FORMAT_LEN], ours[FORMAT_LEN], setting[256];
 	bool any = false;
 
-	for (unsigned int i = 0; i < nr_seed_figures; i++) {
-		const struct seed_figure *s = &seed_figures[i];
+	for (unsigned int i = 0; f->kf && i < f->kf->nr_seeds; i++) {
+		const struct seed_figure *s = &f->kf->seeds[i];
 		const struct group_view *g;
 		const struct pair_view *p;
 
-		if (strcmp(s->family, f->name))
-			continue;
 		g = seed_group(in, f, s);
 		if (!any)
 			fputs("**The seeds' figures beside ours.**\n\n"
@@ -127,7 +125,7 @@ void markdown_seeds(FILE *out, const struct report_input *in,
 		fprintf(out, " | %.10g → %.10g %s; ", s->before, s->after, s->unit);
 		md_escape(out, s->published);
 		fprintf(out, " | %s | ", format_ratio(gain, seed_gain(s)));
-		md_code(out, s->family);
+		md_code(out, s->family->name);
 		fputs(" at ", out);
 		md_escape(out, setting);
 		fputs(" | ", out);

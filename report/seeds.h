@@ -12,53 +12,9 @@
 #include <stdio.h>
 
 struct setting;
+struct seed_figure;
 
-struct seed_figure {
-	const char *thread;		/* the seed thread's id (seed_threads[]) */
-	const char *family;
-	const char *before_variant;
-	const char *after_variant;
-	const char *source;		/* seed file, message, author, date */
-	const char *benchmark;		/* the command or test */
-	const char *machine;
-	unsigned int threads;		/* threads the benchmark ran */
-	double before, after;
-	const char *unit;
-	bool higher_is_better;		/* ops/s: true; time: false */
-	const char *published;		/* the thread's own words, or the spread */
-	/*
-	 * The counter our figure must be, when the seed timed a part of the
-	 * operation (gup_test's get time: "get_ns_per_page"); NULL: the
-	 * whole operation, ns_per_op (pin_fast's ioctls pin and unpin). A
-	 * family without that counter (has_pinned has no put) uses ns_per_op.
-	 */
-	const char *quantity;
-	/*
-	 * Parameter values that make our setting match the seed's benchmark,
-	 * as they appear in a setting ("mode=private"); NULL-terminated. The
-	 * report compares with the first table whose setting has them all,
-	 * and with no other: a run without that setting has no figure to set
-	 * beside the seed's. NULL: the family's defaults.
-	 */
-	const char *const *setting;
-	/*
-	 * The shipped machine profile (model/profiles/) that stands for the
-	 * seed's machine, for the model's prediction at its CPU count; NULL:
-	 * none, not predicted.
-	 */
-	const char *profile;
-	/*
-	 * Pages one unit of the figure covers, for the seed's own ns per page
-	 * per thread (seed_ns_per_page()): a time (us) is one thread's whole
-	 * run over that many pages; a rate (ops/s, all threads) counts
-	 * operations of that many pages each. 0: not per page.
-	 */
-	double pages_per_unit;
-	bool headline;		/* the lab's headline figure (46.6x) */
-};
 
-extern const struct seed_figure seed_figures[];
-extern const unsigned int nr_seed_figures;
 
 /*
  * The mailing-list threads the lab grew out of, cited by title, archive

@@ -95,8 +95,8 @@ static bool names_seed(const char *sentence)
 	for (const char *p = strstr(sentence, "seed"); p; p = strstr(p + 1, "seed"))
 		if ((p == sentence || !word_char(p[-1])) && !word_char(p[4]) && p[4] != 's')
 			return true;
-	for (unsigned int i = 0; i < nr_seed_figures; i++) {
-		const char *b = seed_figures[i].benchmark;
+	for (const struct seed_figure *sf = catalog_next_seed(NULL); sf; sf = catalog_next_seed(sf)) {
+		const char *b = sf->benchmark;
 
 		/* its tool names: "gup_test", "will-it-scale", "pin_fast" */
 		for (const char *w = b; *w; w += strspn(w, " ,()")) {

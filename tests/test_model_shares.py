@@ -93,7 +93,8 @@ def rows(template, family, variant, params, threads, ns, placement_class):
 
 
 def make(doc, path, l, cases):
-    """cases: (family, variant, params, ns at 1 thread, ns at 2 threads)."""
+    """cases: (family, variant, params, ns at 1 thread (None: no such
+    rows), ns at 2 threads)."""
     template = doc["benchmarks"][0]
     bench = []
     for k in range(REPS):
@@ -101,7 +102,8 @@ def make(doc, path, l, cases):
         r["one_way_ns"] = l
         bench.append(r)
     for family, variant, params, one, two in cases:
-        bench += rows(template, family, variant, params, 1, one, "l3")
+        if one is not None:
+            bench += rows(template, family, variant, params, 1, one, "l3")
         bench += rows(template, family, variant, params, 2, two, "l3")
     out = dict(doc, benchmarks=bench)
     # each file its own run
@@ -241,6 +243,42 @@ def main():
               f"none: cold share {cold(own)}, expected 0.001")
         fit, _ = fitted(text, "false_sharing/same_line", "defaults")
         check(fit is False, f"none: same_line locked fitted: {fit}")
+
+        # Where no cold share is measured: no case qualifies (a family
+        # the catalogue no longer has; no_flag at already_set=50 reads the
+        # mm line, 1 read an operation, on half its calls), or the case has
+        # no 1-thread rows to start from. A same_line case beside each has
+        # the file's transfer and shares printed.
+        for name, cases in (
+                ("no case", [("retired_family", "gone", {}, 20, 50)]),
+                ("half set", [("has_pinned", "no_flag", hp(already_set=50), 20, 50)]),
+                ("no 1 thread", [("has_pinned", "no_flag", hp(already_set=0), None, 50)])):
+            make(doc, path, l, [("false_sharing", "same_line", locked, 10, 70)] + cases)
+            out = os.path.join(tmp, name.replace(" ", "_"))
+            text, own = report(bouncelab, path, anchor, out)
+            check(own.startswith("100.0 ns"), f"{name}: the file's one-way: {own}")
+            check(cold(own) is None, f"{name}: cold share {cold(own)} printed")
+
+        # Cases faster than a nanosecond alone: Z 0.4, T 0.9 is
+        # c = 0.5 / 100 = 0.005; Z 0.4, T 0.45 is c = 5e-4, below the
+        # floor: 1e-3.
+        for name, two, share in (("fast", 0.9, 0.005), ("fast floor", 0.45, 0.001)):
+            make(doc, path, l, [("has_pinned", "no_flag", hp(already_set=0), 0.4, two)])
+            out = os.path.join(tmp, name.replace(" ", "_"))
+            text, own = report(bouncelab, path, anchor, out)
+            check(cold(own) == (share, CASE), f"{name}: cold share {cold(own)}, expected {share}")
+
+        # Two files of the machine, each with its own case: each keeps its
+        # own (0.3 here; Z 10, T 70 is 0.6 there), though the other's is
+        # cheaper alone and would win were they pooled.
+        other = os.path.join(tmp, "other.json")
+        make(doc, other, 40.0, [("has_pinned", "no_flag", hp(already_set=0), 10, 34)])
+        make(doc, path, l, [("has_pinned", "no_flag", hp(already_set=0), 20, 50)])
+        out = os.path.join(tmp, "own")
+        text, own = report(bouncelab, path, other, out)
+        check(cold(own) == (0.3, CASE), f"own: cold share {cold(own)}, expected 0.3 on {CASE}")
+        got = cold(own_part(text, other))
+        check(got == (0.6, CASE), f"own: the second file's cold share {got}, expected 0.6")
     for b in bad:
         print(f"FAIL: {b}")
     if not bad:

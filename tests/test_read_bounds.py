@@ -21,8 +21,14 @@ import sys
 import tempfile
 
 # (where, value, read?); where: "context.KEY", "topology.KEY", "cache.KEY",
-# "row.KEY" (the first row), "foreign.KEY" (a row of another tool)
+# "row.KEY" (the first row), "foreign.KEY" (a row of another tool),
+# "slurm.KEY" (context.slurm, made for the probe)
 PROBES = [
+    # the context's strings, first and last read: a number is refused
+    ("context.date", 5, False), ("context.arch", 5, False),
+    # and each part read after the numbers: a wrong type is refused
+    ("context.load_avg", [-1], False),
+    ("slurm.job_id", 5, False), ("context.cpu", 5, False),
     ("context.num_cpus", 1, True), ("context.num_cpus", 0, False),
     ("context.mhz_per_cpu", 0, True), ("context.mhz_per_cpu", -0.5, False),
     ("context.mhz_per_cpu", 1e6, True), ("context.mhz_per_cpu", 1000000.5, False),
@@ -66,7 +72,8 @@ def probe(bouncelab, base, where, value, read, path):
     scope, key = where.split(".")
     target = {"context": doc["context"], "topology": doc["context"]["topology"],
               "cache": doc["context"]["caches"][0], "row": doc["benchmarks"][0],
-              "foreign": doc["benchmarks"][-1]}[scope]
+              "foreign": doc["benchmarks"][-1],
+              "slurm": doc["context"].setdefault("slurm", {})}[scope]
     target[key] = value
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f)

@@ -263,6 +263,41 @@ static void aggregates_stand_in_only_where_nothing_else_is(void **unused)
 	results_free(&set);
 }
 
+/*
+ * A benchmark's repetitions after another's row: its aggregates still
+ * stand for nothing (3 rows, none an aggregate), and the benchmark with
+ * aggregates alone gets its median (7 of 2 repetitions).
+ */
+static void aggregates_of_later_rows_stand_for_nothing(void **unused)
+{
+	char path[PATH_MAX];
+	struct results set = { 0 };
+	json_t *rows = json_array(), *row;
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/later.json", dir);
+	json_array_append_new(rows, foreign("BM_first", 4, "ns"));
+	for (int k = 0; k < 2; k++) {
+		row = foreign("BM_rep", 5 + k, "ns");
+		json_object_set_new(row, "repetition_index", json_integer(k));
+		json_array_append_new(rows, row);
+	}
+	json_array_append_new(rows, aggregate("BM_rep", "median", 400, 2));
+	json_array_append_new(rows, aggregate("BM_rep", "mean", 500, 2));
+	json_array_append_new(rows, aggregate("BM_only", "median", 7, 2));
+	write_file(path, rows);
+	read_or_fail(&set, path);
+	assert_int_equal(set.files[0].nr_aggregates, 3);
+	assert_int_equal(set.files[0].nr_from_aggregates, 1);
+	assert_int_equal(set.nr_rows, 4);
+	for (size_t i = 0; i < set.nr_rows; i++)
+		if (!strcmp(set.rows[i].name, "BM_rep"))
+			assert_null(set.rows[i].aggregate);
+	assert_float_equal(row_named(&set, "BM_rep", 1)->ns_per_op, 6, 0);
+	assert_float_equal(row_named(&set, "BM_only", -1)->ns_per_op, 7, 0);
+	results_free(&set);
+}
+
 /* Failed and skipped rows are listed with their messages, not read. */
 static void failures_are_listed(void **unused)
 {
@@ -563,7 +598,8 @@ static int remove_dir(void **unused)
 {
 	static const char *const names[] = {
 		"ours.json", "foreign.json", "aggregates.json", "failures.json",
-		"first.json", "second.json", "placement.json",
+		"first.json", "second.json", "placement.json", "later.json", "alike.json",
+		"settings.json", "bom.json", "copy.json",
 	};
 	char path[PATH_MAX];
 
@@ -581,6 +617,7 @@ int main(void)
 		cmocka_unit_test(our_rows_keep_their_numbers),
 		cmocka_unit_test(foreign_rows_are_in_ns),
 		cmocka_unit_test(aggregates_stand_in_only_where_nothing_else_is),
+		cmocka_unit_test(aggregates_of_later_rows_stand_for_nothing),
 		cmocka_unit_test(failures_are_listed),
 		cmocka_unit_test(two_files_in_one_set_share_their_names),
 		cmocka_unit_test(names_that_hash_alike_keep_their_rows),

@@ -582,15 +582,31 @@ static int parse_topo_options(int argc, char **argv, struct topo_options *o)
 	if (o->latency_tuned && !o->latency)
 		return usage_error("topo: --variant, --pairs-per-class, --samples, --round-trips, --latency-out and --force go with --latency");
 	f = catalog_transfer_probe();
-	if (o->latency && (!f || catalog_variant_index(f, o->variant) < 0))
-		return usage_error("--variant '%s': expected store_load or cas", o->variant);
+	if (!o->latency)
+		return 0;
+	if (!f)
+		return usage_error("--latency: the catalogue has no transfer probe to measure with");
+	/* the probe's first variant unless one is asked for */
+	if (!o->variant)
+		o->variant = f->variants[0].name;
+	if (catalog_variant_index(f, o->variant) < 0) {
+		char names[256];
+		size_t used = 0;
+
+		names[0] = '\0';
+		for (unsigned int v = 0; v < f->nr_variants && used < sizeof(names); v++)
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+						 !v ? "" : v + 1 == f->nr_variants ? " or " : ", ",
+						 f->variants[v].name);
+		return usage_error("--variant '%s': expected %s", o->variant, names);
+	}
 	return 0;
 }
 
 int cmd_topo(int argc, char **argv)
 {
 	struct topo_options o = {
-		.variant = "store_load", .pairs_per_class = DEFAULT_PAIRS_PER_CLASS,
+		.pairs_per_class = DEFAULT_PAIRS_PER_CLASS,
 		.samples = DEFAULT_SAMPLES, .round_trips = DEFAULT_ROUND_TRIPS,
 	};
 	static struct placement plans[MAX_POLICIES];

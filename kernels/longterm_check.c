@@ -877,7 +877,7 @@ static const struct kernel_claim longterm_claims[] = {
 /* gup_benchmark -n 64 with no CMA memory on the machine. */
 static const char *const gup_benchmark_setting[] = { "nr_pages=64", "cma_percent=0", NULL };
 
-static const struct kernel_family longterm_check_family;
+extern const struct kernel_family longterm_check_family;
 
 /* The seed's figure this family models (kernel.h: struct seed_figure). */
 static const struct seed_figure longterm_check_seeds[] = {
@@ -901,7 +901,7 @@ static const struct seed_figure longterm_check_seeds[] = {
 	},
 };
 
-static const struct kernel_family longterm_check_family = {
+const struct kernel_family longterm_check_family = {
 	.name = "longterm_check",
 	.title = "FOLL_LONGTERM in gup fast: a second pass over pages[] vs the check in the walk",
 	.reading_order = 6,

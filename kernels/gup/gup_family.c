@@ -511,7 +511,7 @@ static const char *const pin_fast_setting[] = {
 	.higher_is_better = true,					\
 	.published = "\"more than 4000%\""
 
-static const struct kernel_family gup_family;
+extern const struct kernel_family gup_family;
 
 /* The seeds' figures the walker models (kernel.h: struct seed_figure). */
 static const struct seed_figure gup_seeds[] = {
@@ -519,7 +519,7 @@ static const struct seed_figure gup_seeds[] = {
 	{ .setting = pin_fast_setting, .thread = "000", .family = &gup_family, PIN_FAST_ON_256_CPUS },
 };
 
-static const struct kernel_family gup_family = {
+const struct kernel_family gup_family = {
 	.name = "gup",
 	.title = "The whole fast-GUP path: walk, grab, recheck, unpin",
 	.reading_order = 2,

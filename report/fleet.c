@@ -441,7 +441,7 @@ static void write_family_table(FILE *out, const struct report_input *in,
 		fputs(" | ", out);
 		machine_line(out, in->set, file);
 		/* "defaults", "placement spread": by its parameters, as the tables name it */
-		setting_changes(changes, sizeof(changes), in->a, g);
+		setting_changes(changes, sizeof(changes), g);
 		fputs(" | ", out);
 		md_escape(out, changes);
 		fputs(" in ", out);

@@ -190,7 +190,7 @@ static void write_other_medians(FILE *out, const struct report_input *in,
 
 		if (!other_setting(a, g) || !g->nr_threads)
 			continue;
-		setting_changes(changes, sizeof(changes), a, g);
+		setting_changes(changes, sizeof(changes), g);
 		fputs("| ", out);
 		md_escape(out, changes);
 		fprintf(out, " | %ld |", t);
@@ -228,7 +228,7 @@ static void write_other_verdicts(FILE *out, const struct report_input *in,
 			if (cv && cv->best == cv->c)
 				best = cv;
 		}
-		setting_changes(changes, sizeof(changes), a, g);
+		setting_changes(changes, sizeof(changes), g);
 		fputs("| ", out);
 		md_escape(out, changes);
 		fprintf(out, " | %ld |", t);

@@ -217,7 +217,7 @@ static char *ns_bars(const struct analysis *a, const struct group_view *g)
 		hi = fmax(hi, c->ns_stats.median);
 		coverage = lowest_coverage(coverage, &c->ns_stats);
 	}
-	setting_changes(changes, sizeof(changes), a, g);
+	setting_changes(changes, sizeof(changes), g);
 	snprintf(title, sizeof(title), "%s (%s): ns/op at %ld thread%s",
 		 g->group->family, changes, t, t == 1 ? "" : "s");
 	chart.title = title;
@@ -410,7 +410,7 @@ static char *scaling_chart(const struct analysis *a, const struct group_view *g,
 		reference_line(g, kind, &d, ref_x, ref_y);
 	for (size_t t = 0; t < g->nr_threads && t < 64; t++)
 		ticks[t] = (double)g->threads[t];
-	setting_changes(changes, sizeof(changes), a, g);
+	setting_changes(changes, sizeof(changes), g);
 	snprintf(title, sizeof(title), "%s (%s): %s, %ld to %ld threads",
 		 g->group->family, changes, titles[kind], g->threads[0],
 		 g->threads[g->nr_threads - 1]);

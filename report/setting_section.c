@@ -501,7 +501,7 @@ void markdown_setting_plots(FILE *out, const struct analysis *a,
 	long t = g->threads[g->nr_threads - 1];
 	char alt[SWEEP_TEXT_LEN + 96], changes[SWEEP_TEXT_LEN];
 
-	setting_changes(changes, sizeof(changes), a, g);
+	setting_changes(changes, sizeof(changes), g);
 	snprintf(alt, sizeof(alt), "%s (%s): ns per operation at %ld thread%s",
 		 g->group->family, changes, t, format_plural(t));
 	/* One paragraph: a renderer sets the plots side by side. */

@@ -205,7 +205,7 @@ static void write_lesson_line(FILE *out, const struct analysis *a,
 }
 
 /* "`read_then_set` over `store_always`", or "no before/after pair" */
-static void write_fix(FILE *out, const struct analysis *a, const struct group_view *g)
+static void write_fix(FILE *out, const struct group_view *g)
 {
 	if (!g || !g->before) {
 		fputs("no before/after pair", out);
@@ -218,7 +218,7 @@ static void write_fix(FILE *out, const struct analysis *a, const struct group_vi
 	if (!g->is_default) {
 		char changes[SWEEP_TEXT_LEN];
 
-		setting_changes(changes, sizeof(changes), a, g);
+		setting_changes(changes, sizeof(changes), g);
 		fputs(" at ", out);
 		md_escape(out, changes);
 		fputs(" (the run has no case at the defaults)", out);
@@ -257,7 +257,7 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 		if (!brief) {
 			write_lesson_line(out, a, f);
 			fputs(" | ", out);
-			write_fix(out, a, g);
+			write_fix(out, g);
 			fputs(" | ", out);
 		}
 		write_gain(out, g ? group_view_pair(g, 1) : NULL);
@@ -284,7 +284,7 @@ static void write_family_rows(FILE *out, const struct report_input *in,
 		fputs("- ", out);
 		write_family_label(out, in, f);
 		fputs(" (fix: ", out);
-		write_fix(out, a, summary_group(a, f));
+		write_fix(out, summary_group(a, f));
 		fputs("): ", out);
 		write_lesson_line(out, a, f);
 		fputs(i + 1 < a->nr_families ? "\n" : "\n\n", out);

@@ -59,10 +59,8 @@ bool group_detailed(const struct analysis *a, const struct group_view *g, bool f
 	return full || !f || f->nr_groups == 1 || &a->groups[f->default_group] == g;
 }
 
-void setting_changes(char *buf, size_t len, const struct analysis *a,
-		     const struct group_view *g)
+void setting_changes(char *buf, size_t len, const struct group_view *g)
 {
-	(void)a;
 	changes_but(buf, len, g->group, -1);
 }
 

@@ -28,8 +28,7 @@ struct sweep {
  * "pin_work=0, placement spread": the items of g's setting that are not
  * the catalogue's defaults; "defaults" when none.
  */
-void setting_changes(char *buf, size_t len, const struct analysis *a,
-		     const struct group_view *g);
+void setting_changes(char *buf, size_t len, const struct group_view *g);
 
 /*
  * One sweep per parameter that some of the family's tables sweep with

@@ -533,9 +533,9 @@ static void test_sweeps_take_the_most_points(void **state)
 	assert_int_equal(family_sweeps(&ff.a, &ff.family, sweeps, 1), 1);
 	assert_string_equal(sweeps[0].param, "pin_work");
 
-	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[4]);
+	setting_changes(changes, sizeof(changes), &ff.views[4]);
 	assert_string_equal(changes, "pin_work=0, already_set=0");
-	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[0]);
+	setting_changes(changes, sizeof(changes), &ff.views[0]);
 	assert_string_equal(changes, "defaults");
 	assert_ptr_equal(family_of(&ff.a, &ff.views[8]), &ff.family);
 	assert_true(group_detailed(&ff.a, &ff.views[0], false));
@@ -545,7 +545,7 @@ static void test_sweeps_take_the_most_points(void **state)
 	ff.family.kf = NULL;
 	setting_init(&ff.groups[0].params, NULL);
 	ff.groups[0].params_text = "pin_work=1, flag_line=shared, already_set=100";
-	setting_changes(changes, sizeof(changes), &ff.a, &ff.views[0]);
+	setting_changes(changes, sizeof(changes), &ff.views[0]);
 	assert_string_equal(changes, "pin_work=1, flag_line=shared, already_set=100");
 }
 

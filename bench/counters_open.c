@@ -324,7 +324,7 @@ void counters_prepare(FILE *notes)
 	if (!notes)
 		return;
 	for (unsigned int s = 0; s < NR_SETS; s++) {
-		char status[1024];
+		char status[1024] = "";
 		unsigned int ok;
 
 		if (!chosen.requested[s])

@@ -25,6 +25,7 @@
 
 #include "catalog.h"
 #include "drive.h"
+#include "gup/gup_family.h"
 #include "gup/gup_internal.h"
 #include "gup/gup_test_driver.h"
 
@@ -1050,6 +1051,33 @@ static void gup_writer_sweeps_every_buffer(void **unused)
 	gup_mm_destroy(mm);
 }
 
+/*
+ * gup's mode is how many buffers its mm has: one every thread pins in
+ * (shared, as gup_test -a without -t), or one per thread (private, as
+ * will-it-scale's pin_fast). Three threads: buffers 0 only, or 0 to 2.
+ */
+static void gup_modes_make_their_buffers(void **unused)
+{
+	static const char *const shared[] = { "mode=shared", "buffer_mib=4", NULL };
+	static const char *const private[] = { "mode=private", "buffer_mib=4", NULL };
+	const char *const *modes[] = { shared, private };
+	char err[256];
+
+	(void)unused;
+	for (unsigned int k = 0; k < 2; k++) {
+		struct kernel_config cfg;
+		const struct kernel_family *f = configure("gup", &cfg, "store_always", 3, modes[k]);
+		struct gup_family_state *st = f->create(&cfg, err, sizeof(err));
+
+		if (!st)
+			fail_msg("%s", err);
+		assert_true(gup_buffer_start(st->mm, 0) != 0);
+		for (unsigned int b = 1; b < 4; b++)
+			assert_int_equal(gup_buffer_start(st->mm, b) != 0, k == 1 && b < 3);
+		f->destroy(st);
+	}
+}
+
 /* ----------------------------------------------------------- has_pinned */
 
 /*
@@ -1391,6 +1419,9 @@ static void longterm_counts_in_half_cma(void **unused)
 	drive("longterm_check", "second_pass", 1, all, 40, &m, NULL);
 	assert_near(metric(&m, "pages_per_call"), 0);
 	assert_near(metric(&m, "cma_checks_per_call"), 1);
+	/* no call at all: no pages a call, not 0/0 nor a made-up share */
+	drive("longterm_check", "second_pass", 1, none, 0, &m, NULL);
+	assert_near(metric(&m, "pages_per_call"), 0);
 }
 
 /*
@@ -1793,6 +1824,7 @@ int main(void)
 		cmocka_unit_test(pingpong_access_by_hand),
 		cmocka_unit_test(false_sharing_access_by_hand),
 		cmocka_unit_test(false_sharing_verify_refuses_wrong_counts),
+		cmocka_unit_test(gup_modes_make_their_buffers),
 		cmocka_unit_test(nothing_is_left_allocated),
 	};
 

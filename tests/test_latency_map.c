@@ -126,6 +126,13 @@ static void a_square_matrix_reads_as_its_pairs(void **unused)
 	refused("{\"cpus\": [0, 1], \"matrix\": [[null, 1], [1]]}", "matrix[1]: expected 2 values");
 	refused("{\"cpus\": [0, -1], \"matrix\": [[null, 1], [1, null]]}", "matrix[0][1]");
 	refused("{\"cpus\": [0, 1], \"matrix\": [[null, 0], [1, null]]}", "matrix[0][1]");
+	/* the square shape's range at its ends too: 1e9 taken, a little more refused */
+	read_ok("{\"cpus\": [0, 1], \"matrix\": [[null, 1e9], [1e-9, null]]}", &m);
+	assert_float_equal(at(&m, 0, 1), 1e9, 0);
+	assert_float_equal(at(&m, 1, 0), 1e-9, 0);
+	latency_map_free(&m);
+	refused("{\"cpus\": [0, 1], \"matrix\": [[null, 1], [1000000000.5, null]]}",
+		"matrix[1][0]: expected null or a latency in ns");
 	refused("{\"cpus\": [0, 1], \"matrix\": [[null, 1], [1000000001, null]]}",
 		"matrix[1][0]: expected null or a latency in ns");
 	refused("{\"cpus\": [0, 1], \"matrix\": [[null, \"x\"], [1, null]]}", "matrix[0][1]");

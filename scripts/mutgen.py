@@ -109,8 +109,8 @@ TESTS = [
     ("kernels/setting.c", ["setting", "claims", "claims_edges", "report_units", "model_cli",
                            "cli_params", "suite_plan", "report", "suite:report"]),
     # the shares' closed forms first
-    ("report/prediction.c", ["model_shares", "prediction_table", "report", "claims",
-                             "report_numbers", "suite:report"]),
+    ("report/prediction.c", ["model_shares", "report_units", "prediction_table", "report",
+                             "claims", "report_numbers", "suite:report"]),
     # results_read.c's parts share its tests
     ("resultfile/reader.c", ["results_reader", "compare_modes", "results_context",
                             "read_bounds", "journal", "report", "end_to_end",

@@ -58,7 +58,8 @@ TESTS = [
     ("report/seed_prediction.c", ["prediction_table", "report", "claims", "report_numbers",
                                   "suite:report"]),
     ("report/", ["report", "claims", "report_numbers", "suite:report"]),
-    ("lib/stats.c", ["stats_oracle", "stats", "claims", "report", "suite:report"]),
+    ("lib/stats.c", ["stats_draws", "stats_oracle", "stats", "claims", "report",
+                     "suite:report"]),
     ("resultfile/journal.c", ["journal_syncs", "journal", "end_to_end"]),
     ("resultfile/aggregates.c", ["aggregates", "result_rows", "report", "end_to_end",
                                  "suite:report"]),
@@ -77,7 +78,7 @@ TESTS = [
     ("bench/", ["gbench_shim", "timing", "units", "end_to_end"]),
     ("cli/cmd_compare.c", ["compare_modes", "cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
-    ("kernels/", ["kernels", "behaviour", "catalogue", "suite:kernels"]),
+    ("kernels/", ["kernels", "behaviour", "catalogue", "kernel_oom", "suite:kernels"]),
     ("report/verdict.c", ["claims", "claims_edges", "report", "report_numbers", "suite:report"]),
     ("report/host_modes.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/analysis.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
@@ -109,8 +110,8 @@ TESTS = [
     ("kernels/setting.c", ["setting", "claims", "claims_edges", "report_units", "model_cli",
                            "cli_params", "suite_plan", "report", "suite:report"]),
     # the shares' closed forms first
-    ("report/prediction.c", ["model_shares", "prediction_table", "report", "claims",
-                             "report_numbers", "suite:report"]),
+    ("report/prediction.c", ["model_shares", "report_units", "prediction_table", "report",
+                             "claims", "report_numbers", "suite:report"]),
     # results_read.c's parts share its tests
     ("resultfile/reader.c", ["results_reader", "compare_modes", "results_context",
                             "read_bounds", "journal", "report", "end_to_end",
@@ -124,6 +125,8 @@ TESTS = [
     ("resultfile/results_foreign.c", ["results_reader", "compare_modes", "results_context",
                                      "read_bounds", "journal", "report", "end_to_end",
                                      "suite:report"]),
+    ("kernels/longterm_check.c", ["longterm_oom", "longterm", "kernels", "behaviour",
+                                  "catalogue", "suite:kernels"]),
     ("kernels/drive.c", ["model_cli", "latency_clock", "kernel_oracles", "hooked writes",
                          "kernels", "contract", "cli_model", "suite:kernels"]),
 ]

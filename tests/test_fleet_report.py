@@ -14,6 +14,7 @@ Those numbers are written out below, not recomputed by the report's
 formulas. Then check_report.py holds every fleet cell to its machine's
 pair table.
 """
+import json
 import os
 import re
 import subprocess
@@ -221,6 +222,44 @@ def check_figure(path):
           "the figure's axis label does not say its bars run from min to max")
 
 
+def check_linear_figure(tmp):
+    """The laptop and the Xeon alone, every time a thousand times shorter:
+    the bars run from 0.002 to 0.180 ns, under two decades apart (180 / 2 =
+    90 < 100), so the figure's axis is linear, its ticks evenly spaced,
+    even though every value is below 1 ns."""
+    names = []
+    for name in ("laptop.json", "xeon.json"):
+        with open(os.path.join(tmp, name)) as f:
+            doc = json.load(f)
+        for b in doc["benchmarks"]:
+            for key in ("real_time", "cpu_time", "ns_per_op", "wall_ns"):
+                if isinstance(b.get(key), (int, float)):
+                    b[key] = b[key] / 1000
+        names.append("short-" + name)
+        with open(os.path.join(tmp, names[-1]), "w") as f:
+            json.dump(doc, f)
+    out = os.path.join(tmp, "out-short")
+    r = subprocess.run([bouncelab, "report"] + names + ["-o", out], cwd=tmp,
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "report of the short fleet exited %d: %s" % (r.returncode,
+                                                                        r.stderr.strip()))
+    path = os.path.join(out, "plots", "fleet-has_pinned.svg")
+    check(os.path.isfile(path), "no figure %s" % path)
+    if r.returncode or not os.path.isfile(path):
+        return
+    root = ET.parse(path).getroot()
+    ticks = []
+    for t in root.iter("{http://www.w3.org/2000/svg}text"):
+        if t.get("text-anchor") == "middle":
+            try:
+                ticks.append(float(t.text))
+            except (TypeError, ValueError):
+                pass
+    steps = [round(b - a, 9) for a, b in zip(ticks, ticks[1:])]
+    check(len(ticks) >= 3 and len(set(steps)) == 1 and ticks[0] == 0,
+          "the short fleet's figure is not on a linear axis from 0: ticks %s" % ticks)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="bouncelab-fleet-report.") as tmp:
         subprocess.run([sys.executable, os.path.join(tests, "gen_fleet.py"), "--three", tmp],
@@ -242,6 +281,7 @@ def main():
         with open(os.path.join(out, "details.md")) as f:
             check_pooled_tables(md, f.read())
         check_figure(os.path.join(out, "plots", "fleet-has_pinned.svg"))
+        check_linear_figure(tmp)
         c = subprocess.run([sys.executable, os.path.join(tests, "check_report.py"), out],
                            capture_output=True, text=True)
         print(c.stdout.strip())

@@ -189,6 +189,35 @@ static void cma_pageblocks_stop_the_longterm_calls(void **unused)
 	assert_true(second == walk);
 }
 
+/*
+ * CMA areas are whole pageblocks, round(cma_percent% of them), half up:
+ * of 2 pageblocks (1024 pages), 25% is 0.5 -> 1 CMA block and 75% is
+ * 1.5 -> 2. With calls of 512 pages, one a pageblock, 4 calls cover
+ * each block twice, and a longterm call on a CMA block pins nothing (its
+ * first page is CMA): 1 block gives (2 x 512 + 2 x 0) / 4 = 256 pages a
+ * call, 2 blocks 0; 10% (0.2 -> none) 512.
+ */
+static void cma_pageblocks_are_rounded_half_up(void **unused)
+{
+	static const long percent[] = { 10, 25, 75 };
+	static const double want[] = { 512, 256, 0 };
+	char msg[256];
+
+	(void)unused;
+	for (int i = 0; i < 3; i++) {
+		struct layout l = { .nr_pages = 512, .cma_percent = percent[i],
+				    .buffer_pages = 1024, .seed = 3, .nr_threads = 1,
+				    .calls = 4 };
+		double walk, second;
+
+		assert_int_equal(run_variant(&l, "check_in_walk", &walk, msg, sizeof(msg)), 0);
+		assert_int_equal(run_variant(&l, "second_pass", &second, msg, sizeof(msg)), 0);
+		if (walk != want[i] || second != want[i])
+			fail_msg("cma_percent=%ld of 2 pageblocks: %g and %g pages a call, expected %g",
+				 percent[i], walk, second, want[i]);
+	}
+}
+
 /* Verify knows which calls were made: a miscount is an error. */
 static void verify_catches_a_call_not_made(void **unused)
 {
@@ -269,6 +298,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(random_layouts_pin_the_same_pages),
 		cmocka_unit_test(cma_pageblocks_stop_the_longterm_calls),
+		cmocka_unit_test(cma_pageblocks_are_rounded_half_up),
 		cmocka_unit_test(verify_catches_a_call_not_made),
 		cmocka_unit_test(get_ns_per_page_fits_the_wall_time),
 	};

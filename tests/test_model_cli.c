@@ -345,6 +345,31 @@ static const struct kernel_family instant_family = {
 };
 KERNEL_FAMILY_REGISTER(instant_family);
 
+/*
+ * A family whose "after" variant comes first in its list (index 0) and
+ * whose "before" comes second: the before/after gain is printed whatever
+ * the variants' order.
+ */
+static const struct kernel_variant reversed_variants[] = {
+	{ .name = "fast_after", .run = instant_run },
+	{ .name = "slow_before", .run = instant_run },
+};
+
+static const struct kernel_family reversed_family = {
+	.name = "reversed",
+	.title = "after first, before second (a test's)",
+	.reading_order = 1001,
+	.variants = reversed_variants,
+	.nr_variants = 2,
+	.before_variant = "slow_before",
+	.after_variant = "fast_after",
+	.create = instant_create,
+	.verify = instant_verify,
+	.destroy = instant_destroy,
+	.access = instant_access,
+};
+KERNEL_FAMILY_REGISTER(reversed_family);
+
 static void test_batch_bound(void **state)
 {
 	double durations[22];
@@ -373,6 +398,50 @@ static void test_batch_bound(void **state)
 	assert_float_equal(json_real_value(json_object_get(v, "private_ns")), 3e5 / 1099511627776.0,
 			   1e-5 * 3e5 / 1099511627776.0);
 	json_decref(doc);
+	free(o);
+}
+
+/*
+ * The after variant first in the family's list: five batches of 64
+ * operations each, 2 ms for fast_after and 6 ms for slow_before, so the
+ * private costs are 31250 and 93750 ns (times the same clock ratio), no
+ * line is shared, and the gain is 3 at every thread count, by hand.
+ */
+static void test_before_after_first(void **state)
+{
+	double durations[10];
+	struct output *o = calloc(1, sizeof(*o));
+	json_t *doc, *fam, *gains;
+
+	(void)state;
+	assert_non_null(o);
+	for (int i = 0; i < 10; i++)
+		durations[i] = i < 5 ? 2e6 : 6e6;
+	script(durations, 10);
+	run_model(o, "--profile", write_profile("two", TWO_CPUS), "--family", "reversed",
+		  "--threads", "1,2", "--json", NULL);
+	if (o->rc)
+		fail_msg("exit %d: %s", o->rc, o->err);
+	doc = parse_json(o);
+	fam = json_array_get(json_object_get(doc, "families"), 0);
+	assert_string_equal(json_string_value(json_object_get(fam, "before")), "slow_before");
+	assert_string_equal(json_string_value(json_object_get(fam, "after")), "fast_after");
+	gains = json_object_get(fam, "before_after");
+	assert_int_equal(json_array_size(gains), 2);
+	for (unsigned int t = 1; t <= 2; t++) {
+		json_t *g = json_array_get(gains, t - 1);
+
+		assert_int_equal(json_integer_value(json_object_get(g, "threads")), t);
+		assert_float_equal(json_real_value(json_object_get(g, "gain")), 3, 1e-9);
+	}
+	json_decref(doc);
+
+	script(durations, 10);
+	run_model(o, "--profile", write_profile("two", TWO_CPUS), "--family", "reversed",
+		  "--threads", "1,2", NULL);
+	assert_int_equal(o->rc, 0);
+	assert_non_null(strstr(o->out,
+			       "  before/after (slow_before ns/op over fast_after): 1: 3.00x, 2: 3.00x\n"));
 	free(o);
 }
 
@@ -1042,6 +1111,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_thread_counts),
 		cmocka_unit_test(test_before_after),
+		cmocka_unit_test(test_before_after_first),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_results_and_json_text),
 	};

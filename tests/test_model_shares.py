@@ -279,10 +279,26 @@ def main():
         check(cold(own) == (0.3, CASE), f"own: cold share {cold(own)}, expected 0.3 on {CASE}")
         got = cold(own_part(text, other))
         check(got == (0.6, CASE), f"own: the second file's cold share {got}, expected 0.6")
+
+        # Plain stores alone fit (Z 1, T 5, as inside); no locked case does
+        # (T 300): the plain share is printed, the locked ops' as the whole
+        # tenure, 1.
+        make(doc, path, l, [
+            ("false_sharing", "same_line", locked, 10, 300),
+            ("false_sharing", "same_line", plain, 1, 5),
+        ])
+        out = os.path.join(tmp, "d")
+        text, own = report(bouncelab, path, anchor, out)
+        check(shares(own) == (g2(s_plain), 1.0),
+              f"plain only: tenure shares {shares(own)}, expected {g2(s_plain)} and 1")
+        fit, _ = fitted(text, "false_sharing/same_line", "update=plain")
+        check(fit is True, f"plain only: same_line at update=plain fitted: {fit}")
+        fit, _ = fitted(text, "false_sharing/same_line", "defaults")
+        check(fit is False, f"plain only: same_line locked fitted: {fit}")
     for b in bad:
         print(f"FAIL: {b}")
     if not bad:
-        print("ok: tenure and cold shares inside their ranges, at their ends and none")
+        print("ok: tenure and cold shares inside their ranges, at their ends, none, plain only")
     sys.exit(1 if bad else 0)
 
 

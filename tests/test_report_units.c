@@ -25,7 +25,9 @@
 #include "cases.h"
 #include "catalog.h"
 #include "host_modes.h"
+#include "prediction_internal.h"
 #include "results_read.h"
+#include "setting.h"
 #include "sweeps.h"
 #include "usl.h"
 
@@ -1021,6 +1023,51 @@ static void test_natural_order(void **state)
 	assert_true(natural_compare(NULL, "a") < 0);
 }
 
+/*
+ * A row's parameters into the model's configuration: has_pinned's
+ * read_then_set is its variant 1, pin_work its parameter 0 (default 1),
+ * already_set its parameter 2 (default 100). A parameter the catalogue
+ * does not know, a value it does not take, a setting of another family
+ * or a variant it lacks: no configuration.
+ */
+static void test_prediction_config(void **state)
+{
+	const struct kernel_family *hp = catalog_find("has_pinned");
+	const struct kernel_family *counter = catalog_find("counter");
+	struct result_row r;
+	struct kernel_config cfg;
+	char err[128];
+
+	(void)state;
+	assert_non_null(hp);
+	assert_non_null(counter);
+	memset(&r, 0, sizeof(r));
+	r.family = "has_pinned";
+	r.variant = "read_then_set";
+	setting_init(&r.params, hp);
+	assert_int_equal(setting_set(&r.params, "pin_work", "3", err, sizeof(err)), 0);
+	assert_int_equal(prediction_config_of(&r, hp, &cfg), 0);
+	assert_int_equal(cfg.variant, 1);
+	assert_int_equal(cfg.param[0], 3);
+	assert_int_equal(cfg.param[2], 100);
+
+	setting_take(&r.params, "no_such_parameter", "1");
+	assert_true(r.params.foreign);
+	assert_int_equal(prediction_config_of(&r, hp, &cfg), -1);
+
+	setting_init(&r.params, hp);
+	setting_take(&r.params, "pin_work", "many");
+	assert_false(r.params.foreign);
+	assert_int_equal(prediction_config_of(&r, hp, &cfg), -1);
+
+	setting_init(&r.params, counter);
+	assert_int_equal(prediction_config_of(&r, hp, &cfg), -1);
+
+	setting_init(&r.params, hp);
+	r.variant = "no_such_variant";
+	assert_int_equal(prediction_config_of(&r, hp, &cfg), -1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1046,6 +1093,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_one_way_cases_nearest_first),
 		cmocka_unit_test(test_roles_mix),
 		cmocka_unit_test(test_natural_order),
+		cmocka_unit_test(test_prediction_config),
 	};
 
 	if (argc != 2) {

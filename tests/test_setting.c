@@ -120,6 +120,30 @@ static void test_refusals(void **state)
 	/* the boundaries are taken */
 	assert_int_equal(setting_parse(&s, hp, "pin_work=0,already_set=0", err, sizeof(err)), 0);
 	assert_int_equal(setting_parse(&s, hp, "pin_work=64,already_set=100", err, sizeof(err)), 0);
+	/*
+	 * A value or a name fills at most 63 characters of its 64: 62 zeros
+	 * and a 7 (63 characters) are pin_work=7; 63 zeros and a 7 are
+	 * refused whole, not cut to 63 zeros and read as 0. A name of 63 is
+	 * looked up, of 64 refused.
+	 */
+	{
+		char text[160], name[70];
+
+		snprintf(text, sizeof(text), "pin_work=%063d", 7);
+		assert_int_equal(setting_parse(&s, hp, text, err, sizeof(err)), 0);
+		assert_int_equal(s.value[0], 7);
+		snprintf(text, sizeof(text), "pin_work=%064d", 7);
+		assert_int_equal(setting_parse(&s, hp, text, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "': expected NAME=VALUE[,NAME=VALUE...]"));
+		memset(name, 'n', 63);
+		name[63] = '\0';
+		snprintf(text, sizeof(text), "%s=1", name);
+		assert_int_equal(setting_parse(&s, hp, text, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "family has_pinned has no parameter 'nnn"));
+		snprintf(text, sizeof(text), "%sn=1", name);
+		assert_int_equal(setting_parse(&s, hp, text, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "': expected NAME=VALUE[,NAME=VALUE...]"));
+	}
 }
 
 /* What the reader takes from a row: a known name, an unknown one, a bad value. */

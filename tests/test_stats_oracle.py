@@ -488,6 +488,9 @@ def check_bootstrap(probe, rng):
         cases.append((num, den))
     # from 1000 values on, each resample's median is drawn from its law
     cases.append(([1 + i / 1000 for i in range(1000)], [2 + i / 500 for i in range(1001)]))
+    # an even count that is not a multiple of 4: the two middle draws averaged
+    cases.append(([1 + (i * 389 % 1002) / 1002 for i in range(1002)],
+                  [2 + (i * 17 % 1006) / 503 for i in range(1006)]))
     cases.append(([1 + (i * 7919 % 3001) / 3001 for i in range(3001)],
                   [3 + (i * 104729 % 2000) / 1000 for i in range(2000)]))
     # Marsaglia and Tsang's test rejects about 1 draw in 20000 at these

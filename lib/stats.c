@@ -557,12 +557,19 @@ struct round_pair {
 	double ratio, num, den;
 };
 
+/*
+ * By ratio, then by numerator: rounds of one ratio but other values (2/1
+ * and 4/2) come in one order whatever the C library's qsort() does with
+ * ties (glibc's merge sort keeps them, an introsort need not), so the
+ * median round's values are the same everywhere.
+ */
 static int compare_pairs(const void *a, const void *b)
 {
-	double x = ((const struct round_pair *)a)->ratio;
-	double y = ((const struct round_pair *)b)->ratio;
+	const struct round_pair *x = a, *y = b;
 
-	return (x > y) - (x < y);
+	if (x->ratio != y->ratio)
+		return x->ratio > y->ratio ? 1 : -1;
+	return (x->num > y->num) - (x->num < y->num);
 }
 
 int stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,

@@ -405,6 +405,25 @@ static void test_ratio_by_round(void **state)
 	assert_int_equal(unpaired.pairs, 0);
 	assert_true(unpaired.lo < 0.6 && unpaired.hi > 2);
 	assert_true(r.hi - r.lo < (unpaired.hi - unpaired.lo) / 4);
+	/*
+	 * Seven rounds of one ratio, 2, whose values differ: the median
+	 * round is the one with the middle numerator (8 over 4), whichever
+	 * order the rounds came in.
+	 */
+	{
+		const double nums[] = { 14, 2, 10, 6, 8, 12, 4 };
+		const double dens[] = { 7, 1, 5, 3, 4, 6, 2 };
+		const long rounds[] = { 0, 1, 2, 3, 4, 5, 6 };
+		const long reversed[] = { 6, 5, 4, 3, 2, 1, 0 };
+
+		assert_int_equal(stats_ratio_by_round(nums, rounds, 7, dens, rounds, 7, &r, &p), 0);
+		assert_float_equal(r.ratio, 2, 0);
+		assert_float_equal(r.median_num, 8, 0);
+		assert_float_equal(r.median_den, 4, 0);
+		assert_int_equal(stats_ratio_by_round(nums, reversed, 7, dens, reversed, 7, &r, &p), 0);
+		assert_float_equal(r.median_num, 8, 0);
+		assert_float_equal(r.median_den, 4, 0);
+	}
 	/* not pairs: a round twice, too few rounds in common, a zero */
 	assert_int_equal(stats_ratio_by_round(store, store_rounds, N(store), rts, twice,
 					      N(rts), &r, &p), 1);

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 #include "float_assert.h"
+#include "test_util.h"
 
 #include "latency_map.h"
 
@@ -184,13 +185,8 @@ static void at_most_4096_cpus(void **unused)
 
 static int make_file(void **unused)
 {
-	int fd = mkstemp(path);
-
 	(void)unused;
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
+	return make_temp_file(path);
 }
 
 static int remove_file(void **unused)

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 #include "float_assert.h"
+#include "test_util.h"
 
 #include "profile_read.h"
 
@@ -198,13 +199,8 @@ static void strings_at_their_lengths(void **unused)
 
 static int make_file(void **unused)
 {
-	int fd = mkstemp(path);
-
 	(void)unused;
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
+	return make_temp_file(path);
 }
 
 static int remove_file(void **unused)

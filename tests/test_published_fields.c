@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 #include "float_assert.h"
+#include "test_util.h"
 
 #include "published_read.h"
 
@@ -127,13 +128,8 @@ static void points_are_rising_whole_and_positive(void **unused)
 
 static int make_file(void **unused)
 {
-	int fd = mkstemp(path);
-
 	(void)unused;
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
+	return make_temp_file(path);
 }
 
 static int remove_file(void **unused)

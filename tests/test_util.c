@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,4 +49,14 @@ int run_quietly(const char *program, void (*in_child)(void),
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return status;
+}
+
+int make_temp_file(char *path)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
 }

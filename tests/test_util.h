@@ -17,4 +17,10 @@ int remove_tree(const char *path);
 int run_quietly(const char *program, void (*in_child)(void),
 		const char *first, va_list ap);
 
+/*
+ * Creates the file a mkstemp() template names (the template becomes its
+ * name), for a cmocka group's setup: 0, or -1 when it cannot.
+ */
+int make_temp_file(char *path);
+
 #endif

@@ -706,9 +706,11 @@ static void write_median(FILE *out, const struct validation *v)
 			"false_sharing/same_line at 2 threads, update=plain for plain stores and "
 			"update=locked for locked ops, and the cold share on the case nearest its "
 			"family's defaults that pays for nothing but lines another CPU wrote last "
-			"(has_pinned's no_flag at already_set=0, or a sweep's nearest case): those %zu "
-			"cases are marked *fitted*; the %zu held out alone give %.0f%%.",
-			v->nr_fitted, v->nr - v->nr_fitted, 100 * v->median_held_out);
+			"(has_pinned's no_flag at already_set=0, or a sweep's nearest case): %s%zu "
+			"%s marked *fitted*; the %zu held out alone give %.0f%%.",
+			v->nr_fitted == 1 ? "the " : "those ", v->nr_fitted,
+			v->nr_fitted == 1 ? "case is" : "cases are",
+			v->nr - v->nr_fitted, 100 * v->median_held_out);
 	fputs("\n\n", out);
 	/* several files: each file's transfer and cold miss are its own */
 	if (strchr(v->machines + 1, ';'))

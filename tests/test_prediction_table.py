@@ -39,7 +39,7 @@ import tempfile
 ROW = re.compile(r"^\| `([^`]+)`( \(fitted\))? \| (.*?) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| (.*) \|$")
 CHECK = re.compile(r"median \|predicted / measured − 1\| = \*\*(\d+)%\*\* over (\d+) "
                    r"two-thread cases, (\d+) of them within 2x")
-FITTED = re.compile(r"those (\d+) cases are marked \*fitted\*; the (\d+) held out alone give (\d+)%")
+FITTED = re.compile(r"(?:those|the) (\d+) cases? (?:are|is) marked \*fitted\*; the (\d+) held out alone give (\d+)%")
 WORST = re.compile(r"^\| `([^`]+)` \| (.*?) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| (.*) \|$")
 
 # three significant digits move a value by at most 0.05% of 1 in the third

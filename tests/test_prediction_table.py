@@ -128,6 +128,10 @@ def check_run(bouncelab, folder, out):
     if (int(m.group(1)), int(m.group(2))) != (len(fitted), len(held)):
         fail(f"{name}: {m.group(1)} fitted and {m.group(2)} held out, "
              f"the table marks {len(fitted)} and {len(held)}")
+    # one fitted case is "the 1 case is", several "those N cases are"
+    one = len(fitted) == 1
+    if m.group(0).startswith("the ") != one or (" case is " in m.group(0)) != one:
+        fail(f"{name}: '{m.group(0)[:40]}' for {len(fitted)} fitted cases")
     # On the first run every share fitted was found inside its range (the
     # tenure shares 0.033, 0.39 and 0.12, the cold shares 0.22 and 0.66 of
     # a transfer): a fitted case is then predicted at what it measured, by

@@ -701,6 +701,8 @@ static void test_claim_when_the_cpus_were_taken(void **state)
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_int_equal(r.nr_modes, 0);
 	assert_non_null(strstr(r.why, "a thread spinning on each CPU got 50% of its time"));
+	/* and the share it needed, RUN_MIN_CPU_SHARE (0.8), in percent */
+	assert_non_null(strstr(r.why, "as the run started, 80% needed"));
 	assert_non_null(strstr(r.why, "Measured anyway: median round"));
 	run.set.files[0].run.cpu_share = 0.8;
 	r = check_run(&run, "counter", "plain updates cost less than a line transfer");

@@ -175,6 +175,12 @@ static void test_bimodal_edges(void **state)
 	assert_false(stats_bimodal(ten, 10));
 	/* five values are enough: two at 1 and three at 10, no spread on either side */
 	assert_true(stats_bimodal((double[]){ 1, 1, 10, 10, 10 }, 5));
+	/*
+	 * Only the first n values are the sample: five at 10 and four at 20
+	 * split at 2x with no spread on either side, whatever lies past the
+	 * ninth (a right side reaching 1e6 would be spread enough to hide it).
+	 */
+	assert_true(stats_bimodal((double[]){ 10, 10, 10, 10, 10, 20, 20, 20, 20, 1e6 }, 9));
 }
 
 /*

@@ -96,12 +96,57 @@ static void test_mann_whitney_out_of_memory(void **state)
 	fail_at = 0;
 }
 
+/*
+ * Every other function of stats.h that allocates, each allocation failing
+ * in turn: the median is NaN, the others return -1 (stats.h), and each
+ * still gives its value once every allocation succeeds. The values are
+ * test_stats.c's: 1..9 have median 5; 4, 4, 4 over 2, 2, 2 is 2 with the
+ * interval 2..2; seven rounds of 14, 2, 10, ... over 7, 1, 5, ... are 2
+ * in every round.
+ */
+static void test_out_of_memory(void **state)
+{
+	const double v[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 };
+	const double fours[] = { 4, 4, 4 }, twos[] = { 2, 2, 2 };
+	const double nums[] = { 14, 2, 10, 6, 8, 12, 4 }, dens[] = { 7, 1, 5, 3, 4, 6, 2 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5, 6 };
+	struct stats_summary s;
+	struct stats_ratio r;
+	double p;
+
+	(void)state;
+	fail_at = 1;
+	assert_true(isnan(stats_median(v, 9)));
+	assert_true(stats_median(v, 9) == 5);
+	fail_at = 1;
+	assert_int_equal(stats_summarize(v, 9, &s), -1);
+	assert_int_equal(stats_summarize(v, 9, &s), 0);
+	assert_true(s.median == 5);
+	/* the two sorted copies, the draws' counts, the 2000 ratios */
+	for (int k = 1; k <= 4; k++) {
+		fail_at = k;
+		assert_int_equal(stats_ratio_of_medians(fours, 3, twos, 3, &r), -1);
+		assert_int_equal(fail_at, 0);
+	}
+	assert_int_equal(stats_ratio_of_medians(fours, 3, twos, 3, &r), 0);
+	assert_true(r.ratio == 2 && r.lo == 2 && r.hi == 2);
+	/* each side by round, the pairs, their ratios */
+	for (int k = 1; k <= 4; k++) {
+		fail_at = k;
+		assert_int_equal(stats_ratio_by_round(nums, rounds, 7, dens, rounds, 7, &r, &p), -1);
+		assert_int_equal(fail_at, 0);
+	}
+	assert_int_equal(stats_ratio_by_round(nums, rounds, 7, dens, rounds, 7, &r, &p), 0);
+	assert_true(r.ratio == 2 && r.pairs == 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_splitmix64),
 		cmocka_unit_test(test_uniform_ends),
 		cmocka_unit_test(test_mann_whitney_out_of_memory),
+		cmocka_unit_test(test_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

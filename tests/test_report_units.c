@@ -411,7 +411,8 @@ static void test_one_way_in_a_round(void **state)
  * A run's measured cold miss stands for a transfer when it lies within
  * a factor of 2 of the one-way transfer, both ends included; otherwise,
  * or when not measured (0), the transfer does. One-way 50 ns: 60 is
- * taken, 100 and 25 too (the ends), 100.5 and 24.5 are not.
+ * taken, 100 and 25 too (the ends), 100.5 and 24.5 are not; under a
+ * nanosecond alike.
  */
 static void test_cold_miss_within_a_factor_of_two(void **state)
 {
@@ -427,6 +428,9 @@ static void test_cold_miss_within_a_factor_of_two(void **state)
 		files[0].run.cold_miss_ns = cold[i];
 		assert_float_equal(analysis_cold_miss_ns(&a, 0, 50), want[i], 0);
 	}
+	/* the rule has no floor of its own: 0.6 ns is within 2x of a 1 ns transfer */
+	files[0].run.cold_miss_ns = 0.6;
+	assert_float_equal(analysis_cold_miss_ns(&a, 0, 1), 0.6, 0);
 }
 
 /* A family's tables by their settings alone, for the sweeps. */

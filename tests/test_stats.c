@@ -492,7 +492,8 @@ static void test_usl_exact(void **state)
  */
 static void test_usl_constrained(void **state)
 {
-	double n[] = { 1, 2, 3 }, x[] = { 10, 16, 15 };
+	/* a fourth point past the count, which would pull the fit far off */
+	double n[] = { 1, 2, 3, 5 }, x[] = { 10, 16, 15, 1 };
 	double linear[] = { 10, 20, 30 };
 	struct usl_fit fit;
 
@@ -500,6 +501,18 @@ static void test_usl_constrained(void **state)
 	assert_int_equal(usl_fit(n, x, 3, &fit), 0);
 	assert_float_equal(fit.sigma, 0, 0);
 	assert_float_equal(fit.kappa, 0.1625, 1e-12);
+	assert_int_equal(fit.nr_points, 3);
+	/*
+	 * r^2 by its definition over the three points: the curve
+	 * 10 N / (1 + 0.1625 N (N - 1)) misses N = 2 and 3 by 16 - 20 / 1.325
+	 * and 15 - 30 / 1.975; the values' squares about their mean 41/3 sum
+	 * to (121 + 49 + 16) / 9.
+	 */
+	{
+		double e2 = 16 - 20 / 1.325, e3 = 15 - 30 / 1.975;
+
+		assert_float_equal(fit.r2, 1 - (e2 * e2 + e3 * e3) / (186.0 / 9), 1e-12);
+	}
 	/* perfectly linear: no contention, no coherency */
 	assert_int_equal(usl_fit(n, linear, 3, &fit), 0);
 	assert_float_equal(fit.sigma, 0, 1e-12);

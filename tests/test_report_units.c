@@ -711,7 +711,7 @@ static void counted_case_init(struct counted_case *k, double *ops, double *value
  * 0.006), when the counts differ (b's 3: 0.06, 0.03, 0.015), when the
  * medians are equal (a against itself), or when a repetition lacks the
  * counter. Counts agree within a millionth of the count, or of 1 if it
- * is smaller: 2 + 1e-6 is 2, 2 + 3e-6 not; 1 + 0.5e-6 is 1, 1 + 1.5e-6
+ * is smaller: 2 + 1e-6 and 2 + 1.5e-6 are 2, 2 + 3e-6 not; 1 + 0.5e-6 is 1, 1 + 1.5e-6
  * not. Every repetition counts: the second one off (0.012, 2.4) too.
  */
 static void test_count_over_ops(void **state)
@@ -720,6 +720,7 @@ static void test_count_over_ops(void **state)
 	double a_values[] = { 0.02, 0.01, 0.005 }, b_values[] = { 0.04, 0.02, 0.01 };
 	double off_values[] = { 0.02, 0.01, 0.006 }, three[] = { 0.06, 0.03, 0.015 };
 	double near[] = { 0.04, 0.02, (2 + 1e-6) / 200 }, apart[] = { 0.04, 0.02, (2 + 3e-6) / 200 };
+	double near_of_two[] = { 0.04, 0.02, (2 + 1.5e-6) / 200 };
 	double second_off[] = { 0.02, 0.012, 0.005 }, count_one[] = { 0.02, 0.01, 0.005 };
 	double count_one_off[] = { 0.01, 0.005, (1 + 1.5e-6) / 400 };
 	double count_one_near[] = { 0.01, 0.005, (1 + 0.5e-6) / 400 };
@@ -734,6 +735,9 @@ static void test_count_over_ops(void **state)
 	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = apart;
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	/* the bound scales with the count: 2 + 1.5e-6 is within 2e-6 of 2 */
+	b.cc.values = near_of_two;
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = three;
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = b_values;

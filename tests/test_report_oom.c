@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The analysis when a ratio cannot be had for want of memory: each call
+ * the analysis makes to stats_ratio_of_medians() and stats_ratio_by_round()
+ * is made to fail in turn, answering -1 as each does when malloc() fails
+ * (both wrapped in this program only, -Wl,--wrap), and analysis_build()
+ * must then fail with -1, not go on with a table whose ratio, gain or
+ * interval was never computed. tests/data/results-rounds.json: has_pinned
+ * at already_set=0 in rounds, its before and after variants at 1 and 2
+ * threads, paired by round.
+ *
+ * Usage: test_report_oom SOURCE_DIR/tests
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "cases.h"
+#include "results_read.h"
+#include "stats.h"
+
+static const char *tests_dir;
+static int fail_at = -1;	/* the call (0-based) that fails; -1: none */
+static int calls;
+
+int __real_stats_ratio_of_medians(const double *num, size_t nn, const double *den, size_t nd,
+				  struct stats_ratio *out);
+int __wrap_stats_ratio_of_medians(const double *num, size_t nn, const double *den, size_t nd,
+				  struct stats_ratio *out);
+int __real_stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
+				const double *den, const long *den_rounds, size_t nd,
+				struct stats_ratio *out, double *p);
+int __wrap_stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
+				const double *den, const long *den_rounds, size_t nd,
+				struct stats_ratio *out, double *p);
+
+int __wrap_stats_ratio_of_medians(const double *num, size_t nn, const double *den, size_t nd,
+				  struct stats_ratio *out)
+{
+	return calls++ == fail_at ? -1 : __real_stats_ratio_of_medians(num, nn, den, nd, out);
+}
+
+int __wrap_stats_ratio_by_round(const double *num, const long *num_rounds, size_t nn,
+				const double *den, const long *den_rounds, size_t nd,
+				struct stats_ratio *out, double *p)
+{
+	return calls++ == fail_at ? -1 :
+	       __real_stats_ratio_by_round(num, num_rounds, nn, den, den_rounds, nd, out, p);
+}
+
+static void test_each_ratio_out_of_memory(void **state)
+{
+	char path[PATH_MAX], err[512];
+	struct results set = { 0 };
+	struct result_cases cases;
+	struct analysis a;
+	int total;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/data/results-rounds.json", tests_dir);
+	if (results_read(&set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(result_cases_build(&set, &cases), 0);
+	fail_at = -1;
+	calls = 0;
+	assert_int_equal(analysis_build(&set, &cases, &a), 0);
+	analysis_free(&a);
+	total = calls;
+	/* the best variant's ratios, the speedups and the before/after gains */
+	print_message("%d ratio calls\n", total);
+	assert_true(total >= 3);
+	for (fail_at = 0; fail_at < total; fail_at++) {
+		calls = 0;
+		if (analysis_build(&set, &cases, &a) != -1)
+			fail_msg("ratio call %d of %d failed, the analysis went on", fail_at + 1, total);
+	}
+	fail_at = -1;
+	result_cases_free(&cases);
+	results_free(&set);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_ratio_out_of_memory),
+	};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_report_oom SOURCE_DIR/tests\n");
+		return 2;
+	}
+	tests_dir = argv[1];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

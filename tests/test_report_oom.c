@@ -7,12 +7,15 @@
  * must then fail with -1, not go on with a table whose ratio, gain or
  * interval was never computed. tests/data/results-rounds.json: has_pinned
  * at already_set=0 in rounds, its before and after variants at 1 and 2
- * threads, paired by round.
+ * threads, paired by round. Likewise a family's sweeps when the second of
+ * each sweep's three tables cannot be had (calloc() wrapped): none, and
+ * no table used that is not there.
  *
  * Usage: test_report_oom SOURCE_DIR/tests
  */
 #include <limits.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,10 +28,24 @@
 #include "cases.h"
 #include "results_read.h"
 #include "stats.h"
+#include "sweeps.h"
 
 static const char *tests_dir;
 static int fail_at = -1;	/* the call (0-based) that fails; -1: none */
 static int calls;
+/* while armed, every third calloc() from the second on fails */
+static bool calloc_armed;
+static int callocs;
+
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_armed && callocs++ % 3 == 1)
+		return NULL;
+	return __real_calloc(n, size);
+}
 
 int __real_stats_ratio_of_medians(const double *num, size_t nn, const double *den, size_t nd,
 				  struct stats_ratio *out);
@@ -86,10 +103,46 @@ static void test_each_ratio_out_of_memory(void **state)
 	results_free(&set);
 }
 
+/*
+ * best_sweep() asks for three tables (keys, their order, their counts) per
+ * parameter; the second failing each time leaves every parameter without
+ * a sweep. The default run's sweep file has sweeps once memory is there.
+ */
+static void test_sweeps_out_of_memory(void **state)
+{
+	char path[PATH_MAX], err[512];
+	struct results set = { 0 };
+	struct result_cases cases;
+	struct analysis a;
+	struct sweep sweeps[8];
+	const struct family_view *f = NULL;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/sweep.json", tests_dir);
+	if (results_read(&set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(result_cases_build(&set, &cases), 0);
+	assert_int_equal(analysis_build(&set, &cases, &a), 0);
+	for (size_t i = 0; i < a.nr_families && !f; i++)
+		if (family_sweeps(&a, &a.families[i], sweeps, 8))
+			f = &a.families[i];
+	assert_non_null(f);
+	callocs = 0;
+	calloc_armed = true;
+	assert_int_equal(family_sweeps(&a, f, sweeps, 8), 0);
+	calloc_armed = false;
+	assert_true(callocs >= 3);
+	assert_true(family_sweeps(&a, f, sweeps, 8) > 0);
+	analysis_free(&a);
+	result_cases_free(&cases);
+	results_free(&set);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_ratio_out_of_memory),
+		cmocka_unit_test(test_sweeps_out_of_memory),
 	};
 
 	if (argc != 2) {

@@ -9,7 +9,9 @@
  * at already_set=0 in rounds, its before and after variants at 1 and 2
  * threads, paired by round. Likewise a family's sweeps when the second of
  * each sweep's three tables cannot be had (calloc() wrapped): none, and
- * no table used that is not there.
+ * no table used that is not there; and the cases when each of the six
+ * arrays result_cases_build() first asks for cannot be had (malloc()
+ * wrapped): -1.
  *
  * Usage: test_report_oom SOURCE_DIR/tests
  */
@@ -36,6 +38,20 @@ static int calls;
 /* while armed, every third calloc() from the second on fails */
 static bool calloc_armed;
 static int callocs;
+
+/* the malloc() (0-based, counted from arming) that fails; -1: none */
+static int malloc_fails_at = -1;
+static int mallocs;
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+	if (malloc_fails_at >= 0 && mallocs++ == malloc_fails_at)
+		return NULL;
+	return __real_malloc(size);
+}
 
 void *__real_calloc(size_t n, size_t size);
 void *__wrap_calloc(size_t n, size_t size);
@@ -138,11 +154,41 @@ static void test_sweeps_out_of_memory(void **state)
 	results_free(&set);
 }
 
+/*
+ * result_cases_build() first asks for the rows' keys, the cases, the
+ * tables, the values' pool, the rounds' pool and the counters' pool: each
+ * failing in turn is -1 (and the set is left as it was read).
+ */
+static void test_cases_out_of_memory(void **state)
+{
+	char path[PATH_MAX], err[512];
+	struct results set = { 0 };
+	struct result_cases cases;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/data/results-rounds.json", tests_dir);
+	if (results_read(&set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (int k = 0; k < 6; k++) {
+		mallocs = 0;
+		malloc_fails_at = k;
+		if (result_cases_build(&set, &cases) != -1)
+			fail_msg("allocation %d of result_cases_build() failed, it went on", k + 1);
+		malloc_fails_at = -1;
+		result_cases_free(&cases);
+	}
+	assert_int_equal(result_cases_build(&set, &cases), 0);
+	assert_true(cases.nr > 0);
+	result_cases_free(&cases);
+	results_free(&set);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_ratio_out_of_memory),
 		cmocka_unit_test(test_sweeps_out_of_memory),
+		cmocka_unit_test(test_cases_out_of_memory),
 	};
 
 	if (argc != 2) {

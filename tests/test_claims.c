@@ -613,7 +613,8 @@ static void test_host_modes_of_a_real_run(void **state)
 /*
  * The same run as if --filter had kept the pingpong alone: the pingpong is
  * then the run's first family, and its rounds still give the host's two
- * modes, {0,1,2,3,4,5,8} and {6,7}.
+ * modes, {0,1,2,3,4,5,8} and {6,7} (a search for it from the second
+ * family on would find none).
  */
 static void test_host_modes_of_the_pingpong_alone(void **state)
 {
@@ -744,7 +745,7 @@ static void test_claim_when_the_cpus_were_taken(void **state)
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_int_equal(r.nr_modes, 0);
 	assert_non_null(strstr(r.why, "a thread spinning on each CPU got 50% of its time"));
-	/* and the share it needed, RUN_MIN_CPU_SHARE (0.8), in percent */
+	/* and the share it needed, RUN_MIN_CPU_SHARE (0.8), in percent (not 100 / 0.8) */
 	assert_non_null(strstr(r.why, "as the run started, 80% needed"));
 	assert_non_null(strstr(r.why, "Measured anyway: median round"));
 	run.set.files[0].run.cpu_share = 0.8;

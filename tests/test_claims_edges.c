@@ -747,8 +747,9 @@ static void test_x86_names(void **state)
  * b in another family is looked for in a's own file only: a report of two
  * runs (results-claims.json, whose false_sharing has no pingpong beside it,
  * then the Zen 3 guest's default run, which has one) must not compare
- * false_sharing with the other machine's pingpong. The Zen 3 run's own
- * counter claim against its pingpong still finds it in its file.
+ * false_sharing with the other machine's pingpong (as default_group_of()
+ * would if it matched a family of another file by name alone). The Zen 3
+ * run's own counter claim against its pingpong still finds it in its file.
  */
 static void test_b_elsewhere_in_its_own_file(void **state)
 {

@@ -229,7 +229,8 @@ PY
 fi
 
 # --profile this on one CPU (taskset): no two CPUs, so no class measured;
-# the command still models the private work, with no transfer to print.
+# the command still models the private work, with no transfer to print
+# (and frees no pair it does not have).
 if command -v taskset >/dev/null; then
 	taskset -c 0 "$bouncelab" model --profile this --family counter --threads 1 --json \
 		>"$tmp/one" 2>"$tmp/one.err" || fail "model --profile this on one CPU failed: $(cat "$tmp/one.err")"

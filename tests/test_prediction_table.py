@@ -306,7 +306,8 @@ def main():
             if text.count("| **miss**: see below") < misses:
                 fail(f"{variant} x {k}: no seed is predicted outside 2x")
     # A seed's case measured once, in the file's first row: still found
-    # (gup_test's setting: 1 page a call, 4k pages, shared, 512 MiB).
+    # (gup_test's setting: 1 page a call, 4k pages, shared, 512 MiB), as
+    # a search of the rows from the second on would not.
     with tempfile.TemporaryDirectory() as out:
         path = os.path.join(out, "first.json")
         seed_case_first(src, {"pages_per_call": 1, "page_size": "4k", "mode": "shared",

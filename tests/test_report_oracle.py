@@ -655,7 +655,9 @@ def check_noisy_count(tmp, fixed):
     at 1 thread, store_always at 10, 20, 10 ns (a CV of 43%: noisy) and
     no_flag at 5, 5, 5, three repetitions each, beside nop and
     read_then_set measured once each, which have no spread to judge. So 1
-    of 2 results is noisy, above a quarter (RUN_NOISY_SHARE): "1 of 2"."""
+    of 2 results is noisy, above a quarter (RUN_NOISY_SHARE): "1 of 2".
+    Counting the two measured once as well would make it 1 of 4, not
+    above a quarter, and no warning at all."""
     sys.path.insert(0, tests)
     from gen_results import Writer, placement
     three = Writer(seed=1, reps=3)

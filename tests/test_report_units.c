@@ -428,7 +428,7 @@ static void test_cold_miss_within_a_factor_of_two(void **state)
 		files[0].run.cold_miss_ns = cold[i];
 		assert_float_equal(analysis_cold_miss_ns(&a, 0, 50), want[i], 0);
 	}
-	/* the rule has no floor of its own: 0.6 ns is within 2x of a 1 ns transfer */
+	/* the rule has no floor of its own (cold > 1 would be one): 0.6 ns is within 2x of 1 ns */
 	files[0].run.cold_miss_ns = 0.6;
 	assert_float_equal(analysis_cold_miss_ns(&a, 0, 1), 0.6, 0);
 }
@@ -735,7 +735,7 @@ static void test_count_over_ops(void **state)
 	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = apart;
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
-	/* the bound scales with the count: 2 + 1.5e-6 is within 2e-6 of 2 */
+	/* the bound scales with the count: 2 + 1.5e-6 is within 2e-6 of 2 (not of 1e-6) */
 	b.cc.values = near_of_two;
 	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = three;

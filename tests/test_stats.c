@@ -178,7 +178,8 @@ static void test_bimodal_edges(void **state)
 	/*
 	 * Only the first n values are the sample: five at 10 and four at 20
 	 * split at 2x with no spread on either side, whatever lies past the
-	 * ninth (a right side reaching 1e6 would be spread enough to hide it).
+	 * ninth (a right side reaching 1e6 would be spread enough to hide it:
+	 * sorted[n] read for the right side's top, not sorted[n - 1]).
 	 */
 	assert_true(stats_bimodal((double[]){ 10, 10, 10, 10, 10, 20, 20, 20, 20, 1e6 }, 9));
 }
@@ -492,7 +493,7 @@ static void test_usl_exact(void **state)
  */
 static void test_usl_constrained(void **state)
 {
-	/* a fourth point past the count, which would pull the fit far off */
+	/* a fourth point past the count, which a loop to i <= count would fit too */
 	double n[] = { 1, 2, 3, 5 }, x[] = { 10, 16, 15, 1 };
 	double linear[] = { 10, 20, 30 };
 	struct usl_fit fit;

@@ -52,7 +52,7 @@ SOURCES = [
 TESTS = [
     ("model/", ["model", "model_cli", "cli_model", "report", "suite:model"]),
     ("cli/cmd_model.c", ["model_cli", "cli_model", "suite:model"]),
-    ("report/claims.c", ["claims", "claims_edges", "report", "suite:report"]),
+    ("report/claims.c", ["claims", "claims_edges", "report_oom", "report", "suite:report"]),
     ("report/claim_text.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
     ("report/seed_prediction.c", ["prediction_table", "report", "claims", "report_numbers",

@@ -208,6 +208,26 @@ static void test_numbers_of_a_comparison(void **state)
 	claim_numbers(buf, sizeof(buf), &r);
 	assert_string_equal(buf, "same_line 16.2 ns/op vs pingpong/store_load 85.4 one_way_ns: "
 			    "0.19x (95% CI 0.12–0.57), p = 0.004, at 4 threads (package)");
+	/*
+	 * Sides named at length, 150 characters each (over 300 with the
+	 * numbers, where 3 * FORMAT_LEN - 96 would cut them): whole.
+	 */
+	{
+		char a_name[151], b_name[151], want[1024];
+		struct kernel_claim longer = reference;
+
+		memset(a_name, 'a', 150);
+		memset(b_name, 'b', 150);
+		a_name[150] = b_name[150] = '\0';
+		longer.a = a_name;
+		longer.b = b_name;
+		r.claim = &longer;
+		claim_numbers(buf, sizeof(buf), &r);
+		snprintf(want, sizeof(want), "%s 16.2 ns/op vs %s 85.4 one_way_ns: 0.19x (95%% CI "
+			 "0.12–0.57), p = 0.004, at 4 threads (package)", a_name, b_name);
+		assert_string_equal(buf, want);
+		r.claim = &reference;
+	}
 	/* by host mode: a mode with the rounds but no decision says so, with its ratio */
 	r.nr_modes = 2;
 	r.modes[0] = (struct claim_in_mode){ .mode = &near, .mark = CLAIM_NOT_TESTABLE,

@@ -11,7 +11,8 @@
  * each sweep's three tables cannot be had (calloc() wrapped): none, and
  * no table used that is not there; and the cases when each of the six
  * arrays result_cases_build() first asks for cannot be had (malloc()
- * wrapped): -1.
+ * wrapped): -1. And a claim checked on each host mode, each of its
+ * allocations failing in turn: a mark, never a NULL used.
  *
  * Usage: test_report_oom SOURCE_DIR/tests
  */
@@ -28,6 +29,7 @@
 
 #include "analysis.h"
 #include "cases.h"
+#include "claims.h"
 #include "results_read.h"
 #include "stats.h"
 #include "sweeps.h"
@@ -183,12 +185,65 @@ static void test_cases_out_of_memory(void **state)
 	results_free(&set);
 }
 
+/*
+ * The Zen 3 guest's default run (two host modes): counter's claim that
+ * plain updates cost less than a line transfer is seen overall and in
+ * one mode. Each allocation of its check failing in turn (the statistics'
+ * and judge_modes()' four arrays among them) still gives a mark: the same
+ * one, or not testable; no mode judged on an array that is not there.
+ */
+static void test_claim_out_of_memory(void **state)
+{
+	char path[PATH_MAX], err[512];
+	struct results set = { 0 };
+	struct result_cases cases;
+	struct analysis a;
+	const struct family_view *f = NULL;
+	const struct kernel_claim *c = NULL;
+	struct claim_result r, whole;
+	int total;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/default.json", tests_dir);
+	if (results_read(&set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(result_cases_build(&set, &cases), 0);
+	assert_int_equal(analysis_build(&set, &cases, &a), 0);
+	for (size_t i = 0; i < a.nr_families && !f; i++)
+		if (!strcmp(a.families[i].name, "counter"))
+			f = &a.families[i];
+	assert_non_null(f);
+	for (unsigned int k = 0; k < f->kf->nr_claims && !c; k++)
+		if (strstr(f->kf->claims[k].text, "plain updates cost less than a line transfer"))
+			c = &f->kf->claims[k];
+	assert_non_null(c);
+	mallocs = 0;
+	malloc_fails_at = INT_MAX;	/* count them */
+	claim_check(&set, &a, f, c, &whole);
+	total = mallocs;
+	malloc_fails_at = -1;
+	assert_int_equal(whole.mark, CLAIM_SEEN);
+	assert_int_equal(whole.nr_modes, 2);
+	for (int k = 0; k < total; k++) {
+		mallocs = 0;
+		malloc_fails_at = k;
+		claim_check(&set, &a, f, c, &r);
+		malloc_fails_at = -1;
+		if (r.mark != whole.mark && r.mark != CLAIM_NOT_TESTABLE)
+			fail_msg("allocation %d of %d failed: mark %d", k + 1, total, r.mark);
+	}
+	analysis_free(&a);
+	result_cases_free(&cases);
+	results_free(&set);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_ratio_out_of_memory),
 		cmocka_unit_test(test_sweeps_out_of_memory),
 		cmocka_unit_test(test_cases_out_of_memory),
+		cmocka_unit_test(test_claim_out_of_memory),
 	};
 
 	if (argc != 2) {

@@ -182,6 +182,13 @@ static void test_bimodal_edges(void **state)
 	 * sorted[n] read for the right side's top, not sorted[n - 1]).
 	 */
 	assert_true(stats_bimodal((double[]){ 10, 10, 10, 10, 10, 20, 20, 20, 20, 1e6 }, 9));
+	/*
+	 * Times under a nanosecond are times (an empty loop's): 0.1 and 1 ns
+	 * split at 10x like any other (only a smallest value of 0 or less has
+	 * no log scale, not one of 1 or less).
+	 */
+	assert_true(stats_bimodal((double[]){ 0.1, 0.1, 1, 1, 1 }, 5));
+	assert_false(stats_bimodal((double[]){ 0, 0, 1, 1, 1 }, 5));
 }
 
 /*

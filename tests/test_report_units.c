@@ -757,6 +757,19 @@ static void test_count_over_ops(void **state)
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	counted_case_init(&a, a_ops, count_one_near, 3);
 	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	/*
+	 * The bound itself is within: a count of 0 (0 x 1) whose other two
+	 * repetitions, 1e-6 x 1, differ from it by exactly the bound, 1e-6
+	 * times fmax(1, 0) (">=" for ">" would refuse it); against a count of
+	 * 0 in every repetition, whose median, 0, is not theirs (1e-6).
+	 */
+	{
+		double ones[] = { 1, 1, 1 }, at_bound[] = { 0, 1e-6, 1e-6 }, zeros[] = { 0, 0, 0 };
+
+		counted_case_init(&a, ones, at_bound, 3);
+		counted_case_init(&b, ones, zeros, 3);
+		assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	}
 }
 
 /*

@@ -611,6 +611,50 @@ static void test_host_modes_of_a_real_run(void **state)
 }
 
 /*
+ * The same run as if --filter had kept the pingpong alone: the pingpong is
+ * then the run's first family, and its rounds still give the host's two
+ * modes, {0,1,2,3,4,5,8} and {6,7} (a search for it from the second
+ * family on would find none).
+ */
+static void test_host_modes_of_the_pingpong_alone(void **state)
+{
+	const long near[] = { 0, 1, 2, 3, 4, 5, 8 }, far[] = { 6, 7 };
+	struct real_run run;
+	const struct host_modes *m;
+	char path[PATH_MAX], err[512];
+	size_t kept = 0, all;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/default.json", tests_dir);
+	if (results_read(&run.set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	/* the pingpong's rows first, in their order; the others set aside */
+	for (size_t i = 0; i < run.set.nr_rows; i++) {
+		if (run.set.rows[i].family && !strcmp(run.set.rows[i].family, "pingpong")) {
+			struct result_row row = run.set.rows[kept];
+
+			run.set.rows[kept++] = run.set.rows[i];
+			run.set.rows[i] = row;
+		}
+	}
+	assert_true(kept > 0);
+	all = run.set.nr_rows;
+	run.set.nr_rows = run.set.files[0].end_row = kept;
+	assert_int_equal(result_cases_build(&run.set, &run.cases), 0);
+	assert_int_equal(analysis_build(&run.set, &run.cases, &run.a), 0);
+	assert_string_equal(run.a.families[0].name, "pingpong");
+	m = &run.a.modes[0];
+	assert_int_equal(m->nr, 2);
+	assert_int_equal(m->modes[0].nr_rounds, 7);
+	assert_int_equal(m->modes[1].nr_rounds, 2);
+	assert_memory_equal(m->modes[0].rounds, near, sizeof(near));
+	assert_memory_equal(m->modes[1].rounds, far, sizeof(far));
+	run.set.nr_rows = run.set.files[0].end_row = all;
+	free_run(&run);
+}
+
+/*
  * The plain packed update against the same round's one-way transfer: per
  * round 26.5/43.2, 17.3/49.5, 23.1/40.6, 16.2/85.4, 20.1/42.5, 4.44/30.6,
  * 4.34/440, 25.0/235, 4.71/41.4; their median is round 3's 0.189, the
@@ -701,6 +745,8 @@ static void test_claim_when_the_cpus_were_taken(void **state)
 	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
 	assert_int_equal(r.nr_modes, 0);
 	assert_non_null(strstr(r.why, "a thread spinning on each CPU got 50% of its time"));
+	/* and the share it needed, RUN_MIN_CPU_SHARE (0.8), in percent (not 100 / 0.8) */
+	assert_non_null(strstr(r.why, "as the run started, 80% needed"));
 	assert_non_null(strstr(r.why, "Measured anyway: median round"));
 	run.set.files[0].run.cpu_share = 0.8;
 	r = check_run(&run, "counter", "plain updates cost less than a line transfer");
@@ -828,6 +874,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_catalogue_claims),
 		cmocka_unit_test(test_load_of_other_work),
 		cmocka_unit_test(test_host_modes_of_a_real_run),
+		cmocka_unit_test(test_host_modes_of_the_pingpong_alone),
 		cmocka_unit_test(test_claim_against_the_transfer),
 		cmocka_unit_test(test_too_few_repetitions),
 		cmocka_unit_test(test_within_needs_both_ends),

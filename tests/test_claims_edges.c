@@ -208,6 +208,26 @@ static void test_numbers_of_a_comparison(void **state)
 	claim_numbers(buf, sizeof(buf), &r);
 	assert_string_equal(buf, "same_line 16.2 ns/op vs pingpong/store_load 85.4 one_way_ns: "
 			    "0.19x (95% CI 0.12–0.57), p = 0.004, at 4 threads (package)");
+	/*
+	 * Sides named at length, 150 characters each (over 300 with the
+	 * numbers, where 3 * FORMAT_LEN - 96 would cut them): whole.
+	 */
+	{
+		char a_name[151], b_name[151], want[1024];
+		struct kernel_claim longer = reference;
+
+		memset(a_name, 'a', 150);
+		memset(b_name, 'b', 150);
+		a_name[150] = b_name[150] = '\0';
+		longer.a = a_name;
+		longer.b = b_name;
+		r.claim = &longer;
+		claim_numbers(buf, sizeof(buf), &r);
+		snprintf(want, sizeof(want), "%s 16.2 ns/op vs %s 85.4 one_way_ns: 0.19x (95%% CI "
+			 "0.12–0.57), p = 0.004, at 4 threads (package)", a_name, b_name);
+		assert_string_equal(buf, want);
+		r.claim = &reference;
+	}
 	/* by host mode: a mode with the rounds but no decision says so, with its ratio */
 	r.nr_modes = 2;
 	r.modes[0] = (struct claim_in_mode){ .mode = &near, .mark = CLAIM_NOT_TESTABLE,
@@ -743,6 +763,54 @@ static void test_x86_names(void **state)
 	free_run(&run);
 }
 
+/*
+ * b in another family is looked for in a's own file only: a report of two
+ * runs (results-claims.json, whose false_sharing has no pingpong beside it,
+ * then the Zen 3 guest's default run, which has one) must not compare
+ * false_sharing with the other machine's pingpong (as default_group_of()
+ * would if it matched a family of another file by name alone). The Zen 3
+ * run's own counter claim against its pingpong still finds it in its file.
+ */
+static void test_b_elsewhere_in_its_own_file(void **state)
+{
+	struct kernel_claim c = LOCKED_2("same_line", "pingpong/store_load", CLAIM_WITHIN, 1000);
+	struct run run;
+	struct claim_result r;
+	const struct family_view *f = NULL;
+	char path[PATH_MAX], err[512];
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	snprintf(path, sizeof(path), "%s/data/results-claims.json", tests_dir);
+	if (results_read(&run.set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/default.json", tests_dir);
+	if (results_read(&run.set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(run.set.nr_files, 2);
+	assert_int_equal(result_cases_build(&run.set, &run.cases), 0);
+	assert_int_equal(analysis_build(&run.set, &run.cases, &run.a), 0);
+	c.b_metric = "one_way_ns";
+	c.b_threads = CLAIM_B_MOST_THREADS;
+	r = check(&run, "false_sharing", c);
+	assert_int_equal(r.mark, CLAIM_NOT_TESTABLE);
+	assert_string_equal(r.why, "no case of pingpong at its default setting in the run, which "
+			    "the claim compares with (leave it in --filter)");
+	/* the counter family of file 1 finds file 1's pingpong */
+	for (size_t i = 0; i < run.a.nr_families; i++)
+		if (!strcmp(run.a.families[i].name, "counter"))
+			f = &run.a.families[i];
+	assert_non_null(f);
+	assert_int_equal(f->file, 1);
+	c = (struct kernel_claim){
+		.text = "t", .a = "shared_atomic", .b = "pingpong/store_load", .b_metric = "one_way_ns",
+		.b_threads = CLAIM_B_MOST_THREADS, .threads = CLAIM_MOST_THREADS,
+		.relation = CLAIM_WITHIN, .x = 1000 };
+	claim_check(&run.set, &run.a, f, &c, &r);
+	assert_int_equal(r.mark, CLAIM_SEEN);
+	free_run(&run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -758,6 +826,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_which_claims_get_host_modes),
 		cmocka_unit_test(test_x86_names),
 		cmocka_unit_test(test_ratio_exactly_at_the_bound),
+		cmocka_unit_test(test_b_elsewhere_in_its_own_file),
 	};
 
 	if (argc != 2) {

@@ -228,6 +228,22 @@ sys.exit(1 if problems else 0)
 PY
 fi
 
+# --profile this on one CPU (taskset): no two CPUs, so no class measured;
+# the command still models the private work, with no transfer to print
+# (and frees no pair it does not have).
+if command -v taskset >/dev/null; then
+	taskset -c 0 "$bouncelab" model --profile this --family counter --threads 1 --json \
+		>"$tmp/one" 2>"$tmp/one.err" || fail "model --profile this on one CPU failed: $(cat "$tmp/one.err")"
+	"$py" - "$tmp/one" <<'PY' || failures=$((failures + 1))
+import json, sys
+
+m = json.load(open(sys.argv[1]))["machine"]
+if m["one_way_ns"] or m["cold_miss_ns"] or m["one_way_source"]:
+    print(f"FAIL: --profile this on one CPU measured {m['one_way_ns']}, {m['cold_miss_ns']}")
+    sys.exit(1)
+PY
+fi
+
 # A profile's tenure_share and waiter_ns: each out of its range is refused
 # in one line naming the field and what was expected (exit 2, nothing on
 # stdout); within it, the header says where each comes from.

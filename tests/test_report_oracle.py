@@ -650,6 +650,33 @@ def check_one_repetition(tmp, fixed):
         problem("one repetition each: %s, expected %s" % (got, want))
 
 
+def check_noisy_count(tmp, fixed):
+    """The noisy warning counts the results that have a spread: has_pinned
+    at 1 thread, store_always at 10, 20, 10 ns (a CV of 43%: noisy) and
+    no_flag at 5, 5, 5, three repetitions each, beside nop and
+    read_then_set measured once each, which have no spread to judge. So 1
+    of 2 results is noisy, above a quarter (RUN_NOISY_SHARE): "1 of 2".
+    Counting the two measured once as well would make it 1 of 4, not
+    above a quarter, and no warning at all."""
+    sys.path.insert(0, tests)
+    from gen_results import Writer, placement
+    three = Writer(seed=1, reps=3)
+    three.case("has_pinned", "store_always", {"pin_work": 1}, placement(1), 1,
+               lambda r: (10.0, 20.0, 10.0)[r], aggregates=False)
+    three.case("has_pinned", "no_flag", {"pin_work": 1}, placement(1), 1,
+               lambda r: 5.0, aggregates=False)
+    once = Writer(seed=1, reps=1)
+    once.family_index = three.family_index
+    for variant, ns in (("nop", 0.5), ("read_then_set", 4.0)):
+        once.case("has_pinned", variant, {"pin_work": 1}, placement(1), 1,
+                  lambda r, v=ns: v, aggregates=False)
+    doc = copy.deepcopy(fixed)
+    doc["benchmarks"] = three.rows + once.rows
+    top = top_of(report(tmp, "noisy-once", [doc]))
+    if "**Warning: a noisy run.** 1 of 2 results are flagged *noisy*" not in top:
+        problem("one noisy result of two with a spread, two measured once: %r" % top[-600:])
+
+
 def check_seed_plots(tmp, run):
     """Each seed's plot of the model's throughput, all threads, in Mops/s:
     at the seed's thread count t its before and after points are t x 1000
@@ -712,6 +739,7 @@ def main():
         check_fit_covers_64_counts(tmp, fixed)
         check_run_distance(tmp, fixed)
         check_one_repetition(tmp, fixed)
+        check_noisy_count(tmp, fixed)
         check_brief_claims(tmp, "results-fixed.json")
         check_brief_claims(tmp, "results-claims.json")
         check_fleet_names_and_columns(tmp)

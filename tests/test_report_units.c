@@ -411,7 +411,8 @@ static void test_one_way_in_a_round(void **state)
  * A run's measured cold miss stands for a transfer when it lies within
  * a factor of 2 of the one-way transfer, both ends included; otherwise,
  * or when not measured (0), the transfer does. One-way 50 ns: 60 is
- * taken, 100 and 25 too (the ends), 100.5 and 24.5 are not.
+ * taken, 100 and 25 too (the ends), 100.5 and 24.5 are not; under a
+ * nanosecond alike.
  */
 static void test_cold_miss_within_a_factor_of_two(void **state)
 {
@@ -427,6 +428,9 @@ static void test_cold_miss_within_a_factor_of_two(void **state)
 		files[0].run.cold_miss_ns = cold[i];
 		assert_float_equal(analysis_cold_miss_ns(&a, 0, 50), want[i], 0);
 	}
+	/* the rule has no floor of its own (cold > 1 would be one): 0.6 ns is within 2x of 1 ns */
+	files[0].run.cold_miss_ns = 0.6;
+	assert_float_equal(analysis_cold_miss_ns(&a, 0, 1), 0.6, 0);
 }
 
 /* A family's tables by their settings alone, for the sweeps. */
@@ -707,7 +711,7 @@ static void counted_case_init(struct counted_case *k, double *ops, double *value
  * 0.006), when the counts differ (b's 3: 0.06, 0.03, 0.015), when the
  * medians are equal (a against itself), or when a repetition lacks the
  * counter. Counts agree within a millionth of the count, or of 1 if it
- * is smaller: 2 + 1e-6 is 2, 2 + 3e-6 not; 1 + 0.5e-6 is 1, 1 + 1.5e-6
+ * is smaller: 2 + 1e-6 and 2 + 1.5e-6 are 2, 2 + 3e-6 not; 1 + 0.5e-6 is 1, 1 + 1.5e-6
  * not. Every repetition counts: the second one off (0.012, 2.4) too.
  */
 static void test_count_over_ops(void **state)
@@ -716,6 +720,7 @@ static void test_count_over_ops(void **state)
 	double a_values[] = { 0.02, 0.01, 0.005 }, b_values[] = { 0.04, 0.02, 0.01 };
 	double off_values[] = { 0.02, 0.01, 0.006 }, three[] = { 0.06, 0.03, 0.015 };
 	double near[] = { 0.04, 0.02, (2 + 1e-6) / 200 }, apart[] = { 0.04, 0.02, (2 + 3e-6) / 200 };
+	double near_of_two[] = { 0.04, 0.02, (2 + 1.5e-6) / 200 };
 	double second_off[] = { 0.02, 0.012, 0.005 }, count_one[] = { 0.02, 0.01, 0.005 };
 	double count_one_off[] = { 0.01, 0.005, (1 + 1.5e-6) / 400 };
 	double count_one_near[] = { 0.01, 0.005, (1 + 0.5e-6) / 400 };
@@ -730,6 +735,9 @@ static void test_count_over_ops(void **state)
 	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = apart;
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	/* the bound scales with the count: 2 + 1.5e-6 is within 2e-6 of 2 (not of 1e-6) */
+	b.cc.values = near_of_two;
+	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = three;
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	b.cc.values = b_values;
@@ -749,6 +757,19 @@ static void test_count_over_ops(void **state)
 	assert_false(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
 	counted_case_init(&a, a_ops, count_one_near, 3);
 	assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	/*
+	 * The bound itself is within: a count of 0 (0 x 1) whose other two
+	 * repetitions, 1e-6 x 1, differ from it by exactly the bound, 1e-6
+	 * times fmax(1, 0) (">=" for ">" would refuse it); against a count of
+	 * 0 in every repetition, whose median, 0, is not theirs (1e-6).
+	 */
+	{
+		double ones[] = { 1, 1, 1 }, at_bound[] = { 0, 1e-6, 1e-6 }, zeros[] = { 0, 0, 0 };
+
+		counted_case_init(&a, ones, at_bound, 3);
+		counted_case_init(&b, ones, zeros, 3);
+		assert_true(case_counters_are_count_over_ops(&a.c, &a.cc, &b.c, &b.cc));
+	}
 }
 
 /*

@@ -175,6 +175,20 @@ static void test_bimodal_edges(void **state)
 	assert_false(stats_bimodal(ten, 10));
 	/* five values are enough: two at 1 and three at 10, no spread on either side */
 	assert_true(stats_bimodal((double[]){ 1, 1, 10, 10, 10 }, 5));
+	/*
+	 * Only the first n values are the sample: five at 10 and four at 20
+	 * split at 2x with no spread on either side, whatever lies past the
+	 * ninth (a right side reaching 1e6 would be spread enough to hide it:
+	 * sorted[n] read for the right side's top, not sorted[n - 1]).
+	 */
+	assert_true(stats_bimodal((double[]){ 10, 10, 10, 10, 10, 20, 20, 20, 20, 1e6 }, 9));
+	/*
+	 * Times under a nanosecond are times (an empty loop's): 0.1 and 1 ns
+	 * split at 10x like any other (only a smallest value of 0 or less has
+	 * no log scale, not one of 1 or less).
+	 */
+	assert_true(stats_bimodal((double[]){ 0.1, 0.1, 1, 1, 1 }, 5));
+	assert_false(stats_bimodal((double[]){ 0, 0, 1, 1, 1 }, 5));
 }
 
 /*
@@ -486,7 +500,8 @@ static void test_usl_exact(void **state)
  */
 static void test_usl_constrained(void **state)
 {
-	double n[] = { 1, 2, 3 }, x[] = { 10, 16, 15 };
+	/* a fourth point past the count, which a loop to i <= count would fit too */
+	double n[] = { 1, 2, 3, 5 }, x[] = { 10, 16, 15, 1 };
 	double linear[] = { 10, 20, 30 };
 	struct usl_fit fit;
 
@@ -494,6 +509,18 @@ static void test_usl_constrained(void **state)
 	assert_int_equal(usl_fit(n, x, 3, &fit), 0);
 	assert_float_equal(fit.sigma, 0, 0);
 	assert_float_equal(fit.kappa, 0.1625, 1e-12);
+	assert_int_equal(fit.nr_points, 3);
+	/*
+	 * r^2 by its definition over the three points: the curve
+	 * 10 N / (1 + 0.1625 N (N - 1)) misses N = 2 and 3 by 16 - 20 / 1.325
+	 * and 15 - 30 / 1.975; the values' squares about their mean 41/3 sum
+	 * to (121 + 49 + 16) / 9.
+	 */
+	{
+		double e2 = 16 - 20 / 1.325, e3 = 15 - 30 / 1.975;
+
+		assert_float_equal(fit.r2, 1 - (e2 * e2 + e3 * e3) / (186.0 / 9), 1e-12);
+	}
 	/* perfectly linear: no contention, no coherency */
 	assert_int_equal(usl_fit(n, linear, 3, &fit), 0);
 	assert_float_equal(fit.sigma, 0, 1e-12);

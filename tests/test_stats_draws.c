@@ -5,16 +5,43 @@
  * from state 0 (Steele, Lea and Flood's reference code, and Vigna's
  * splitmix64.c), and random_uniform() at the bottom of its range, where
  * "never 0" (its log is taken) is decided by the half added to the top 53
- * bits. The file is included so that its static functions can be called.
+ * bits. The file is included so that its static functions can be called,
+ * and with its allocations counted, so that each can be made to fail in
+ * turn: every function that allocates then says so, and uses no NULL.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdlib.h>
+
 #include <cmocka.h>
 
+/* 0: every allocation succeeds; n: the n-th from now fails (then none). */
+static int fail_at;
+
+static bool this_one_fails(void)
+{
+	return fail_at && !--fail_at;
+}
+
+static void *counted_malloc(size_t size)
+{
+	return this_one_fails() ? NULL : malloc(size);
+}
+
+static void *counted_calloc(size_t n, size_t size)
+{
+	return this_one_fails() ? NULL : calloc(n, size);
+}
+
+#define malloc counted_malloc
+#define calloc counted_calloc
 #include "../lib/stats.c"
+#undef malloc
+#undef calloc
 
 /* From state 0: 0xe220a8397b1dcdaf, then 0x6e789e6aa1b965f4. */
 static void test_splitmix64(void **state)
@@ -48,11 +75,78 @@ static void test_uniform_ends(void **state)
 	assert_true(u > 0.883 && u < 0.884);
 }
 
+/*
+ * Each allocation of the U test failing in turn (the two arrays of the
+ * pooled ranks, then exact_p()'s table of subset counts): NaN, no p-value,
+ * and nothing read through a NULL. With all three there, 3 against 3
+ * separated is p = 2/20 (test_stats.c works it out).
+ */
+static void test_mann_whitney_out_of_memory(void **state)
+{
+	const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
+
+	(void)state;
+	for (int k = 1; k <= 3; k++) {
+		fail_at = k;
+		assert_true(isnan(stats_mann_whitney_p(a, 3, b, 3)));
+		assert_int_equal(fail_at, 0);
+	}
+	fail_at = 4;
+	assert_true(fabs(stats_mann_whitney_p(a, 3, b, 3) - 0.1) < 1e-12);
+	fail_at = 0;
+}
+
+/*
+ * Every other function of stats.h that allocates, each allocation failing
+ * in turn: the median is NaN, the others return -1 (stats.h), and each
+ * still gives its value once every allocation succeeds. The values are
+ * test_stats.c's: 1..9 have median 5; 4, 4, 4 over 2, 2, 2 is 2 with the
+ * interval 2..2; seven rounds of 14, 2, 10, ... over 7, 1, 5, ... are 2
+ * in every round.
+ */
+static void test_out_of_memory(void **state)
+{
+	const double v[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5 };
+	const double fours[] = { 4, 4, 4 }, twos[] = { 2, 2, 2 };
+	const double nums[] = { 14, 2, 10, 6, 8, 12, 4 }, dens[] = { 7, 1, 5, 3, 4, 6, 2 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5, 6 };
+	struct stats_summary s;
+	struct stats_ratio r;
+	double p;
+
+	(void)state;
+	fail_at = 1;
+	assert_true(isnan(stats_median(v, 9)));
+	assert_true(stats_median(v, 9) == 5);
+	fail_at = 1;
+	assert_int_equal(stats_summarize(v, 9, &s), -1);
+	assert_int_equal(stats_summarize(v, 9, &s), 0);
+	assert_true(s.median == 5);
+	/* the two sorted copies, the draws' counts, the 2000 ratios */
+	for (int k = 1; k <= 4; k++) {
+		fail_at = k;
+		assert_int_equal(stats_ratio_of_medians(fours, 3, twos, 3, &r), -1);
+		assert_int_equal(fail_at, 0);
+	}
+	assert_int_equal(stats_ratio_of_medians(fours, 3, twos, 3, &r), 0);
+	assert_true(r.ratio == 2 && r.lo == 2 && r.hi == 2);
+	/* each side by round, the pairs, their ratios */
+	for (int k = 1; k <= 4; k++) {
+		fail_at = k;
+		assert_int_equal(stats_ratio_by_round(nums, rounds, 7, dens, rounds, 7, &r, &p), -1);
+		assert_int_equal(fail_at, 0);
+	}
+	assert_int_equal(stats_ratio_by_round(nums, rounds, 7, dens, rounds, 7, &r, &p), 0);
+	assert_true(r.ratio == 2 && r.pairs == 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_splitmix64),
 		cmocka_unit_test(test_uniform_ends),
+		cmocka_unit_test(test_mann_whitney_out_of_memory),
+		cmocka_unit_test(test_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

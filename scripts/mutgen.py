@@ -72,7 +72,7 @@ TESTS = [
     ("bench/latency.c", ["latency_pairs", "latency_clock", "topo", "cli_topo", "cli_model",
                          "units"]),
     ("bench/suite.c", ["uint_list", "suite_plan", "gbench_shim", "end_to_end", "cli_params",
-                       "units", "cli_behaviour"]),
+                       "cli_topo", "units", "cli_behaviour"]),
     ("bench/bench_case.c", ["case_home", "watchdog", "home_rows", "result_rows", "gbench_shim",
                             "end_to_end", "cli_params", "units", "cli_behaviour"]),
     ("bench/", ["gbench_shim", "timing", "units", "end_to_end"]),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -718,6 +719,83 @@ static void bad_layouts_are_refused(void **unused)
 }
 
 /*
+ * Shared memory for the two tests below: mapped, not touched (the kernel's
+ * zero pages until written), so that a mem_map of a gigabyte costs
+ * nothing until the mm writes it; or none for a request over *limit.
+ */
+static void *lazy_alloc(size_t size, void *arg)
+{
+	const size_t *limit = arg;
+	void *p;
+
+	if (limit && size > *limit)
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void lazy_free(void *p, size_t size, void *arg)
+{
+	(void)arg;
+	munmap(p, size);
+}
+
+/*
+ * One buffer of 64 MiB in 4K pages, no CMA: 16384 pages and the writer's
+ * 64 spare ones, 16448 movable frames, rounded up to whole pageblocks of
+ * 512: 33 of them, 16896 frames, and no CMA frames after them. Their
+ * struct pages, 64 bytes each, are 1081344 bytes: 1 MiB, whole MiB
+ * counted. That allocation fails (no more than 1 MiB is given), and the
+ * message says so. Catches alloc_frames()'s MiB as frames / size, and
+ * round_to_pageblock() adding a whole pageblock (an empty CMA part would
+ * be one pageblock, not none).
+ */
+static void a_mem_map_that_cannot_be_had_is_named_in_frames_and_mib(void **unused)
+{
+	size_t limit = 1UL << 20;
+	struct kernel_shared_allocator refusing = {
+		.alloc = lazy_alloc, .free = lazy_free, .arg = &limit,
+	};
+	struct gup_layout layout = {
+		.nr_buffers = 1, .buffer_bytes = 64 * MIB, .page_size = GUP_PAGES_4K,
+	};
+	char err[256] = "";
+
+	(void)unused;
+	assert_int_equal(sizeof(struct gup_page), 64);
+	kernel_set_shared_allocator(&refusing);
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+	kernel_set_shared_allocator(NULL);
+	assert_string_equal(err, "gup: out of memory for 16896 struct pages (1 MiB)");
+}
+
+/*
+ * Buffers are laid out from 1 TiB, each in a stride of its size rounded
+ * up to a GiB plus a GiB: 2 GiB for 1 MiB. 2^47 - 2^40 bytes hold
+ * 2^16 - 2^9 = 65024 such strides; 65025 buffers do not fit, and the
+ * message gives the buffers' size in MiB. Its 16.6 million struct pages
+ * are mapped but never touched: the layout is refused before any is
+ * written. Catches map_buffers()'s size in MiB shifted by 19 or 21.
+ */
+static void buffers_past_47_bits_are_refused(void **unused)
+{
+	struct kernel_shared_allocator lazy = {
+		.alloc = lazy_alloc, .free = lazy_free,
+	};
+	struct gup_layout layout = {
+		.nr_buffers = 65025, .buffer_bytes = MIB, .page_size = GUP_PAGES_4K,
+	};
+	char err[256] = "";
+
+	(void)unused;
+	kernel_set_shared_allocator(&lazy);
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+	kernel_set_shared_allocator(NULL);
+	assert_string_equal(err, "gup: 65025 buffers of 1 MiB do not fit in a 47-bit address space");
+}
+
+/*
  * Locked read-modify-writes per page, counted by the test build's
  * gup_count_locked(), against the kernel's own count (v5.12 mm/gup.c,
  * mm/vmstat.c, include/linux/page_ref.h and mm.h; 5.13 and 5.14 differ
@@ -1204,6 +1282,8 @@ int main(void)
 		cmocka_unit_test(odd_seqcount_skips_the_walk),
 		cmocka_unit_test(walks_stop_at_entries_they_cannot_use),
 		cmocka_unit_test(bad_layouts_are_refused),
+		cmocka_unit_test(a_mem_map_that_cannot_be_had_is_named_in_frames_and_mib),
+		cmocka_unit_test(buffers_past_47_bits_are_refused),
 		cmocka_unit_test(only_longterm_writable_pins_of_page_cache_are_refused),
 		cmocka_unit_test(hugetlb_layouts_are_whole_huge_pages),
 		cmocka_unit_test(the_driver_runs_each_thread_and_repeat),

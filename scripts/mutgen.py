@@ -77,7 +77,7 @@ TESTS = [
                             "end_to_end", "cli_params", "units", "cli_behaviour"]),
     ("bench/", ["gbench_shim", "timing", "units", "end_to_end"]),
     ("cli/cmd_compare.c", ["compare_modes", "cli_behaviour", "units", "end_to_end"]),
-    ("kernels/gup/", ["gup", "gup_cli", "suite:gup"]),
+    ("kernels/gup/", ["gup", "gup_writer", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "kernel_oom", "suite:kernels"]),
     ("report/verdict.c", ["claims", "claims_edges", "report", "report_numbers", "suite:report"]),
     ("report/host_modes.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),

@@ -125,8 +125,8 @@ TESTS = [
     ("resultfile/results_foreign.c", ["results_reader", "compare_modes", "results_context",
                                      "read_bounds", "journal", "report", "end_to_end",
                                      "suite:report"]),
-    ("kernels/longterm_check.c", ["longterm_oom", "longterm", "kernels", "behaviour",
-                                  "catalogue", "suite:kernels"]),
+    ("kernels/longterm_check.c", ["longterm_oom", "longterm_clock", "kernel_oom", "longterm",
+                                  "kernels", "behaviour", "catalogue", "suite:kernels"]),
     ("kernels/drive.c", ["model_cli", "latency_clock", "kernel_oracles", "hooked writes",
                          "kernels", "contract", "cli_model", "suite:kernels"]),
 ]

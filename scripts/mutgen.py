@@ -79,6 +79,8 @@ TESTS = [
     ("cli/cmd_compare.c", ["compare_modes", "cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_writer", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "kernel_oom", "suite:kernels"]),
+    ("kernels/has_pinned.c", ["has_pinned_verify", "kernels", "behaviour", "catalogue",
+                              "kernel_oom", "suite:kernels"]),
     ("report/verdict.c", ["claims", "claims_edges", "report", "report_numbers", "suite:report"]),
     ("report/host_modes.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),
     ("report/analysis.c", ["report_units", "report", "claims", "report_numbers", "suite:report"]),

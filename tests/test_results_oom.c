@@ -8,7 +8,9 @@
  * As p goes from 100 to 140, the growth falls on each of the row's names
  * in turn. Whichever it is, the read fails with "out of memory", or, when
  * the growth came before or after the row, reads the row whole: never a
- * row of ours with a name left out.
+ * row of ours with a name left out. And the list of failed rows, which
+ * cannot grow (realloc() wrapped to fail once): the read fails, never
+ * reads on without the failure.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,8 +32,23 @@
 static bool fail_next_growth;
 static unsigned int nr_failed;
 
+/* A realloc() of this many bytes fails, once; 0: none. */
+static size_t failing_realloc;
+
 void *__real_calloc(size_t nmemb, size_t size);
 void *__wrap_calloc(size_t nmemb, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	if (failing_realloc && size == failing_realloc) {
+		failing_realloc = 0;
+		nr_failed++;
+		return NULL;
+	}
+	return __real_realloc(p, size);
+}
 
 void *__wrap_calloc(size_t nmemb, size_t size)
 {
@@ -134,10 +151,47 @@ static void a_name_that_cannot_be_stored_fails_the_read(void **unused)
 	unlink(path);
 }
 
+/*
+ * One failed row: the list of failures grows to its first 64 entries, and
+ * that realloc() fails. Catches add_failure() returning 0 there ("return
+ * -1" as "-0"): the read would go on and keep no failure.
+ */
+static void a_failure_that_cannot_be_listed_fails_the_read(void **unused)
+{
+	char path[] = "/tmp/bouncelab-results-oom-XXXXXX", err[1024] = "";
+	struct results set = { 0 };
+	json_t *row = foreign(0), *doc;
+
+	(void)unused;
+	assert_int_equal(make_temp_file(path), 0);
+	json_object_set_new(row, "error_occurred", json_true());
+	json_object_set_new(row, "error_message", json_string("verify failed"));
+	doc = json_pack("{s:{s:s, s:s, s:i}, s:[o]}",
+			"context", "date", "2026-12-01T10:00:00+00:00", "host_name", "h",
+			"num_cpus", 2, "benchmarks", row);
+	assert_int_equal(json_dump_file(doc, path, 0), 0);
+	json_decref(doc);
+
+	/* as it is: one failure listed */
+	assert_int_equal(results_read(&set, path, err, sizeof(err)), 0);
+	assert_int_equal(set.nr_failures, 1);
+	results_free(&set);
+
+	nr_failed = 0;
+	failing_realloc = 64 * sizeof(struct result_failure);
+	assert_int_not_equal(results_read(&set, path, err, sizeof(err)), 0);
+	failing_realloc = 0;
+	assert_int_equal(nr_failed, 1);
+	assert_non_null(strstr(err, "out of memory reading"));
+	results_free(&set);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_name_that_cannot_be_stored_fails_the_read),
+		cmocka_unit_test(a_failure_that_cannot_be_listed_fails_the_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

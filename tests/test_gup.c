@@ -795,6 +795,52 @@ static void buffers_past_47_bits_are_refused(void **unused)
 	assert_string_equal(err, "gup: 65025 buffers of 1 MiB do not fit in a 47-bit address space");
 }
 
+/* Shared memory with an inaccessible page right after it. */
+static void *guarded_alloc(size_t size, void *arg)
+{
+	char *p;
+
+	(void)arg;
+	p = mmap(NULL, size + 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + size, 4096, PROT_NONE)) {
+		munmap(p, size + 4096);
+		return NULL;
+	}
+	return p;
+}
+
+static void guarded_free(void *p, size_t size, void *arg)
+{
+	(void)arg;
+	munmap(p, size + 4096);
+}
+
+/*
+ * The struct pages end where a page that cannot be read begins (the
+ * mem_map of 1 MiB in 4K pages, 512 frames of 64 bytes, fills whole
+ * pages): making, using and freeing the mm reads none past the last
+ * frame. Catches gup_pools_init()'s walk over the frames going one past
+ * ("pfn <= nr_frames").
+ */
+static void the_struct_pages_are_read_no_further_than_the_frames(void **unused)
+{
+	struct kernel_shared_allocator guarded = {
+		.alloc = guarded_alloc, .free = guarded_free,
+	};
+	struct gup_mm *mm;
+
+	(void)unused;
+	kernel_set_shared_allocator(&guarded);
+	mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK, GUP_STORE_ALWAYS);
+	assert_int_equal(mm->nr_frames % 64, 0);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+	kernel_set_shared_allocator(NULL);
+}
+
 /*
  * Locked read-modify-writes per page, counted by the test build's
  * gup_count_locked(), against the kernel's own count (v5.12 mm/gup.c,
@@ -1284,6 +1330,7 @@ int main(void)
 		cmocka_unit_test(bad_layouts_are_refused),
 		cmocka_unit_test(a_mem_map_that_cannot_be_had_is_named_in_frames_and_mib),
 		cmocka_unit_test(buffers_past_47_bits_are_refused),
+		cmocka_unit_test(the_struct_pages_are_read_no_further_than_the_frames),
 		cmocka_unit_test(only_longterm_writable_pins_of_page_cache_are_refused),
 		cmocka_unit_test(hugetlb_layouts_are_whole_huge_pages),
 		cmocka_unit_test(the_driver_runs_each_thread_and_repeat),

@@ -3,7 +3,8 @@
  * longterm_check's get_ns_per_page_median on a clock of this test's own
  * (kernel_now_ns() wrapped in this program only): a timed stretch is 4
  * calls of 512 pages, 2048 pages, read off the clock at its end, so a
- * stretch the clock makes last 2048 v ns is v ns a page. Five stretches
+ * stretch the clock makes last 2048 v ns is v ns a page (the pass's last,
+ * of fewer calls, is as many ns a page more as it has fewer pages). Five stretches
  * of 50, 10, 40, 20 and 30 ns a page have the median 30; four of 10, 40,
  * 20 and 30, the mean of the middle two, 25.
  */
@@ -79,6 +80,48 @@ static double median_of_run(const unsigned int *v, unsigned int n)
 }
 
 /*
+ * Six calls: a stretch of 4 calls (2048 pages) and, as the pass ends, one
+ * of the 2 calls left (1024 pages). The clock makes the first last 10 x
+ * 2048 ns, 10 ns a page, and the second 15 x 2048 ns, 30 ns a page: the
+ * median of the two is 20. Catches the last stretch timed as t1 + ts (a
+ * billion ns and more), or its calls counted as stretch_calls + left.
+ */
+static void a_partial_last_stretch_counts_its_own_calls(void **unused)
+{
+	const struct kernel_family *f = catalog_find("longterm_check");
+	static const unsigned int steps[] = { 10, 15 };
+	struct kernel_metrics metrics = { 0 };
+	struct kernel_config cfg;
+	uint64_t ops[1] = { 6 };
+	char err[256], msg[256];
+	double median = -1;
+	void *state;
+
+	(void)unused;
+	assert_non_null(f);
+	kernel_config_defaults(f, &cfg);
+	cfg.param[kernel_param_index(f, "nr_pages")] = 512;
+	state = f->create(&cfg, err, sizeof(err));
+	if (!state)
+		fail_msg("%s", err);
+	/* read 1 ends the 4 calls' stretch, read 2 the last 2 calls' */
+	per_page = steps;
+	nr_stretches = 2;
+	nr_reads = 0;
+	now = 1000000000;
+	faking = true;
+	f->variants[0].run(state, 0, ops[0]);
+	faking = false;
+	if (f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg)))
+		fail_msg("%s", msg);
+	f->destroy(state);
+	for (unsigned int i = 0; i < metrics.nr; i++)
+		if (!strcmp(metrics.m[i].name, "get_ns_per_page_median"))
+			median = metrics.m[i].value;
+	assert_true(median == 20);
+}
+
+/*
  * Catches stretch_median()'s middle index (n / 2, n / 2 - 1) or its
  * halving moved: all[5 / 3] is 20, not 30.
  */
@@ -98,6 +141,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_median_of_the_stretches),
+		cmocka_unit_test(a_partial_last_stretch_counts_its_own_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

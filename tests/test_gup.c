@@ -695,6 +695,17 @@ static void walks_stop_at_entries_they_cannot_use(void **unused)
 	assert_int_equal(get_user_pages_fast(&task, base + MIB - 2 * GUP_PAGE_SIZE, 4, 0, pages), 2);
 	put_user_pages(&task, pages, 2);
 	assert_int_equal(get_user_pages(&task, base + MIB, 1, 0, pages), -EFAULT);
+	/*
+	 * Where no top-level (pgd) entry is present: nothing, at any index
+	 * the levels below would read. Catches gup_fast_pgd_range() going
+	 * down a missing entry ("!present || leaf" as "&&").
+	 */
+	for (unsigned long k = 0; k < 4; k++) {
+		unsigned long far = (1UL << 45) + k * (1UL << 30);
+
+		assert_int_equal(get_user_pages_fast(&task, far, 1, 0, pages), -EFAULT);
+		assert_int_equal(pin_user_pages_fast(&task, far, 1, FOLL_WRITE, pages), -EFAULT);
+	}
 	assert_at_rest(mm);
 	gup_mm_destroy(mm);
 }

@@ -217,6 +217,50 @@ static void a_dropped_operation_fails_verify(void **unused)
 	}
 }
 
+/*
+ * A pingpong side that gave up is named by verify, whichever it is. The
+ * partner has returned first (0 round trips, so it is done); the other
+ * then waits for a number that can never come: thread 0 for 2 after its
+ * first round trip (the sequence at 1), thread 1 for 1 at once (at 0).
+ * Run one after the other in this thread. Catches pingpong_verify()'s
+ * look at the sides starting at thread 1.
+ */
+static void a_pingpong_side_that_gave_up_is_named(void **unused)
+{
+	const struct kernel_family *f = catalog_find("pingpong");
+	static const char *const want[2] = {
+		"thread 0 gave up waiting for sequence number 2: its partner stopped at 1",
+		"thread 1 gave up waiting for sequence number 1: its partner stopped at 0",
+	};
+
+	(void)unused;
+	assert_non_null(f);
+	for (unsigned int v = 0; v < f->nr_variants; v++) {
+		for (unsigned int waiter = 0; waiter < 2; waiter++) {
+			struct kernel_metrics metrics = { 0 };
+			struct kernel_config cfg;
+			uint64_t ops[2];
+			char err[256], msg[256] = "";
+			void *state;
+
+			kernel_config_defaults(f, &cfg);
+			cfg.variant = v;
+			cfg.nr_threads = 2;
+			state = f->create(&cfg, err, sizeof(err));
+			assert_non_null(state);
+			ops[!waiter] = 0;
+			ops[waiter] = 2;
+			f->variants[v].run(state, !waiter, 0);
+			f->variants[v].run(state, waiter, ops[waiter]);
+			assert_int_equal(f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg)), -1);
+			if (strcmp(msg, want[waiter]))
+				fail_msg("%s: \"%s\", expected \"%s\"", f->variants[v].name, msg,
+					 want[waiter]);
+			f->destroy(state);
+		}
+	}
+}
+
 static void parameters_parse_and_refuse(void **unused)
 {
 	const struct kernel_family *f = catalog_find("has_pinned");
@@ -289,6 +333,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_variant_verifies),
+		cmocka_unit_test(a_pingpong_side_that_gave_up_is_named),
 		cmocka_unit_test(a_dropped_operation_fails_verify),
 		cmocka_unit_test(parameters_parse_and_refuse),
 		cmocka_unit_test(catalogue_is_well_formed),

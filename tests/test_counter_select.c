@@ -80,6 +80,27 @@ static void sets_are_named_whole(void **unused)
 	expect_requested("");
 }
 
+/*
+ * Prepared (events opened or found n/a), the context still names only
+ * the sets asked for. Catches counters_context()'s loop over the sets
+ * running one past the last ("s < NR_SETS" as "<="), which reads the flag
+ * after requested[] (prepared, now true) as a fifth set asked for.
+ */
+static void a_prepared_context_names_only_the_sets_asked_for(void **unused)
+{
+	json_t *ctx, *sets;
+
+	(void)unused;
+	selected("sw", NULL);
+	counters_prepare(NULL);
+	expect_requested("sw");
+	ctx = counters_context();
+	sets = json_object_get(ctx, "sets");
+	assert_int_equal(json_object_size(sets), 1);
+	assert_non_null(json_object_get(sets, "sw"));
+	json_decref(ctx);
+}
+
 /* The counters the events became, comma-joined, from the context. */
 static void expect_counters(const char *want)
 {
@@ -157,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sets_are_named_whole),
 		cmocka_unit_test(events_are_counted_and_sized),
+		cmocka_unit_test(a_prepared_context_names_only_the_sets_asked_for),
 #if HAVE_PFM
 		cmocka_unit_test(one_counter_twice_is_named_apart),
 #else

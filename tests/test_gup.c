@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -694,6 +695,17 @@ static void walks_stop_at_entries_they_cannot_use(void **unused)
 	assert_int_equal(get_user_pages_fast(&task, base + MIB - 2 * GUP_PAGE_SIZE, 4, 0, pages), 2);
 	put_user_pages(&task, pages, 2);
 	assert_int_equal(get_user_pages(&task, base + MIB, 1, 0, pages), -EFAULT);
+	/*
+	 * Where no top-level (pgd) entry is present: nothing, at any index
+	 * the levels below would read. Catches gup_fast_pgd_range() going
+	 * down a missing entry ("!present || leaf" as "&&").
+	 */
+	for (unsigned long k = 0; k < 4; k++) {
+		unsigned long far = (1UL << 45) + k * (1UL << 30);
+
+		assert_int_equal(get_user_pages_fast(&task, far, 1, 0, pages), -EFAULT);
+		assert_int_equal(pin_user_pages_fast(&task, far, 1, FOLL_WRITE, pages), -EFAULT);
+	}
 	assert_at_rest(mm);
 	gup_mm_destroy(mm);
 }
@@ -715,6 +727,129 @@ static void bad_layouts_are_refused(void **unused)
 	layout.cma_percent = 0;
 	layout.nr_buffers = 0;
 	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+}
+
+/*
+ * Shared memory for the two tests below: mapped, not touched (the kernel's
+ * zero pages until written), so that a mem_map of a gigabyte costs
+ * nothing until the mm writes it; or none for a request over *limit.
+ */
+static void *lazy_alloc(size_t size, void *arg)
+{
+	const size_t *limit = arg;
+	void *p;
+
+	if (limit && size > *limit)
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void lazy_free(void *p, size_t size, void *arg)
+{
+	(void)arg;
+	munmap(p, size);
+}
+
+/*
+ * One buffer of 64 MiB in 4K pages, no CMA: 16384 pages and the writer's
+ * 64 spare ones, 16448 movable frames, rounded up to whole pageblocks of
+ * 512: 33 of them, 16896 frames, and no CMA frames after them. Their
+ * struct pages, 64 bytes each, are 1081344 bytes: 1 MiB, whole MiB
+ * counted. That allocation fails (no more than 1 MiB is given), and the
+ * message says so. Catches alloc_frames()'s MiB as frames / size, and
+ * round_to_pageblock() adding a whole pageblock (an empty CMA part would
+ * be one pageblock, not none).
+ */
+static void a_mem_map_that_cannot_be_had_is_named_in_frames_and_mib(void **unused)
+{
+	size_t limit = 1UL << 20;
+	struct kernel_shared_allocator refusing = {
+		.alloc = lazy_alloc, .free = lazy_free, .arg = &limit,
+	};
+	struct gup_layout layout = {
+		.nr_buffers = 1, .buffer_bytes = 64 * MIB, .page_size = GUP_PAGES_4K,
+	};
+	char err[256] = "";
+
+	(void)unused;
+	assert_int_equal(sizeof(struct gup_page), 64);
+	kernel_set_shared_allocator(&refusing);
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+	kernel_set_shared_allocator(NULL);
+	assert_string_equal(err, "gup: out of memory for 16896 struct pages (1 MiB)");
+}
+
+/*
+ * Buffers are laid out from 1 TiB, each in a stride of its size rounded
+ * up to a GiB plus a GiB: 2 GiB for 1 MiB. 2^47 - 2^40 bytes hold
+ * 2^16 - 2^9 = 65024 such strides; 65025 buffers do not fit, and the
+ * message gives the buffers' size in MiB. Its 16.6 million struct pages
+ * are mapped but never touched: the layout is refused before any is
+ * written. Catches map_buffers()'s size in MiB shifted by 19 or 21.
+ */
+static void buffers_past_47_bits_are_refused(void **unused)
+{
+	struct kernel_shared_allocator lazy = {
+		.alloc = lazy_alloc, .free = lazy_free,
+	};
+	struct gup_layout layout = {
+		.nr_buffers = 65025, .buffer_bytes = MIB, .page_size = GUP_PAGES_4K,
+	};
+	char err[256] = "";
+
+	(void)unused;
+	kernel_set_shared_allocator(&lazy);
+	assert_null(gup_mm_create(&layout, err, sizeof(err)));
+	kernel_set_shared_allocator(NULL);
+	assert_string_equal(err, "gup: 65025 buffers of 1 MiB do not fit in a 47-bit address space");
+}
+
+/* Shared memory with an inaccessible page right after it. */
+static void *guarded_alloc(size_t size, void *arg)
+{
+	char *p;
+
+	(void)arg;
+	p = mmap(NULL, size + 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + size, 4096, PROT_NONE)) {
+		munmap(p, size + 4096);
+		return NULL;
+	}
+	return p;
+}
+
+static void guarded_free(void *p, size_t size, void *arg)
+{
+	(void)arg;
+	munmap(p, size + 4096);
+}
+
+/*
+ * The struct pages end where a page that cannot be read begins (the
+ * mem_map of 1 MiB in 4K pages, 512 frames of 64 bytes, fills whole
+ * pages): making, using and freeing the mm reads none past the last
+ * frame. Catches gup_pools_init()'s walk over the frames going one past
+ * ("pfn <= nr_frames").
+ */
+static void the_struct_pages_are_read_no_further_than_the_frames(void **unused)
+{
+	struct kernel_shared_allocator guarded = {
+		.alloc = guarded_alloc, .free = guarded_free,
+	};
+	struct gup_mm *mm;
+
+	(void)unused;
+	kernel_set_shared_allocator(&guarded);
+	mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK, GUP_STORE_ALWAYS);
+	assert_int_equal(mm->nr_frames % 64, 0);
+	assert_at_rest(mm);
+	gup_mm_destroy(mm);
+	kernel_set_shared_allocator(NULL);
 }
 
 /*
@@ -1204,6 +1339,9 @@ int main(void)
 		cmocka_unit_test(odd_seqcount_skips_the_walk),
 		cmocka_unit_test(walks_stop_at_entries_they_cannot_use),
 		cmocka_unit_test(bad_layouts_are_refused),
+		cmocka_unit_test(a_mem_map_that_cannot_be_had_is_named_in_frames_and_mib),
+		cmocka_unit_test(buffers_past_47_bits_are_refused),
+		cmocka_unit_test(the_struct_pages_are_read_no_further_than_the_frames),
 		cmocka_unit_test(only_longterm_writable_pins_of_page_cache_are_refused),
 		cmocka_unit_test(hugetlb_layouts_are_whole_huge_pages),
 		cmocka_unit_test(the_driver_runs_each_thread_and_repeat),

@@ -530,6 +530,100 @@ static void gup_verify_refuses_wrong_counts(void **unused)
 }
 
 /*
+ * gup's verify refuses a count of CMA lookups one off what the calls were
+ * due: longterm=in_walk, no CMA and no writer, so the count must be
+ * exact. The run is right; the lookups it was due are then told one more,
+ * or one fewer. Catches gup_verify() going on (returning 0) after
+ * check_longterm_checks() failed.
+ */
+static void gup_verify_refuses_cma_lookups_one_off(void **unused)
+{
+	static const char *const small[] = { "page_size=4k", "buffer_mib=1",
+					     "longterm=in_walk", NULL };
+	char err[256], msg[512];
+
+	(void)unused;
+	for (int delta = -1; delta <= 1; delta++) {
+		struct kernel_config cfg;
+		const struct kernel_family *f = configure("gup", &cfg, "store_always", 1, small);
+		struct gup_family_state *st = f->create(&cfg, err, sizeof(err));
+		struct kernel_metrics m = { 0 };
+		uint64_t ops = 300;
+
+		if (!st)
+			fail_msg("%s", err);
+		f->variants[cfg.variant].run(st, 0, ops);
+		st->threads[0].cma_lookups_due += (uint64_t)(int64_t)delta;
+		msg[0] = '\0';
+		if (delta) {
+			assert_int_equal(f->verify(st, &cfg, &ops, &m, msg, sizeof(msg)), -1);
+			assert_non_null(strstr(msg, "CMA checks for 300 pages"));
+		} else if (f->verify(st, &cfg, &ops, &m, msg, sizeof(msg))) {
+			fail_msg("the right lookups failed verify: %s", msg);
+		}
+		f->destroy(st);
+	}
+}
+
+/*
+ * The message of that refusal with longterm=none and CMA: no lookup is
+ * due, one is told, and none is made. Without FOLL_LONGTERM the count is
+ * exact whatever the CMA share: "expected 1", not "at least 1". Catches
+ * the "at least" of check_longterm_checks()'s message given to
+ * "longterm || !exact".
+ */
+static void gup_verify_says_exact_without_longterm(void **unused)
+{
+	static const char *const none[] = { "page_size=4k", "buffer_mib=1", "longterm=none",
+					    "cma_percent=50", NULL };
+	struct kernel_config cfg;
+	const struct kernel_family *f = configure("gup", &cfg, "store_always", 1, none);
+	struct gup_family_state *st;
+	struct kernel_metrics m = { 0 };
+	uint64_t ops = 300;
+	char err[256], msg[512] = "";
+
+	(void)unused;
+	st = f->create(&cfg, err, sizeof(err));
+	if (!st)
+		fail_msg("%s", err);
+	f->variants[cfg.variant].run(st, 0, ops);
+	st->threads[0].cma_lookups_due += 1;
+	assert_int_equal(f->verify(st, &cfg, &ops, &m, msg, sizeof(msg)), -1);
+	if (!strstr(msg, "0 CMA checks for 300 pages pinned with longterm=none, expected 1"))
+		fail_msg("\"%s\"", msg);
+	f->destroy(st);
+}
+
+/*
+ * gup's verify refuses a node's pin counter one off the pins counted: a
+ * right run whose thread's unfolded diff of NR_FOLL_PIN_ACQUIRED is then
+ * told one more. Catches gup_verify() passing when check_node_stats()
+ * alone fails ("||" after it as "&&").
+ */
+static void gup_verify_refuses_node_stats_one_off(void **unused)
+{
+	static const char *const small[] = { "page_size=4k", "buffer_mib=1", NULL };
+	struct kernel_config cfg;
+	const struct kernel_family *f = configure("gup", &cfg, "store_always", 1, small);
+	struct gup_family_state *st;
+	struct kernel_metrics m = { 0 };
+	uint64_t ops = 300;
+	char err[256], msg[512] = "";
+
+	(void)unused;
+	st = f->create(&cfg, err, sizeof(err));
+	if (!st)
+		fail_msg("%s", err);
+	f->variants[cfg.variant].run(st, 0, ops);
+	st->threads[0].task.node_stat_diff[GUP_NR_FOLL_PIN_ACQUIRED] += 1;
+	assert_int_equal(f->verify(st, &cfg, &ops, &m, msg, sizeof(msg)), -1);
+	if (!strstr(msg, "nr_foll_pin_acquired"))
+		fail_msg("\"%s\"", msg);
+	f->destroy(st);
+}
+
+/*
  * gup's access profile per page, from its definition (the comment above
  * gup_access()): a call's flag update and two seqcount reads on the mm's
  * line; per 4K page 3 locked RMWs to grab and 2 to put on its own line;
@@ -1797,6 +1891,9 @@ int main(void)
 		cmocka_unit_test(gup_longterm_lookups_by_hand),
 		cmocka_unit_test(gup_cma_folios_move_once),
 		cmocka_unit_test(gup_verify_refuses_wrong_counts),
+		cmocka_unit_test(gup_verify_refuses_cma_lookups_one_off),
+		cmocka_unit_test(gup_verify_says_exact_without_longterm),
+		cmocka_unit_test(gup_verify_refuses_node_stats_one_off),
 		cmocka_unit_test(gup_access_by_hand),
 		cmocka_unit_test(gup_writer_runs_only_when_asked),
 		cmocka_unit_test(gup_times_fit_in_the_run),

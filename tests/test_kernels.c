@@ -217,6 +217,96 @@ static void a_dropped_operation_fails_verify(void **unused)
 	}
 }
 
+/*
+ * A pingpong side that gave up is named by verify, whichever it is. The
+ * partner has returned first (0 round trips, so it is done); the other
+ * then waits for a number that can never come: thread 0 for 2 after its
+ * first round trip (the sequence at 1), thread 1 for 1 at once (at 0).
+ * Run one after the other in this thread. Catches pingpong_verify()'s
+ * look at the sides starting at thread 1.
+ */
+static void a_pingpong_side_that_gave_up_is_named(void **unused)
+{
+	const struct kernel_family *f = catalog_find("pingpong");
+	static const char *const want[2] = {
+		"thread 0 gave up waiting for sequence number 2: its partner stopped at 1",
+		"thread 1 gave up waiting for sequence number 1: its partner stopped at 0",
+	};
+
+	(void)unused;
+	assert_non_null(f);
+	for (unsigned int v = 0; v < f->nr_variants; v++) {
+		for (unsigned int waiter = 0; waiter < 2; waiter++) {
+			struct kernel_metrics metrics = { 0 };
+			struct kernel_config cfg;
+			uint64_t ops[2];
+			char err[256], msg[256] = "";
+			void *state;
+
+			kernel_config_defaults(f, &cfg);
+			cfg.variant = v;
+			cfg.nr_threads = 2;
+			state = f->create(&cfg, err, sizeof(err));
+			assert_non_null(state);
+			ops[!waiter] = 0;
+			ops[waiter] = 2;
+			f->variants[v].run(state, !waiter, 0);
+			f->variants[v].run(state, waiter, ops[waiter]);
+			assert_int_equal(f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg)), -1);
+			if (strcmp(msg, want[waiter]))
+				fail_msg("%s: \"%s\", expected \"%s\"", f->variants[v].name, msg,
+					 want[waiter]);
+			f->destroy(state);
+		}
+	}
+}
+
+/*
+ * last_nidpid's shares: each writer's updates when the first writer
+ * finished, over all of them. Run one after the other, thread 0 makes
+ * all its 1000 updates before thread 1 starts, and thread 1 finds it
+ * finished before its first: 1000 and 0, shares 1 and 0. Catches
+ * sample_share() noting again at later looks ("% SHARE_CHECK_EVERY ||
+ * share_recorded" as "&&": 960 at the last look, 1000 / 1960).
+ */
+static void a_writer_that_starts_after_the_first_finished_has_no_share(void **unused)
+{
+	const struct kernel_family *f = catalog_find("last_nidpid");
+	static const char *const writers[] = { "cmpxchg_loop", "xchg", "plain_store" };
+
+	(void)unused;
+	assert_non_null(f);
+	for (size_t w = 0; w < sizeof(writers) / sizeof(writers[0]); w++) {
+		struct kernel_metrics metrics = { 0 };
+		struct kernel_config cfg;
+		uint64_t ops[2] = { 1000, 1000 };
+		char err[256], msg[256] = "";
+		double lo = -1, hi = -1;
+		void *state;
+		int v = catalog_variant_index(f, writers[w]);
+
+		assert_true(v >= 0);
+		kernel_config_defaults(f, &cfg);
+		cfg.variant = (unsigned int)v;
+		cfg.nr_threads = 2;
+		state = f->create(&cfg, err, sizeof(err));
+		assert_non_null(state);
+		f->variants[v].run(state, 0, ops[0]);
+		f->variants[v].run(state, 1, ops[1]);
+		if (f->verify(state, &cfg, ops, &metrics, msg, sizeof(msg)))
+			fail_msg("%s: %s", writers[w], msg);
+		f->destroy(state);
+		for (unsigned int i = 0; i < metrics.nr; i++) {
+			if (!strcmp(metrics.m[i].name, "success_share_min"))
+				lo = metrics.m[i].value;
+			if (!strcmp(metrics.m[i].name, "success_share_max"))
+				hi = metrics.m[i].value;
+		}
+		if (lo != 0 || hi != 1)
+			fail_msg("%s: shares %g to %g, expected 0 to 1", writers[w], lo, hi);
+	}
+}
+
 static void parameters_parse_and_refuse(void **unused)
 {
 	const struct kernel_family *f = catalog_find("has_pinned");
@@ -289,6 +379,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_variant_verifies),
+		cmocka_unit_test(a_pingpong_side_that_gave_up_is_named),
+		cmocka_unit_test(a_writer_that_starts_after_the_first_finished_has_no_share),
 		cmocka_unit_test(a_dropped_operation_fails_verify),
 		cmocka_unit_test(parameters_parse_and_refuse),
 		cmocka_unit_test(catalogue_is_well_formed),

@@ -332,6 +332,22 @@ static void a_mode_needs_a_tenth_and_a_gap_of_one_and_a_half(void **unused)
 	assert_float_equal(s.low_mode, 100, 0);	/* 10 of 100, 6 of 160: the 8th and 9th */
 	assert_float_equal(s.high_mode, 480, 0);
 
+	/*
+	 * Of 990, a tenth is exactly 99: 99 slow ones are a mode. Catches
+	 * the tenth taken as n * 10 / 99 (100 of 990).
+	 */
+	{
+		static double many[990];
+
+		for (int i = 0; i < 990; i++)
+			many[i] = i < 891 ? 60 : 250;
+		summarize(many, 990, &s);
+		assert_true(s.bimodal);
+		assert_float_equal(s.high_share, 0.1, 1e-15);
+		assert_float_equal(s.low_mode, 60, 0);
+		assert_float_equal(s.high_mode, 250, 0);
+	}
+
 	/* A zero sample is no mode's edge: 0 to 100 is not a ratio. */
 	for (int i = 0; i < 20; i++)
 		v[i] = i < 10 ? 0 : 100;

@@ -171,6 +171,63 @@ static void random_layouts_pin_the_same_pages(void **unused)
 	}
 }
 
+/*
+ * splitmix64's output function (Steele, Lea and Flood, "Fast splittable
+ * pseudorandom number generators", 2014; the constants of Vigna's
+ * splitmix64.c): the state plus the golden gamma, then two xor-shift
+ * multiplies and a last xor-shift by 31.
+ */
+static uint64_t splitmix64_next(uint64_t x)
+{
+	uint64_t z = x + 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * Which of 4 pageblocks is the one CMA block (cma_percent=25) for a
+ * seed, as the family's help says it is chosen: the first 1 of 4 marked,
+ * then shuffled (Fisher-Yates from the last, each draw the seed run
+ * through splitmix64 once more, taken modulo i + 1). One check_in_walk
+ * call of 512 pages covers block 0 only: it pins all 512 pages, or none
+ * when block 0 is the CMA one. 64 seeds. Catches mix64() mixed other
+ * than splitmix64 (its last shift 32 instead of 31, say): another shuffle.
+ */
+static void the_seed_chooses_the_cma_block_by_splitmix64(void **unused)
+{
+	unsigned int nr_first = 0;
+
+	(void)unused;
+	for (long seed = 1; seed <= 64; seed++) {
+		unsigned char cma[4] = { 1, 0, 0, 0 };
+		uint64_t x = (uint64_t)seed;
+		struct layout l = {
+			.nr_pages = 512, .cma_percent = 25, .buffer_pages = 4 * 512,
+			.seed = seed, .nr_threads = 1, .calls = 1,
+		};
+		double per_call;
+		char msg[256];
+
+		for (unsigned int i = 3; i > 0; i--) {
+			unsigned int k = (unsigned int)((x = splitmix64_next(x)) % (i + 1));
+			unsigned char tmp = cma[i];
+
+			cma[i] = cma[k];
+			cma[k] = tmp;
+		}
+		nr_first += cma[0];
+		if (run_variant(&l, "check_in_walk", &per_call, msg, sizeof(msg)))
+			fail_msg("seed %ld: %s", seed, msg);
+		if (per_call != (cma[0] ? 0 : 512))
+			fail_msg("seed %ld: %g pages pinned by the first call, expected %d",
+				 seed, per_call, cma[0] ? 0 : 512);
+	}
+	/* both outcomes were seen: about a quarter of the seeds start in CMA */
+	assert_true(nr_first > 0 && nr_first < 64);
+}
+
 /* A layout where some calls must stop part way: the counts must differ. */
 static void cma_pageblocks_stop_the_longterm_calls(void **unused)
 {
@@ -298,6 +355,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(random_layouts_pin_the_same_pages),
 		cmocka_unit_test(cma_pageblocks_stop_the_longterm_calls),
+		cmocka_unit_test(the_seed_chooses_the_cma_block_by_splitmix64),
 		cmocka_unit_test(cma_pageblocks_are_rounded_half_up),
 		cmocka_unit_test(verify_catches_a_call_not_made),
 		cmocka_unit_test(get_ns_per_page_fits_the_wall_time),

@@ -9,10 +9,15 @@
  *   0 to 10000, tenure_share 0.001 to 1, waiter_ns 0 to 1000, one_way_ns
  *   of each class 0.1 to 10000; name 1 to 63 characters, title to 159,
  *   topology to 255.
+ *
+ * And when memory runs out (malloc() wrapped in this program: each call
+ * made while reading fails in turn): -2 and "out of memory", never -1,
+ * a bad file.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +31,20 @@
 #include "profile_read.h"
 
 static char path[] = "/tmp/bouncelab-profile-XXXXXX";
+
+/* The malloc() call (0-based) that fails while counting; -1: none. */
+static long fail_malloc_at = -1, nr_mallocs;
+static bool counting;
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+	if (counting && nr_mallocs++ == fail_malloc_at)
+		return NULL;
+	return __real_malloc(size);
+}
 static char err[2048];
 
 #define SOURCED(v) "{\"value\": " v ", \"source\": \"measured\"}"
@@ -203,6 +222,38 @@ static int make_file(void **unused)
 	return make_temp_file(path);
 }
 
+/*
+ * Catches profile_read()'s out of memory told apart from a bad file by
+ * the wrong status ("status == 1" as "== 0"): each allocation the read
+ * makes (the file's text, jansson's tree) fails in turn.
+ */
+static void out_of_memory_is_not_a_bad_file(void **unused)
+{
+	struct profile_file p;
+	long nr;
+
+	(void)unused;
+	counting = true;
+	nr_mallocs = 0;
+	fail_malloc_at = -1;
+	read_ok("", "2.5", "56", L3, &p);
+	nr = nr_mallocs;
+	counting = false;
+	profile_free(&p);
+	assert_true(nr > 1);
+	for (long k = 0; k < nr; k++) {
+		int rc;
+
+		counting = true;
+		nr_mallocs = 0;
+		fail_malloc_at = k;
+		rc = read_with("", "2.5", "56", L3, &p);
+		counting = false;
+		if (rc != -2 || !strstr(err, "out of memory"))
+			fail_msg("allocation %ld of %ld failing: %d, '%s'", k, nr, rc, err);
+	}
+}
+
 static int remove_file(void **unused)
 {
 	(void)unused;
@@ -215,6 +266,7 @@ int main(void)
 		cmocka_unit_test(every_field_and_its_source),
 		cmocka_unit_test(numbers_at_their_ends),
 		cmocka_unit_test(strings_at_their_lengths),
+		cmocka_unit_test(out_of_memory_is_not_a_bad_file),
 	};
 
 	return cmocka_run_group_tests(tests, make_file, remove_file);

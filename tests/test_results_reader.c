@@ -531,6 +531,40 @@ static void settings_in_words(void **unused)
 	unlink(path);
 }
 
+/*
+ * A setting longer than its 1023 characters is cut there: "on=true,
+ * placement " (19), a policy of 990 letters, ", home local" (12) and
+ * " (node 1)" (9) make 1030 characters, so the cut falls inside the
+ * node, which starts at 1021. Catches results_place_items() giving that last part the room
+ * "len + used" (it would run past the buffer, whole).
+ */
+static void a_long_setting_is_cut_at_1023_characters(void **unused)
+{
+	char path[PATH_MAX], policy[991], whole[2048];
+	struct results set = { 0 };
+	json_t *rows = json_array(), *row, *facts;
+
+	(void)unused;
+	snprintf(path, sizeof(path), "%s/long-setting.json", dir);
+	memset(policy, 'p', sizeof(policy) - 1);
+	policy[sizeof(policy) - 1] = '\0';
+	row = ours("store_always", 1, 0, 2, 10, 20);
+	facts = json_object_get(row, "bouncelab");
+	json_object_set_new(facts, "params", json_pack("{s:b}", "on", 1));
+	json_object_set_new(json_object_get(facts, "placement"), "policy", json_string(policy));
+	json_object_set_new(facts, "home", json_pack("{s:s, s:i, s:i}", "policy", "local",
+						     "node", 1, "threads_away", 0));
+	json_array_append_new(rows, row);
+	write_file(path, rows);
+	read_or_fail(&set, path);
+	snprintf(whole, sizeof(whole), "on=true, placement %s, home local (node 1)", policy);
+	assert_int_equal(strlen(whole), 19 + 990 + 12 + 9);
+	whole[1023] = '\0';
+	assert_string_equal(set.rows[0].setting, whole);
+	results_free(&set);
+	unlink(path);
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "wb");
@@ -623,6 +657,7 @@ int main(void)
 		cmocka_unit_test(names_that_hash_alike_keep_their_rows),
 		cmocka_unit_test(placement_numbers_at_their_ends),
 		cmocka_unit_test(settings_in_words),
+		cmocka_unit_test(a_long_setting_is_cut_at_1023_characters),
 		cmocka_unit_test(boms_journals_and_runs_given_twice),
 	};
 

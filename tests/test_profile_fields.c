@@ -223,6 +223,28 @@ static int make_file(void **unused)
 }
 
 /*
+ * A file that is not JSON, or not there, is a bad file: -1 and why.
+ * Catches profile_read() returning 0 (as "-0") for it.
+ */
+static void a_file_that_is_not_json_is_refused(void **unused)
+{
+	struct profile_file p;
+	FILE *f = fopen(path, "w");
+
+	(void)unused;
+	assert_non_null(f);
+	fputs("{\"name\": ", f);
+	fclose(f);
+	err[0] = '\0';
+	assert_int_equal(profile_read(path, 1 << 20, &p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not valid JSON"));
+	err[0] = '\0';
+	assert_int_equal(profile_read("/nonexistent/profile.json", 1 << 20, &p, err,
+				      sizeof(err)), -1);
+	assert_true(err[0] != '\0');
+}
+
+/*
  * Catches profile_read()'s out of memory told apart from a bad file by
  * the wrong status ("status == 1" as "== 0"): each allocation the read
  * makes (the file's text, jansson's tree) fails in turn.
@@ -266,6 +288,7 @@ int main(void)
 		cmocka_unit_test(every_field_and_its_source),
 		cmocka_unit_test(numbers_at_their_ends),
 		cmocka_unit_test(strings_at_their_lengths),
+		cmocka_unit_test(a_file_that_is_not_json_is_refused),
 		cmocka_unit_test(out_of_memory_is_not_a_bad_file),
 	};
 

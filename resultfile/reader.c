@@ -46,6 +46,13 @@ static void describe(const json_t *v, char *buf, size_t len)
 	}
 }
 
+int reader_out_of_memory(struct reader *r)
+{
+	snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+	r->out_of_memory = true;
+	return -1;
+}
+
 /* "FILE: benchmarks[3] (name): FIELD: MESSAGE, found VALUE"; returns -1. */
 int reader_bad(struct reader *r, const char *field, const json_t *found,
 	       const char *fmt, ...)

@@ -54,6 +54,11 @@ struct reader {
 	bool out_of_memory;	/* err says so: not a bad file */
 };
 
+/*
+ * "out of memory reading FILE", marked so that results_read() returns -2
+ * (memory ran out) and not -1 (a bad file); returns -1.
+ */
+int reader_out_of_memory(struct reader *r);
 /* "FILE: benchmarks[3] (name): FIELD: MESSAGE, found VALUE"; returns -1. */
 int reader_bad(struct reader *r, const char *field, const json_t *found,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));

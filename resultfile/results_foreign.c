@@ -60,7 +60,7 @@ int keep_aggregate(struct reader *r, json_t *row)
 		return 0;
 	if (grow((void **)&r->candidates, &r->cap_candidates, r->nr_candidates + 1,
 		 sizeof(*r->candidates))) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		reader_out_of_memory(r);
 		return -1;
 	}
 	r->candidates[r->nr_candidates++] = (struct aggregate_candidate){
@@ -93,7 +93,7 @@ int add_missing_aggregates(struct reader *r, size_t first_row)
 		return 0;
 	names = malloc((nr_names + r->nr_candidates) * sizeof(*names));
 	if (!names) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		reader_out_of_memory(r);
 		return -1;
 	}
 	for (i = 0; i < nr_names; i++)
@@ -122,7 +122,7 @@ int add_missing_aggregates(struct reader *r, size_t first_row)
 			}
 			name = unique_string(set, name);
 			if (!name) {
-				snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+				reader_out_of_memory(r);
 				ret = -1;
 				break;
 			}

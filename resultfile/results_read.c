@@ -33,7 +33,7 @@ static int add_failure(struct reader *r, json_t *row)
 	set->files[r->file].nr_failed++;
 	if (grow((void **)&set->failures, &set->cap_failures,
 		 set->nr_failures + 1, sizeof(*set->failures))) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		reader_out_of_memory(r);
 		return -1;
 	}
 	set->failures[set->nr_failures++] = (struct result_failure){
@@ -168,8 +168,7 @@ static json_t *load(struct reader *r, struct json_region **region)
 	*region = json_region_open(size);
 	text = json_region_alloc(*region, size + 1);
 	if (!text) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
-		r->out_of_memory = true;
+		reader_out_of_memory(r);
 	} else if (read_whole(fd, text, size, &len)) {
 		snprintf(r->err, r->errlen, "%s: cannot read: %s", r->path, strerror(errno));
 		read_failed = true;
@@ -200,10 +199,8 @@ static json_t *load(struct reader *r, struct json_region **region)
 			snprintf(r->err, r->errlen, "%s:%d:%d: not valid JSON: %s%s", r->path,
 				 jerr.line, jerr.column, jerr.text, parse_hint(jerr.text));
 	}
-	if (json_region_stop() && !doc) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
-		r->out_of_memory = true;
-	}
+	if (json_region_stop() && !doc)
+		reader_out_of_memory(r);
 	json_region_free(text);
 	if (!doc) {
 		json_region_close(*region);
@@ -254,7 +251,7 @@ int results_read(struct results *set, const char *path, char *err,
 	if (grow((void **)&set->files, &set->cap_files, set->nr_files + 1,
 		 sizeof(*set->files))) {
 		snprintf(err, errlen, "out of memory reading %s", path);
-		return -1;
+		return -2;
 	}
 	doc = load(&r, &region);
 	if (!doc)
@@ -307,7 +304,7 @@ fail:
 	set->nr_rows = saved_rows;
 	set->nr_counters = saved_counters;
 	set->nr_failures = saved_failures;
-	return -1;
+	return r.out_of_memory ? -2 : -1;
 }
 
 int results_keep_readable_rows(json_t *context, json_t *rows, const char *path,

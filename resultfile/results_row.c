@@ -236,7 +236,7 @@ int read_counters(struct reader *r, json_t *row, double min,
 				   min, MAX_COUNTER);
 		if (grow((void **)&set->counters, &set->cap_counters,
 			 set->nr_counters + 1, sizeof(*set->counters))) {
-			snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+			reader_out_of_memory(r);
 			return -1;
 		}
 		set->counters[set->nr_counters++] = (struct result_counter){ key, d };
@@ -251,7 +251,7 @@ int add_row(struct reader *r, const struct result_row *row)
 
 	if (grow((void **)&set->rows, &set->cap_rows, set->nr_rows + 1,
 		 sizeof(*set->rows))) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		reader_out_of_memory(r);
 		return -1;
 	}
 	set->rows[set->nr_rows++] = *row;
@@ -268,7 +268,7 @@ int unique_names(struct reader *r, struct result_row *row)
 	    (row->policy && !(row->policy = unique_string(set, row->policy))) ||
 	    (row->widest_class &&
 	     !(row->widest_class = unique_string(set, row->widest_class)))) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		reader_out_of_memory(r);
 		return -1;
 	}
 	return 0;

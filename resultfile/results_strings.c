@@ -107,7 +107,7 @@ const char *kept_text(struct reader *r, const char *text)
 	if (!kept)
 		kept = unique_string(r->set, reader_keep_string(r->set, strdup(text)));
 	if (!kept)
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
+		reader_out_of_memory(r);
 	return kept;
 }
 

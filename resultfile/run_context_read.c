@@ -72,8 +72,7 @@ static void *keep_array(struct reader *r, size_t nr, size_t size)
 	void *p = nr ? calloc(nr, size) : NULL;
 
 	if (nr && (!p || !reader_keep_string(r->set, p))) {
-		snprintf(r->err, r->errlen, "out of memory reading %s", r->path);
-		r->out_of_memory = true;
+		reader_out_of_memory(r);
 		return NULL;
 	}
 	return p;

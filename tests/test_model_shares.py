@@ -268,6 +268,22 @@ def main():
             text, own = report(bouncelab, path, anchor, out)
             check(cold(own) == (share, CASE), f"{name}: cold share {cold(own)}, expected {share}")
 
+        # A true tie: counter's percpu_padded reading the total every
+        # update has one cold transfer an operation at 2 threads and one
+        # parameter off its defaults, as no_flag at already_set=0 has; the
+        # cheaper alone (Z 10 against 20) is taken, c = (60 - 10) / 100,
+        # though it is the dearer at 2 threads (60 against 50, which would
+        # give 0.3). Catches the tie broken on the 2-thread median.
+        make(doc, path, l, [
+            ("has_pinned", "no_flag", hp(already_set=0), 20, 50),
+            ("counter", "percpu_padded", {"batch": 32, "read_every": 1}, 10, 60),
+        ])
+        out = os.path.join(tmp, "tie")
+        text, own = report(bouncelab, path, anchor, out)
+        tie_case = "counter/percpu_padded, batch=32, read_every=1, placement compact"
+        check(cold(own) == (0.5, tie_case),
+              f"tie: cold share {cold(own)}, expected 0.5 on {tie_case}")
+
         # Two files of the machine, each with its own case: each keeps its
         # own (0.3 here; Z 10, T 70 is 0.6 there), though the other's is
         # cheaper alone and would win were they pooled.

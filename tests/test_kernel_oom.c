@@ -40,31 +40,44 @@ void *__wrap_kernel_alloc_padded(size_t size)
 	return padded_calls++ == padded_fail_at ? NULL : __real_kernel_alloc_padded(size);
 }
 
-static void test_has_pinned_out_of_memory(void **state)
+/*
+ * A family's create at 2 threads: with nothing failing it makes nr
+ * allocations through the wrapped allocator whose counters are *fail_at
+ * and *calls; with each of them failing in turn, it returns NULL with
+ * the one line message.
+ */
+static void expect_each_allocation_refused(const char *family, int *fail, int *count,
+					   int nr, const char *message)
 {
-	const struct kernel_family *f = catalog_find("has_pinned");
+	const struct kernel_family *f = catalog_find(family);
 	struct kernel_config cfg;
 	char err[128];
 	void *s;
 
-	(void)state;
 	assert_non_null(f);
 	kernel_config_defaults(f, &cfg);
 	cfg.nr_threads = 2;
-	fail_at = -1;
-	calls = 0;
+	*fail = -1;
+	*count = 0;
 	s = f->create(&cfg, err, sizeof(err));
 	assert_non_null(s);
-	assert_int_equal(calls, 3);
+	assert_int_equal(*count, nr);
 	f->destroy(s);
-	for (int k = 0; k < 3; k++) {
-		fail_at = k;
-		calls = 0;
+	for (int k = 0; k < nr; k++) {
+		*fail = k;
+		*count = 0;
 		err[0] = '\0';
 		assert_null(f->create(&cfg, err, sizeof(err)));
-		assert_string_equal(err, "has_pinned: out of memory for 2 threads");
+		assert_string_equal(err, message);
 	}
-	fail_at = -1;
+	*fail = -1;
+}
+
+static void test_has_pinned_out_of_memory(void **state)
+{
+	(void)state;
+	expect_each_allocation_refused("has_pinned", &fail_at, &calls, 3,
+				       "has_pinned: out of memory for 2 threads");
 }
 
 /*
@@ -75,29 +88,9 @@ static void test_has_pinned_out_of_memory(void **state)
  */
 static void test_longterm_check_out_of_memory(void **state)
 {
-	const struct kernel_family *f = catalog_find("longterm_check");
-	struct kernel_config cfg;
-	char err[128];
-	void *s;
-
 	(void)state;
-	assert_non_null(f);
-	kernel_config_defaults(f, &cfg);
-	cfg.nr_threads = 2;
-	padded_fail_at = -1;
-	padded_calls = 0;
-	s = f->create(&cfg, err, sizeof(err));
-	assert_non_null(s);
-	assert_int_equal(padded_calls, 7);
-	f->destroy(s);
-	for (int k = 0; k < 7; k++) {
-		padded_fail_at = k;
-		padded_calls = 0;
-		err[0] = '\0';
-		assert_null(f->create(&cfg, err, sizeof(err)));
-		assert_string_equal(err, "longterm_check: out of memory for 2 threads x 32768 pages");
-	}
-	padded_fail_at = -1;
+	expect_each_allocation_refused("longterm_check", &padded_fail_at, &padded_calls, 7,
+				       "longterm_check: out of memory for 2 threads x 32768 pages");
 }
 
 int main(void)

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "splitmix64.h"
 #include "has_pinned_lesson.h"
 
 /* The bit a458b76a4171 took in mm->flags. */
@@ -424,16 +425,6 @@ static void has_pinned_destroy(void *state)
 	kernel_free_shared(s);
 }
 
-/* splitmix64, for the pattern of calls that find the flag set. */
-static uint64_t next_random(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /*
  * Exactly round(percent x 4096 / 100) bits set, in an order shuffled per
  * thread so that the threads do not go to fresh mms in lockstep.
@@ -447,7 +438,7 @@ static void make_pattern(uint64_t *pattern, long percent, unsigned int thread)
 	for (unsigned int i = 0; i < PATTERN_BITS; i++)
 		bits[i] = i < nr_set;
 	for (unsigned int i = PATTERN_BITS - 1; i > 0; i--) {
-		unsigned int k = (unsigned int)(next_random(&x) % (i + 1));
+		unsigned int k = (unsigned int)(splitmix64_next(&x) % (i + 1));
 		unsigned char tmp = bits[i];
 
 		bits[i] = bits[k];

@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "splitmix64.h"
 #include "longterm_check_lesson.h"
 
 #define PG_REFERENCED 2
@@ -178,13 +179,10 @@ static const struct kernel_param longterm_params[] = {
 	},
 };
 
-/* splitmix64: a small, well-mixed generator for layouts and hashes. */
+/* splitmix64's output for state x: the layouts' and the hashes' mixer. */
 static inline uint64_t mix64(uint64_t x)
 {
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return splitmix64_next(&x);
 }
 
 /* The identity of a pinned page, summed so that verify can compare sets. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitmix64.h"
 #include "stats.h"
 
 static int compare_doubles(const void *a, const void *b)
@@ -270,16 +271,6 @@ double stats_mann_whitney_p(const double *a, size_t na, const double *b,
 	return p;
 }
 
-/* splitmix64: small, fast and good enough to draw resampling indices. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* FNV-1a over the values' bytes: the seed depends on the data only. */
 static uint64_t hash_values(uint64_t h, const double *values, size_t n)
 {
@@ -349,13 +340,13 @@ static double resampled_median(const double *sorted, size_t n,
 
 	memset(counts, 0, n * sizeof(*counts));
 	for (; i + 1 < n; i += 2) {
-		uint64_t r = next_random(state);
+		uint64_t r = splitmix64_next(state);
 
 		counts[random_index((uint32_t)r, n)]++;
 		counts[random_index((uint32_t)(r >> 32), n)]++;
 	}
 	if (i < n)
-		counts[random_index((uint32_t)next_random(state), n)]++;
+		counts[random_index((uint32_t)splitmix64_next(state), n)]++;
 	for (size_t k = 0; k < n; k++) {
 		seen += counts[k];
 		if (isnan(lower) && seen > lower_rank)
@@ -369,7 +360,7 @@ static double resampled_median(const double *sorted, size_t n,
 /* A uniform number in (0, 1), never 0 (its log is taken). */
 static double random_uniform(uint64_t *state)
 {
-	return ((double)(next_random(state) >> 11) + 0.5) * 0x1.0p-53;
+	return ((double)(splitmix64_next(state) >> 11) + 0.5) * 0x1.0p-53;
 }
 
 /* A standard normal number (Box-Muller, one of the pair). */

@@ -292,6 +292,39 @@ static void every_parameter_verifies_at_its_ends_and_default(void **unused)
 	}
 }
 
+static unsigned int nr_destroyed;
+
+static void count_destroy(void *state)
+{
+	(void)state;
+	nr_destroyed++;
+}
+
+/*
+ * A family with no verify is refused by the one driver, never a number:
+ * kernel_run_finish() fails and says why, and still destroys the state.
+ * No family of the catalogue lacks one, so a stand-in (counter's, its
+ * verify taken away) is the only way to reach it.
+ */
+static void a_family_without_verify_is_refused(void **unused)
+{
+	struct kernel_family f = *catalog_find("counter");
+	struct kernel_config cfg;
+	uint64_t ops[1] = { OPS };
+	char err[256] = "";
+	int state;
+
+	(void)unused;
+	f.verify = NULL;
+	f.destroy = count_destroy;
+	kernel_config_defaults(&f, &cfg);
+	cfg.nr_threads = 1;
+	nr_destroyed = 0;
+	assert_int_equal(kernel_run_finish(&f, &cfg, &state, ops, NULL, err, sizeof(err)), -1);
+	assert_string_equal(err, "counter has no verify: a run that cannot be checked is never a number");
+	assert_int_equal(nr_destroyed, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +334,7 @@ int main(void)
 		cmocka_unit_test(access_profiles_and_declarations_agree),
 		cmocka_unit_test(verify_fails_a_run_that_did_nothing),
 		cmocka_unit_test(every_parameter_verifies_at_its_ends_and_default),
+		cmocka_unit_test(a_family_without_verify_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

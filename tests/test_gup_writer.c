@@ -3,15 +3,19 @@
  * The page-table writer's pause between changes: pace_ns split into the
  * seconds and nanoseconds nanosleep() takes (nanosleep() wrapped in this
  * program: it records its request and returns at once), and no sleep at
- * all, a yield, for a pace of 0.
+ * all, a yield, for a pace of 0. And its start refused: a second writer
+ * on one mm, and a writer that cannot be allocated (calloc() wrapped to
+ * fail once).
  */
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,6 +38,21 @@ int __wrap_nanosleep(const struct timespec *req, struct timespec *rem)
 	pthread_mutex_unlock(&lock);
 	atomic_fetch_add(&nr_sleeps, 1);
 	return 0;
+}
+
+/* The next calloc() fails, once. */
+static bool fail_next_calloc;
+
+void *__real_calloc(size_t nmemb, size_t size);
+void *__wrap_calloc(size_t nmemb, size_t size);
+
+void *__wrap_calloc(size_t nmemb, size_t size)
+{
+	if (fail_next_calloc) {
+		fail_next_calloc = false;
+		return NULL;
+	}
+	return __real_calloc(nmemb, size);
 }
 
 static struct gup_mm *small_mm(void)
@@ -112,11 +131,37 @@ static void no_pace_never_sleeps(void **unused)
 	gup_mm_destroy(mm);
 }
 
+/*
+ * A writer that cannot start says why and leaves none behind: the first
+ * start fails for memory (its one allocation), the next starts, a third
+ * while that one runs is refused. Catches a refusal that returns 0, which
+ * the caller takes for a writer running.
+ */
+static void a_writer_that_cannot_start_is_refused(void **unused)
+{
+	struct gup_mm *mm = small_mm();
+	char err[256] = "";
+
+	(void)unused;
+	fail_next_calloc = true;
+	assert_int_equal(gup_writer_start(mm, 1000, err, sizeof(err)), -1);
+	assert_string_equal(err, "gup: out of memory for the writer");
+	assert_null(mm->writer);
+	assert_int_equal(gup_writer_start(mm, 1000, err, sizeof(err)), 0);
+	assert_non_null(mm->writer);
+	assert_int_equal(gup_writer_start(mm, 1000, err, sizeof(err)), -1);
+	assert_string_equal(err, "gup: the writer is already running");
+	gup_writer_stop(mm);
+	assert_null(mm->writer);
+	gup_mm_destroy(mm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_pace_is_split_into_seconds_and_nanoseconds),
 		cmocka_unit_test(no_pace_never_sleeps),
+		cmocka_unit_test(a_writer_that_cannot_start_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

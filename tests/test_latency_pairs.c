@@ -354,6 +354,20 @@ static void a_mode_needs_a_tenth_and_a_gap_of_one_and_a_half(void **unused)
 	summarize(v, 20, &s);
 	assert_false(s.bimodal);
 	assert_float_equal(s.median, 50, 0);
+
+	/*
+	 * But the first sample above zero is an edge: 0, 0.5, then 18 of 5
+	 * is a tenfold gap between neighbours 0.5 and 5, two fast of 20.
+	 * Catches the guard taken one sample further down (s[i - 2] > 0,
+	 * which is 0 here and drops the gap).
+	 */
+	for (int i = 0; i < 20; i++)
+		v[i] = i == 0 ? 0 : i == 1 ? 0.5 : 5;
+	summarize(v, 20, &s);
+	assert_true(s.bimodal);
+	assert_float_equal(s.high_share, 0.9, 1e-15);
+	assert_float_equal(s.low_mode, 0.25, 0);
+	assert_float_equal(s.high_mode, 5, 0);
 }
 
 static void set_pair(struct latency_pair *p, enum distance_class cls, int a, int b,

@@ -170,12 +170,65 @@ static void a_rows_numa_distance_is_null_only_when_unknown(void **unused)
 	}
 }
 
+/*
+ * A row's real_time and cpu_time are per operation in one thread, and
+ * divided by the family's ns_per_op_divisor only where it names a
+ * metric of its own (pingpong: a round trip is two one-way transfers).
+ * A divisor without a metric, or a metric with no divisor, leaves the
+ * figures as measured. Catches either condition dropped ("||" for "&&").
+ */
+static void a_rows_times_are_divided_only_for_a_metric_of_its_own(void **unused)
+{
+	static const char *const names[] = { "ns_per_op" };
+	static const double values[] = { 10 };
+	static const struct {
+		const char *metric;
+		double divisor, real_time, cpu_time;
+	} cases[] = {
+		{ "one_way_ns", 2, 5, 3 },
+		{ "one_way_ns", 0, 10, 6 },
+		{ NULL, 2, 10, 6 },
+		{ NULL, 0, 10, 6 },
+	};
+	struct kernel_family f = *catalog_find("has_pinned");
+	struct gbench_run run = {
+		.name = "x", .run_name = "x", .function_name = "x", .aggregate_name = "",
+		.repetitions = 1, .threads = 1, .iterations = 1, .time_unit = "ns",
+		.real_time = 7, .cpu_time = 6,
+		.nr_counters = 1, .counter_names = names, .counter_values = values,
+	};
+	struct bench_case c;
+
+	(void)unused;
+	harness_case_init(&c, &f, 0, 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *row;
+
+		f.ns_per_op_metric = cases[i].metric;
+		f.ns_per_op_divisor = cases[i].divisor;
+		row = results_row(&run, &c);
+		assert_float_equal(json_real_value(json_object_get(row, "real_time")),
+				   cases[i].real_time, 0);
+		assert_float_equal(json_real_value(json_object_get(row, "cpu_time")),
+				   cases[i].cpu_time, 0);
+		json_decref(row);
+	}
+	/* no case: Google Benchmark's own figure */
+	{
+		json_t *row = results_row(&run, NULL);
+
+		assert_float_equal(json_real_value(json_object_get(row, "real_time")), 7, 0);
+		json_decref(row);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_numa_distances_are_the_topologys),
 		cmocka_unit_test(a_rows_placement_lists_one_cpu_a_thread),
 		cmocka_unit_test(a_rows_numa_distance_is_null_only_when_unknown),
+		cmocka_unit_test(a_rows_times_are_divided_only_for_a_metric_of_its_own),
 	};
 
 	(void)harness_run;	/* nothing is run here */

@@ -147,6 +147,25 @@ def main():
           f"swept run: summary {summary and summary.groups()}, expected "
           f"{len(want)} x 3 of 0.75 s, watchdog 15 s")
 
+    # --quick: each parameter at its default and at the values the
+    # lessons' claims name, written out here from kernels/*.c's claims:
+    # has_pinned's already_set=0, longterm_check's nr_pages=1 (its only
+    # claim, the first of its list), false_sharing's update=locked and
+    # update=plain.
+    p, rows, summary = dry_run("pack:1 core:2 pu:1", "--quick",
+                               "--filter", "^(has_pinned|longterm_check|false_sharing)/")
+    chosen = [f for f in families if f["family"] in ("has_pinned", "longterm_check",
+                                                      "false_sharing")]
+    want = plan(chosen, 2, overrides={"has_pinned.already_set": ["100", "0"],
+                                      "longterm_check.nr_pages": ["64", "1"],
+                                      "false_sharing.update": ["locked", "plain"]})
+    check(p.returncode == 0, f"quick run: exit {p.returncode}: {p.stderr}")
+    compare("--quick: defaults and the claims' settings", rows, want)
+    check(summary is not None and int(summary.group(1)) == len(want) and
+          summary.group(2) == "6" and float(summary.group(3)) == 0.005,
+          f"quick run: summary {summary and summary.groups()}, expected "
+          f"{len(want)} x 6 of 0.005 s")
+
     # "-PATTERN": every case but those
     p, rows, _ = dry_run("pack:1 core:2 pu:1", "--filter", "-^(gup|longterm_check|has_pinned)/")
     want = plan(families, 2, keep=lambda n: not re.match(r"(gup|longterm_check|has_pinned)/", n))

@@ -122,6 +122,8 @@ def run(cmd, **kw):
 def build_and_check(cc, check, objdump, root, tmp, name, source, variant, params):
     """(disasm passed, verify passed, what they said) for one family source."""
     kernels = os.path.join(root, "kernels")
+    # lib/splitmix64.h, header-only, which the kernels include
+    lib = ["-I", os.path.join(root, "lib")]
     # the family's NAME_lesson.h, which the build generates from kernels/lessons/
     generated = ["-I", os.environ["BOUNCELAB_LESSON_HEADERS"]] \
         if "BOUNCELAB_LESSON_HEADERS" in os.environ else []
@@ -129,11 +131,11 @@ def build_and_check(cc, check, objdump, root, tmp, name, source, variant, params
     src = os.path.join(tmp, name)
     with open(src, "w") as f:
         f.write(source)
-    r = run(cc + CFLAGS + ["-I", kernels] + generated + ["-c", src, "-o", obj])
+    r = run(cc + CFLAGS + ["-I", kernels] + lib + generated + ["-c", src, "-o", obj])
     if r.returncode:
         raise RuntimeError(f"{name} does not compile: {r.stderr[:500]}")
     decls = os.path.join(tmp, "insn_decls")
-    r = run(cc + CFLAGS + ["-I", kernels, f"-DFAMILY={FAMILY_SYMBOL[name]}",
+    r = run(cc + CFLAGS + ["-I", kernels] + lib + [f"-DFAMILY={FAMILY_SYMBOL[name]}",
                            os.path.join(root, "tests", "insn_decls.c"),
                            os.path.join(kernels, "kernel.c"), obj, "-o", decls])
     if r.returncode:
@@ -142,7 +144,7 @@ def build_and_check(cc, check, objdump, root, tmp, name, source, variant, params
     if d.returncode not in (0, 1):
         raise RuntimeError(f"check_disasm.py: {d.stdout}{d.stderr}")
     drv = os.path.join(tmp, "driver")
-    r = run(cc + CFLAGS + ["-I", kernels, f"-DFAMILY={FAMILY_SYMBOL[name]}",
+    r = run(cc + CFLAGS + ["-I", kernels] + lib + [f"-DFAMILY={FAMILY_SYMBOL[name]}",
                            os.path.join(root, "tests", "mutant_driver.c"),
                            os.path.join(kernels, "kernel.c"), obj, "-o", drv])
     if r.returncode:

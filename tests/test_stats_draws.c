@@ -8,6 +8,9 @@
  * bits. The file is included so that its static functions can be called,
  * and with its allocations counted, so that each can be made to fail in
  * turn: every function that allocates then says so, and uses no NULL.
+ * Each allocation also ends where a page no access is allowed to begins
+ * (its own mapping), so a read one element past an array faults in every
+ * build, not only under AddressSanitizer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +19,8 @@
 #include <stdint.h>
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -27,21 +32,62 @@ static bool this_one_fails(void)
 	return fail_at && !--fail_at;
 }
 
+/* Where a guarded allocation's mapping starts, and its length: before it. */
+struct guard_header {
+	void *base;
+	size_t len;
+};
+
+/*
+ * size bytes (8-aligned: stats.c's arrays are of doubles, 64-bit
+ * integers and structs of them) ending 0-7 bytes before a PROT_NONE
+ * page, zeroed, with their header just below them.
+ */
+static void *guarded_alloc(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t body = (size + 7) / 8 * 8 + sizeof(struct guard_header);
+	size_t len = (body + page - 1) / page * page + page;
+	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct guard_header *h;
+
+	if (base == MAP_FAILED)
+		return NULL;
+	if (mprotect(base + len - page, page, PROT_NONE)) {
+		munmap(base, len);
+		return NULL;
+	}
+	h = (struct guard_header *)(base + len - page - (size + 7) / 8 * 8) - 1;
+	h->base = base;
+	h->len = len;
+	return h + 1;
+}
+
+static void guarded_free(void *p)
+{
+	struct guard_header *h = p;
+
+	if (p)
+		munmap(h[-1].base, h[-1].len);
+}
+
 static void *counted_malloc(size_t size)
 {
-	return this_one_fails() ? NULL : malloc(size);
+	return this_one_fails() ? NULL : guarded_alloc(size);
 }
 
 static void *counted_calloc(size_t n, size_t size)
 {
-	return this_one_fails() ? NULL : calloc(n, size);
+	return this_one_fails() || (n && size > SIZE_MAX / n) ? NULL : guarded_alloc(n * size);
 }
 
 #define malloc counted_malloc
 #define calloc counted_calloc
+#define free guarded_free
 #include "../lib/stats.c"
 #undef malloc
 #undef calloc
+#undef free
 
 /*
  * lib/splitmix64.h, which the statistics, has_pinned's pattern and
@@ -145,10 +191,33 @@ static void test_out_of_memory(void **state)
 	assert_true(r.ratio == 2 && r.pairs == 7);
 }
 
+/*
+ * Rounds paired where the two sides' lists end apart: the numerator has
+ * rounds 0-9, the denominator 0-7 and then nothing, so the walk reaches
+ * the denominator's end while numerator rounds remain (and the other way
+ * round). 8 pairs of ratio 3, in either order. Catches the walk reading
+ * one round past the shorter side (the guard page faults there).
+ */
+static void test_rounds_paired_up_to_the_shorter_side(void **state)
+{
+	const double num[] = { 3, 6, 9, 12, 15, 18, 21, 24, 27, 30 };
+	const double den[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	const long rounds[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	struct stats_ratio r = { 0 };
+	double p = 0;
+
+	(void)state;
+	assert_int_equal(stats_ratio_by_round(num, rounds, 10, den, rounds, 8, &r, &p), 0);
+	assert_true(r.ratio == 3 && r.pairs == 8);
+	assert_int_equal(stats_ratio_by_round(den, rounds, 8, num, rounds, 10, &r, &p), 0);
+	assert_true(fabs(r.ratio - 1.0 / 3) < 1e-15 && r.pairs == 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_splitmix64),
+		cmocka_unit_test(test_rounds_paired_up_to_the_shorter_side),
 		cmocka_unit_test(test_uniform_ends),
 		cmocka_unit_test(test_mann_whitney_out_of_memory),
 		cmocka_unit_test(test_out_of_memory),

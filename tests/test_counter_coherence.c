@@ -31,33 +31,20 @@
 #include "cases.h"
 #include "config.h"
 #include "counters.h"
+#include "perf_stand_in.h"
 
 static uint64_t refused_config[3];
 static unsigned int nr_refused;
 
-long __real_syscall(long nr, ...);
-long __wrap_syscall(long nr, ...);
-
-long __wrap_syscall(long nr, ...)
+long perf_open_stand_in(const struct perf_event_attr *attr, int group_fd)
 {
-	long a[6];
-	va_list ap;
-
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_perf_event_open) {
-		const struct perf_event_attr *attr = (const void *)a[0];
-
-		for (unsigned int i = 0; i < nr_refused; i++)
-			if (attr->type == PERF_TYPE_RAW && attr->config == refused_config[i]) {
-				errno = EBUSY;
-				return -1;
-			}
-		return open("/dev/null", O_RDONLY | O_CLOEXEC);
-	}
-	return __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	(void)group_fd;
+	for (unsigned int i = 0; i < nr_refused; i++)
+		if (attr->type == PERF_TYPE_RAW && attr->config == refused_config[i]) {
+			errno = EBUSY;
+			return -1;
+		}
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 static json_t *coherence;	/* the set's object in the last context */

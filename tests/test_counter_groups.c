@@ -36,6 +36,7 @@
 #include "cases.h"
 #include "config.h"
 #include "counters.h"
+#include "perf_stand_in.h"
 
 #define MAX_CALLS 128
 
@@ -62,35 +63,22 @@ static unsigned long ioctl_requests[MAX_CALLS];
 static unsigned int nr_ioctls;
 static bool ioctl_group_flag = true;
 
-long __real_syscall(long nr, ...);
-long __wrap_syscall(long nr, ...);
 int __real_ioctl(int fd, unsigned long request, ...);
 int __wrap_ioctl(int fd, unsigned long request, ...);
 
-long __wrap_syscall(long nr, ...)
+long perf_open_stand_in(const struct perf_event_attr *attr, int group)
 {
-	long a[6];
-	va_list ap;
+	int err = 0, fd;
 
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_perf_event_open) {
-		const struct perf_event_attr *attr = (const void *)a[0];
-		int group = (int)a[3], err = 0, fd;
-
-		for (unsigned int i = 0; i < nr_script; i++)
-			if (script[i].type == attr->type && script[i].config == attr->config)
-				err = group >= 0 ? script[i].in_group : script[i].alone;
-		fd = err ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (nr_calls < MAX_CALLS)
-			calls[nr_calls++] = (struct open_call){ attr->type, attr->config, group, fd };
-		if (err)
-			errno = err;
-		return fd;
-	}
-	return __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	for (unsigned int i = 0; i < nr_script; i++)
+		if (script[i].type == attr->type && script[i].config == attr->config)
+			err = group >= 0 ? script[i].in_group : script[i].alone;
+	fd = err ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (nr_calls < MAX_CALLS)
+		calls[nr_calls++] = (struct open_call){ attr->type, attr->config, group, fd };
+	if (err)
+		errno = err;
+	return fd;
 }
 
 int __wrap_ioctl(int fd, unsigned long request, ...)

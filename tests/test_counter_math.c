@@ -28,6 +28,7 @@
 
 #include "config.h"
 #include "counters.h"
+#include "perf_stand_in.h"
 #include "gbench.h"
 
 #define OPS 100
@@ -70,34 +71,22 @@ static const struct injected injected[] = {
 #define MAX_FDS 256
 static const struct injected *fd_event[MAX_FDS];
 
-long __real_syscall(long nr, ...);
-long __wrap_syscall(long nr, ...);
 ssize_t __real_read(int fd, void *buf, size_t len);
 ssize_t __wrap_read(int fd, void *buf, size_t len);
 
-long __wrap_syscall(long nr, ...)
+long perf_open_stand_in(const struct perf_event_attr *attr, int group_fd)
 {
-	long a[6];
-	va_list ap;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_perf_event_open) {
-		const struct perf_event_attr *attr = (const void *)a[0];
-		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-		if (fd >= 0 && fd < MAX_FDS) {
-			fd_event[fd] = NULL;
-			for (size_t i = 0; i < NR_INJECTED; i++)
-				if (injected[i].type == attr->type &&
-				    injected[i].config == attr->config)
-					fd_event[fd] = &injected[i];
-		}
-		return fd;
+	(void)group_fd;
+	if (fd >= 0 && fd < MAX_FDS) {
+		fd_event[fd] = NULL;
+		for (size_t i = 0; i < NR_INJECTED; i++)
+			if (injected[i].type == attr->type &&
+			    injected[i].config == attr->config)
+				fd_event[fd] = &injected[i];
 	}
-	return __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return fd;
 }
 
 ssize_t __wrap_read(int fd, void *buf, size_t len)

@@ -530,6 +530,44 @@ static void gup_verify_refuses_wrong_counts(void **unused)
 }
 
 /*
+ * One thread's right run of 300 gup calls at settings, then tamper(st,
+ * arg) tells verify something else; returns verify's status, its message
+ * in msg.
+ */
+static int verify_after(const char *const *settings,
+			void (*tamper)(struct gup_family_state *st, long arg), long arg,
+			char *msg, size_t len)
+{
+	struct kernel_config cfg;
+	const struct kernel_family *f = configure("gup", &cfg, "store_always", 1, settings);
+	struct gup_family_state *st;
+	struct kernel_metrics m = { 0 };
+	uint64_t ops = 300;
+	char err[256];
+	int ret;
+
+	st = f->create(&cfg, err, sizeof(err));
+	if (!st)
+		fail_msg("%s", err);
+	f->variants[cfg.variant].run(st, 0, ops);
+	tamper(st, arg);
+	msg[0] = '\0';
+	ret = f->verify(st, &cfg, &ops, &m, msg, len);
+	f->destroy(st);
+	return ret;
+}
+
+static void add_cma_lookups_due(struct gup_family_state *st, long delta)
+{
+	st->threads[0].cma_lookups_due += (uint64_t)(int64_t)delta;
+}
+
+static void add_pins_acquired(struct gup_family_state *st, long delta)
+{
+	st->threads[0].task.node_stat_diff[GUP_NR_FOLL_PIN_ACQUIRED] += delta;
+}
+
+/*
  * gup's verify refuses a count of CMA lookups one off what the calls were
  * due: longterm=in_walk, no CMA and no writer, so the count must be
  * exact. The run is right; the lookups it was due are then told one more,
@@ -540,28 +578,18 @@ static void gup_verify_refuses_cma_lookups_one_off(void **unused)
 {
 	static const char *const small[] = { "page_size=4k", "buffer_mib=1",
 					     "longterm=in_walk", NULL };
-	char err[256], msg[512];
+	char msg[512];
 
 	(void)unused;
-	for (int delta = -1; delta <= 1; delta++) {
-		struct kernel_config cfg;
-		const struct kernel_family *f = configure("gup", &cfg, "store_always", 1, small);
-		struct gup_family_state *st = f->create(&cfg, err, sizeof(err));
-		struct kernel_metrics m = { 0 };
-		uint64_t ops = 300;
+	for (long delta = -1; delta <= 1; delta++) {
+		int ret = verify_after(small, add_cma_lookups_due, delta, msg, sizeof(msg));
 
-		if (!st)
-			fail_msg("%s", err);
-		f->variants[cfg.variant].run(st, 0, ops);
-		st->threads[0].cma_lookups_due += (uint64_t)(int64_t)delta;
-		msg[0] = '\0';
 		if (delta) {
-			assert_int_equal(f->verify(st, &cfg, &ops, &m, msg, sizeof(msg)), -1);
+			assert_int_equal(ret, -1);
 			assert_non_null(strstr(msg, "CMA checks for 300 pages"));
-		} else if (f->verify(st, &cfg, &ops, &m, msg, sizeof(msg))) {
+		} else if (ret) {
 			fail_msg("the right lookups failed verify: %s", msg);
 		}
-		f->destroy(st);
 	}
 }
 
@@ -576,23 +604,12 @@ static void gup_verify_says_exact_without_longterm(void **unused)
 {
 	static const char *const none[] = { "page_size=4k", "buffer_mib=1", "longterm=none",
 					    "cma_percent=50", NULL };
-	struct kernel_config cfg;
-	const struct kernel_family *f = configure("gup", &cfg, "store_always", 1, none);
-	struct gup_family_state *st;
-	struct kernel_metrics m = { 0 };
-	uint64_t ops = 300;
-	char err[256], msg[512] = "";
+	char msg[512];
 
 	(void)unused;
-	st = f->create(&cfg, err, sizeof(err));
-	if (!st)
-		fail_msg("%s", err);
-	f->variants[cfg.variant].run(st, 0, ops);
-	st->threads[0].cma_lookups_due += 1;
-	assert_int_equal(f->verify(st, &cfg, &ops, &m, msg, sizeof(msg)), -1);
+	assert_int_equal(verify_after(none, add_cma_lookups_due, 1, msg, sizeof(msg)), -1);
 	if (!strstr(msg, "0 CMA checks for 300 pages pinned with longterm=none, expected 1"))
 		fail_msg("\"%s\"", msg);
-	f->destroy(st);
 }
 
 /*
@@ -604,23 +621,12 @@ static void gup_verify_says_exact_without_longterm(void **unused)
 static void gup_verify_refuses_node_stats_one_off(void **unused)
 {
 	static const char *const small[] = { "page_size=4k", "buffer_mib=1", NULL };
-	struct kernel_config cfg;
-	const struct kernel_family *f = configure("gup", &cfg, "store_always", 1, small);
-	struct gup_family_state *st;
-	struct kernel_metrics m = { 0 };
-	uint64_t ops = 300;
-	char err[256], msg[512] = "";
+	char msg[512];
 
 	(void)unused;
-	st = f->create(&cfg, err, sizeof(err));
-	if (!st)
-		fail_msg("%s", err);
-	f->variants[cfg.variant].run(st, 0, ops);
-	st->threads[0].task.node_stat_diff[GUP_NR_FOLL_PIN_ACQUIRED] += 1;
-	assert_int_equal(f->verify(st, &cfg, &ops, &m, msg, sizeof(msg)), -1);
+	assert_int_equal(verify_after(small, add_pins_acquired, 1, msg, sizeof(msg)), -1);
 	if (!strstr(msg, "nr_foll_pin_acquired"))
 		fail_msg("\"%s\"", msg);
-	f->destroy(st);
 }
 
 /*

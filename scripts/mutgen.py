@@ -13,6 +13,11 @@ bug of a common kind fits, so nobody chooses which lines are mutated:
                not a hash's 64-bit hex constant)
   extreme      fmin/fmax and min/max swapped; stats_median() and
                stats_median_sorted() to the smallest or the largest sample
+  swapped      a / b to b / a (a ratio upside down), when both operands are
+               simple: a name, a number, a call, an index or member chain,
+               a parenthesised group, each with its cast
+  dropped      a + b and a - b to a (a term left out), b simple as above
+               and not bound tighter to what follows it
 
 Comments, strings, character constants, preprocessor lines, array sizes in
 declarations, case labels, and everything outside function bodies (tables,
@@ -320,6 +325,35 @@ def generate(top, files):
                 "tests": ", ".join(tests_for(rel)),
             })
 
+        def span(first, last):
+            return text[toks[first][2]:toks[last][2] + len(toks[last][1])]
+
+        def swap_ratio(i):
+            """a / b to b / a, both operands simple."""
+            left, right = operand_before(toks, i - 1), operand_after(toks, i + 1)
+            if not left or not right:
+                return
+            a, b = span(*left), span(*right)
+            # one line, so that its key is one line; not an array's size
+            if a == b or "\n" in text[toks[left[0]][2]:toks[right[1]][2]] or \
+                    in_declared_array_size(toks, i):
+                return
+            length = toks[right[1]][2] + len(toks[right[1]][1]) - toks[left[0]][2]
+            add(left[0], f"{b} / {a}", "swapped", length=length)
+
+        def drop_term(i):
+            """a + b (or a - b) to a: b simple, not bound tighter to what
+            follows it (a + b * c is left alone)."""
+            right = operand_after(toks, i + 1)
+            if not right or operand_before(toks, i - 1) is None:
+                return
+            after = toks[right[1] + 1][1] if right[1] + 1 < len(toks) else ";"
+            if after in ("*", "/", "%") or span(*right) in ("0", "0.0") or \
+                    "\n" in text[toks[i][2]:toks[right[1]][2]] or in_declared_array_size(toks, i):
+                return
+            length = toks[right[1]][2] + len(toks[right[1]][1]) - toks[i][2]
+            add(i, "", "dropped", length=length)
+
         for i, (kind, tok, off) in enumerate(toks):
             if i not in inside:
                 continue
@@ -340,6 +374,10 @@ def generate(top, files):
                         continue
                     for into in ARITH[tok]:
                         add(i, into, "arithmetic")
+                    if tok == "/":
+                        swap_ratio(i)
+                    elif tok in ("+", "-"):
+                        drop_term(i)
                 elif tok in LOGIC:
                     for into in LOGIC[tok]:
                         add(i, into, "logical")
@@ -372,6 +410,115 @@ def generate(top, files):
                             length=length, prefix=EXTREME_HELPERS)
                         mutants[-1]["title"] = f"extreme: {tok}() -> {name}imum in {fn_of.get(i, '?')}()"
     return mutants
+
+
+def group_end(toks, i):
+    """Index of the ')' or ']' that closes the '(' or '[' at i, or None."""
+    opening = toks[i][1]
+    closing = ")" if opening == "(" else "]"
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j][1] == opening:
+            depth += 1
+        elif toks[j][1] == closing:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def group_start(toks, i):
+    """Index of the '(' or '[' that opens the ')' or ']' at i, or None."""
+    closing = toks[i][1]
+    opening = "(" if closing == ")" else "["
+    depth = 0
+    for j in range(i, -1, -1):
+        if toks[j][1] == closing:
+            depth += 1
+        elif toks[j][1] == opening:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def is_cast(toks, start, end):
+    """Is the group toks[start..end], '(' to ')', a cast: a type inside?"""
+    return end > start + 1 and is_type(toks[start + 1]) and \
+        all(is_type(t) or t[1] == "*" for t in toks[start + 1:end])
+
+
+def operand_after(toks, i):
+    """(first, last) token indices of a simple operand starting at i, with a
+    cast in front of it, or None."""
+    first = i
+    if i < len(toks) and toks[i][1] == "(":
+        end = group_end(toks, i)
+        if end is None:
+            return None
+        if is_cast(toks, i, end):
+            inner = operand_after(toks, end + 1)
+            return (first, inner[1]) if inner else None
+        last = end
+    elif i < len(toks) and toks[i][0] in ("ident", "number") and \
+            toks[i][1] not in KEYWORDS and not is_type(toks[i]):
+        last = i
+    else:
+        return None
+    while last + 1 < len(toks):
+        nxt = toks[last + 1][1]
+        if nxt in ("(", "["):
+            end = group_end(toks, last + 1)
+            if end is None:
+                return None
+            last = end
+        elif nxt in (".", "->") and last + 2 < len(toks) and toks[last + 2][0] == "ident":
+            last += 2
+        elif nxt in ("++", "--"):
+            return None
+        else:
+            break
+    return first, last
+
+
+def operand_before(toks, i):
+    """(first, last) token indices of a simple operand ending at i, with a
+    cast in front of it, or None (a unary operator before it: None)."""
+    last, j = i, i
+    while True:
+        if toks[j][1] in (")", "]"):
+            start = group_start(toks, j)
+            if start is None:
+                return None
+            if toks[j][1] == ")" and start > 0 and toks[start - 1][0] == "ident" and \
+                    toks[start - 1][1] not in KEYWORDS:
+                j = start - 1          # a call
+            elif toks[j][1] == "]":
+                j = start - 1          # an index: what it indexes comes before
+                if j < 0:
+                    return None
+                continue
+            else:
+                j = start              # a parenthesised group
+        elif toks[j][0] in ("ident", "number") and toks[j][1] not in KEYWORDS and \
+                not is_type(toks[j]):
+            pass
+        else:
+            return None
+        if j >= 2 and toks[j - 1][1] in (".", "->"):
+            j -= 2
+            continue
+        break
+    if j > 0 and toks[j - 1][1] == ")":
+        start = group_start(toks, j - 1)
+        if start is not None and is_cast(toks, start, j - 1):
+            j = start
+    if j > 0 and toks[j - 1][1] in ("-", "+", "!", "~", "*", "&") and \
+            (j < 2 or not is_operand_end(toks[j - 2])):
+        return None
+    if j > 0 and toks[j - 1][1] in ("++", "--", "sizeof"):
+        return None
+    return j, last
 
 
 def matching_paren(toks, i):

@@ -11,6 +11,7 @@
  * it can verify the state.
  */
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,31 @@ static void set_timing_counters(struct gbench_state *st,
 				   GBENCH_AVG_THREADS);
 }
 
+/*
+ * The fastest and the slowest thread's ns per operation, from thread 0
+ * once every thread is past the closing barrier: ns_per_op is their mean,
+ * and a mean hides a thread that ran its last operations alone after the
+ * others had finished (an unfair line, a thread descheduled). Only
+ * where several threads ran, each its n operations.
+ */
+static void set_thread_spread(struct gbench_state *st, const struct bench_case *c,
+			      uint64_t n)
+{
+	double fastest = INFINITY, slowest = 0;
+
+	if (c->cfg.nr_threads < 2)
+		return;
+	for (unsigned int t = 0; t < c->cfg.nr_threads; t++) {
+		if (c->ops_done[t] != n)
+			return;
+		fastest = fmin(fastest, c->thread_ns[t] / (double)n);
+		slowest = fmax(slowest, c->thread_ns[t] / (double)n);
+	}
+	/* thread 0 alone sets them: Google Benchmark sums a counter over threads */
+	gbench_set_counter(st, "fastest_thread_ns_per_op", fastest, GBENCH_SUM);
+	gbench_set_counter(st, "slowest_thread_ns_per_op", slowest, GBENCH_SUM);
+}
+
 void bench_case_run(struct gbench_state *st, void *arg)
 {
 	struct bench_case *c = arg;
@@ -284,7 +310,8 @@ void bench_case_run(struct gbench_state *st, void *arg)
 		v->run(c->state, (unsigned int)t, n);
 		clock_gettime(CLOCK_MONOTONIC, &end);
 		counters_thread_disable(counters);
-		c->ops_done[t] = n;	/* published by the closing barrier */
+		c->thread_ns[t] = elapsed_ns(&start, &end);
+		c->ops_done[t] = n;	/* both published by the closing barrier */
 		ran = true;
 	}
 	if (t == 0)
@@ -292,6 +319,8 @@ void bench_case_run(struct gbench_state *st, void *arg)
 
 	if (ran)
 		set_timing_counters(st, c, n, elapsed_ns(&start, &end));
+	if (ran && t == 0)
+		set_thread_spread(st, c, n);
 	counters_thread_finish(counters, st, ran ? n : 0);
 	if (t == 0) {
 		if (c->state && stopped)

@@ -68,6 +68,7 @@ struct bench_case {
 	atomic_uint at_start_line;	/* threads ready to start their clocks */
 	atomic_bool abandoned;		/* a thread cannot run, so none does */
 	uint64_t ops_done[KERNEL_MAX_THREADS];
+	double thread_ns[KERNEL_MAX_THREADS];	/* each thread's timed span */
 	char error[320];
 };
 

@@ -16,8 +16,9 @@ bug of a common kind fits, so nobody chooses which lines are mutated:
   swapped      a / b to b / a (a ratio upside down), when both operands are
                simple: a name, a number, a call, an index or member chain,
                a parenthesised group, each with its cast
-  dropped      a + b and a - b to a (a term left out), b simple as above
-               and not bound tighter to what follows it
+  dropped      a + b and a - b to a (a term left out), b simple as above,
+               not a number (n to 0 is a constant mutant already) and not
+               bound tighter to what follows it
 
 Comments, strings, character constants, preprocessor lines, array sizes in
 declarations, case labels, and everything outside function bodies (tables,
@@ -343,13 +344,14 @@ def generate(top, files):
             add(left[0], f"{b} / {a}", "swapped", length=length)
 
         def drop_term(i):
-            """a + b (or a - b) to a: b simple, not bound tighter to what
-            follows it (a + b * c is left alone)."""
+            """a + b (or a - b) to a: b simple, not a number, and not bound
+            tighter to what follows it (a + b * c is left alone)."""
             right = operand_after(toks, i + 1)
             if not right or operand_before(toks, i - 1) is None:
                 return
             after = toks[right[1] + 1][1] if right[1] + 1 < len(toks) else ";"
-            if after in ("*", "/", "%") or span(*right) in ("0", "0.0") or \
+            # a number's term is the constant mutant n to 0 again
+            if after in ("*", "/", "%") or toks[right[0]][0] == "number" or \
                     "\n" in text[toks[i][2]:toks[right[1]][2]] or in_declared_array_size(toks, i):
                 return
             length = toks[right[1]][2] + len(toks[right[1]][1]) - toks[i][2]

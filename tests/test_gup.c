@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -1181,13 +1182,31 @@ static void the_driver_runs_each_thread_and_repeat(void **state)
 	struct gup_test_config cfg = driver_config(PIN_FAST_BENCHMARK);
 	char err[256], why[160];
 	struct gup_test *t = gup_test_create(&cfg, &ops, err, sizeof(err));
+	const struct gup_test_sample *samples;
+	struct timespec before, after;
 	struct gup_stats sum;
-	uint64_t changes;
+	uint64_t changes, wall;
 	int status;
 
 	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &before);
 	if (!t || gup_test_run(t, err, sizeof(err)))
 		fail_msg("%s", err);
+	clock_gettime(CLOCK_MONOTONIC, &after);
+	/*
+	 * Each sample's get and put time are spans inside the run, which
+	 * this test's own clock brackets: never a time since boot, and the
+	 * whole microseconds gup_test prints, truncated.
+	 */
+	wall = (uint64_t)((after.tv_sec - before.tv_sec) * 1000000000LL +
+			  (after.tv_nsec - before.tv_nsec));
+	samples = gup_test_samples(t, 0);
+	for (unsigned int i = 0; i < 6; i++) {
+		assert_true(samples[i].get_ns > 0 && samples[i].put_ns > 0);
+		assert_true(samples[i].get_ns + samples[i].put_ns <= wall);
+		assert_int_equal(samples[i].get_usec, samples[i].get_ns / 1000);
+		assert_int_equal(samples[i].put_usec, samples[i].put_ns / 1000);
+	}
 	assert_int_equal(seen.samples, 6);
 	assert_int_equal(seen.per_thread[0], 3);
 	assert_int_equal(seen.per_thread[1], 3);

@@ -66,8 +66,8 @@ def main():
     expect("a term dropped, its tighter neighbour kept",
            "int f(int a, int b, int c) { return a + b - c * 2; }",
            [("dropped", "+ b", "")], {"dropped"})
-    expect("no term dropped from a unary minus, nor + 0, nor an array size",
-           "int f(int a) { char buf[8 + 1]; int b = -a; buf[0] = 0; return b + 0 + buf[0]; }",
+    expect("no term dropped from a unary minus, nor a number's, nor an array size",
+           "int f(int a) { char buf[8 + a]; int b = -a; buf[0] = 0; return b + 1 + buf[0]; }",
            [("dropped", "+ buf[0]", "")], {"dropped"})
     expect("nothing outside a function, in a string, a comment or a case label",
            'static int t[2] = { 1 + 1, 2 };\n'

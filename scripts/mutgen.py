@@ -85,7 +85,7 @@ TESTS = [
                             "thread_spread", "end_to_end", "cli_params", "units",
                             "cli_behaviour"]),
     ("bench/", ["gbench_shim", "timing", "units", "end_to_end"]),
-    ("cli/cmd_compare.c", ["compare_modes", "cli_behaviour", "units", "end_to_end"]),
+    ("cli/cmd_compare.c", ["compare_status", "compare_modes", "cli_behaviour", "units", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_writer", "family_oom", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "kernel_oom", "family_oom",
                   "suite:kernels"]),

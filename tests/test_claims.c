@@ -655,6 +655,52 @@ static void test_host_modes_of_the_pingpong_alone(void **state)
 }
 
 /*
+ * Every row of the transfer baseline (pingpong/store_load at 2 threads)
+ * with a time above zero is a transfer, however short: a real run's
+ * rows scaled down 1000 times (a round trip under 1 ns) are all still
+ * found, each one way its row's ns/op over 2. Catches "ns_per_op > 0"
+ * taken as "> 1".
+ */
+static bool is_store_load_pair(const struct result_row *r)
+{
+	return r->family && !strcmp(r->family, "pingpong") && !strcmp(r->variant, "store_load") &&
+	       r->threads == 2;
+}
+
+static void test_transfers_below_a_nanosecond(void **state)
+{
+	struct real_run run;
+	char path[PATH_MAX], err[512];
+	size_t nr = 0;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/default.json", tests_dir);
+	if (results_read(&run.set, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (size_t i = 0; i < run.set.nr_rows; i++) {
+		struct result_row *r = &run.set.rows[i];
+
+		if (is_store_load_pair(r)) {
+			r->ns_per_op /= 1000;
+			assert_true(r->ns_per_op > 0 && r->ns_per_op < 1);
+			nr++;
+		}
+	}
+	assert_true(nr >= 9);
+	assert_int_equal(result_cases_build(&run.set, &run.cases), 0);
+	assert_int_equal(analysis_build(&run.set, &run.cases, &run.a), 0);
+	assert_int_equal(run.a.nr_transfers, nr);
+	for (size_t i = 0, k = 0; i < run.set.nr_rows; i++) {
+		const struct result_row *r = &run.set.rows[i];
+
+		if (is_store_load_pair(r))
+			assert_float_equal(run.a.transfers[k++].one_way_ns, r->ns_per_op / 2, 0);
+	}
+	free_run(&run);
+}
+
+/*
  * The plain packed update against the same round's one-way transfer: per
  * round 26.5/43.2, 17.3/49.5, 23.1/40.6, 16.2/85.4, 20.1/42.5, 4.44/30.6,
  * 4.34/440, 25.0/235, 4.71/41.4; their median is round 3's 0.189, the
@@ -875,6 +921,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_load_of_other_work),
 		cmocka_unit_test(test_host_modes_of_a_real_run),
 		cmocka_unit_test(test_host_modes_of_the_pingpong_alone),
+		cmocka_unit_test(test_transfers_below_a_nanosecond),
 		cmocka_unit_test(test_claim_against_the_transfer),
 		cmocka_unit_test(test_too_few_repetitions),
 		cmocka_unit_test(test_within_needs_both_ends),

@@ -33,10 +33,17 @@
 #define NR_EVENTS 16
 
 static int next_errno = FIRST_ERRNO;
+/* the hardware probe's attributes, as asked for, and how often */
+static struct perf_event_attr probe;
+static unsigned int nr_probes;
 
 long perf_open_stand_in(const struct perf_event_attr *attr, int group_fd)
 {
 	(void)group_fd;
+	if (attr->type == PERF_TYPE_HARDWARE) {
+		probe = *attr;
+		nr_probes++;
+	}
 	/* the hardware probe: no PMU; each software event: an errno of its own */
 	errno = attr->type == PERF_TYPE_SOFTWARE ? next_errno++ : ENOENT;
 	return -1;
@@ -89,10 +96,40 @@ static void a_long_summary_is_cut_at_its_buffer(void **unused)
 	json_decref(ctx);
 }
 
+/*
+ * The PMU probe asks for user-space cycles and nothing else: every field
+ * of the attributes zero but its type, size, config and the three flags
+ * it sets (a field left at another value could make the kernel refuse a
+ * PMU that is there, or sample instead of count). Compared with an
+ * attribute built here, field by field as the probe's comment says.
+ */
+static void the_pmu_probe_asks_for_cycles_alone(void **unused)
+{
+	struct perf_event_attr want;
+	char err[256];
+
+	(void)unused;
+	memset(&want, 0, sizeof(want));
+	want.type = PERF_TYPE_HARDWARE;
+	want.size = sizeof(want);
+	want.config = PERF_COUNT_HW_CPU_CYCLES;
+	want.disabled = 1;
+	want.exclude_kernel = 1;
+	want.exclude_hv = 1;
+	nr_probes = 0;
+	memset(&probe, 0x5a, sizeof(probe));
+	if (counters_select("none", "perf::PERF_COUNT_SW_PAGE_FAULTS", err, sizeof(err)))
+		fail_msg("%s", err);
+	counters_prepare(NULL);
+	assert_true(nr_probes >= 1);
+	assert_memory_equal(&probe, &want, sizeof(want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_long_summary_is_cut_at_its_buffer),
+		cmocka_unit_test(the_pmu_probe_asks_for_cycles_alone),
 	};
 
 	if (!HAVE_PFM) {

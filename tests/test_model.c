@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -858,6 +859,10 @@ static void test_bottleneck(void **state)
 	assert_true(p.ns_per_op > 30);
 	predict(&m, "counter", "shared_atomic", NULL, 0, 64, &p);
 	assert_string_equal(p.bottleneck, "shared count line");
+	/* a spinning pair: its one line, the only thing it does */
+	predict(&m, "pingpong", "store_load", NULL, 0, 2, &p);
+	assert_string_equal(p.bottleneck, "the ping-pong line");
+	assert_true(p.busy == 1);
 	predict(&m, "counter", "percpu_padded", NULL, 0, 64, &p);
 	assert_null(p.bottleneck);
 	/* a line that saturates caps throughput at one transfer per handoff */
@@ -1237,6 +1242,40 @@ static void test_shipped_profile_by_name(void **state)
 	assert_int_equal(machine_profile_load_shipped("no-such-machine", &m, err, 80), -1);
 	assert_int_equal(strlen(err), 79);
 	assert_int_equal(err[80], 'z');
+	/*
+	 * A data directory of its own: a profile of a one-letter name is
+	 * listed; a bare ".json" and a file of another kind are not.
+	 */
+	{
+		char dir[] = "/tmp/bouncelab-profiles-XXXXXX", path[256];
+		static const char *const files[] = { "x.json", ".json", "notes.txt" };
+		const char *list;
+
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/profiles", dir);
+		assert_int_equal(mkdir(path, 0755), 0);
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/profiles/%s", dir, files[i]);
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fclose(f);
+		}
+		setenv("BOUNCELAB_DATADIR", dir, 1);
+		assert_int_equal(machine_profile_load_shipped("y", &m, err, sizeof(err)), -1);
+		unsetenv("BOUNCELAB_DATADIR");
+		list = strstr(err, tail);
+		assert_non_null(list);
+		assert_string_equal(list + strlen(tail), " x");
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(path, sizeof(path), "%s/profiles/%s", dir, files[i]);
+			unlink(path);
+		}
+		snprintf(path, sizeof(path), "%s/profiles", dir);
+		rmdir(path);
+		rmdir(dir);
+	}
 	setenv("BOUNCELAB_DATADIR", "/nonexistent/bouncelab", 1);
 	memset(&m, 0x5a, sizeof(m));
 	assert_int_equal(machine_profile_load_shipped("ryzen-5950x", &m, err, sizeof(err)), -1);

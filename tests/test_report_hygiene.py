@@ -312,6 +312,17 @@ for want in ("# bouncelab report, brief", "## Summary", "### The lessons' claims
 for unwanted in ("## has_pinned", "## Environment", "### Setting"):
     if unwanted in text:
         problem("report --brief has %r: more than the summary" % unwanted)
+# Markdown: a heading, and a list's end, stand apart by a blank line (a
+# heading glued to a list item renders as part of it in some viewers).
+md_lines = text.split("\n")
+for k in range(1, len(md_lines)):
+    if md_lines[k].startswith("#") and md_lines[k - 1].strip():
+        problem("report --brief: %r follows %r with no blank line" % (md_lines[k], md_lines[k - 1]))
+    # a paragraph right after a list item is read as that item's rest
+    if md_lines[k - 1].startswith("- ") and md_lines[k].strip() and \
+            not md_lines[k].startswith(("- ", "  ")):
+        problem("report --brief: %r runs on from the list item %r" % (md_lines[k][:40],
+                                                                     md_lines[k - 1][:40]))
 if os.path.exists(os.path.join(out, "plots", "summary-gains.png")):
     problem("report --brief made a PNG without rsvg-convert")
 # The brief links no appendix, so it writes none: a file nobody links is litter.

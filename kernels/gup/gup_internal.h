@@ -324,6 +324,7 @@ struct gup_frame_cursor {
 	unsigned long next_small_cma_pfn;	/* 4K CMA frames: pageblocks of their own */
 	unsigned long folio_index;	/* decides which folios sit in CMA */
 	unsigned int cma_percent;
+	unsigned long cma_huge, cma_small;	/* the CMA folios mapped so far */
 };
 
 bool gup_folio_in_cma(unsigned long folio_index, unsigned int cma_percent);

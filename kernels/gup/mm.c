@@ -216,6 +216,16 @@ static int map_buffers(struct gup_mm *mm, const struct gup_layout *l,
 		if (gup_map_buffer(mm, vma, &cur, err, errlen))
 			return -1;
 	}
+	/*
+	 * The plan counted the CMA folios apart from the mapping (to size
+	 * the frames before any is placed): a folio it missed would have
+	 * been placed in another region's frames.
+	 */
+	if (cur.cma_huge != p->cma_huge || cur.cma_small != p->cma_small) {
+		snprintf(err, errlen, "gup: %lu 2M and %lu 4K CMA folios mapped, where the frame plan counted %lu and %lu",
+			 cur.cma_huge, cur.cma_small, p->cma_huge, p->cma_small);
+		return -1;
+	}
 	/* The spares, free: after the buffers' THPs, and after their 4K pages. */
 	for (unsigned long i = 0; i < p->spare_huge; i++, cur.next_huge_pfn += GUP_HPAGE_NR)
 		gup_frame_init(mm, cur.next_huge_pfn, GUP_HPAGE_SHIFT - GUP_PAGE_SHIFT,

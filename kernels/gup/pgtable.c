@@ -112,6 +112,10 @@ int gup_map_buffer(struct gup_mm *mm, const struct gup_vma *vma,
 
 		if (pmd < 0)
 			goto nomem;
+		if (migratetype == MIGRATE_CMA && huge)
+			cur->cma_huge++;
+		else if (migratetype == MIGRATE_CMA)
+			cur->cma_small++;
 		if (huge) {
 			pfn = cur->next_huge_pfn;
 			cur->next_huge_pfn += GUP_HPAGE_NR;

@@ -194,6 +194,15 @@ else:
                     (label, left, right, "loss" if loss else "gain",
                      "left" if loss else "right", one))
 
+# ---- one thread only: no gain "at the most threads" to show ----
+doc = copy.deepcopy(fixed)
+doc["benchmarks"] = [r for r in doc["benchmarks"] if r.get("threads") == 1]
+_, text = report("one-thread", [doc])
+row = re.search(r"^\| `has_pinned` \|.*$", text, re.M)
+if not row or "not measured" not in row.group(0) or " at 1 thread" in row.group(0):
+    problem("one thread only: the summary's has_pinned row %r should say its gain at the "
+            "most threads is not measured" % (row.group(0) if row else None))
+
 # ---- a counter all zero, and one that is not ----
 doc = copy.deepcopy(fixed)
 for r in rows_of(doc, "counter/"):

@@ -404,7 +404,7 @@ def generate(top, files):
                 if tok in EXTREME:
                     add(i, EXTREME[tok], "extreme")
                 elif tok in MEDIANS and prev[1] not in TYPES and not is_type(prev):
-                    close = matching_paren(toks, i + 1)
+                    close = group_end(toks, i + 1)
                     if close is None:
                         continue
                     args = text[toks[i + 1][2] + 1:toks[close][2]]
@@ -523,18 +523,6 @@ def operand_before(toks, i):
     if j > 0 and toks[j - 1][1] in ("++", "--", "sizeof"):
         return None
     return j, last
-
-
-def matching_paren(toks, i):
-    depth = 0
-    for j in range(i, len(toks)):
-        if toks[j][1] == "(":
-            depth += 1
-        elif toks[j][1] == ")":
-            depth -= 1
-            if depth == 0:
-                return j
-    return None
 
 
 def names_of_functions(toks):

@@ -539,7 +539,8 @@ struct real_run {
 	struct analysis a;
 };
 
-static void read_run(struct real_run *run, const char *name)
+/* The run's rows only, for a test that changes them before the analysis. */
+static void read_rows(struct real_run *run, const char *name)
 {
 	char path[PATH_MAX], err[512];
 
@@ -547,8 +548,18 @@ static void read_run(struct real_run *run, const char *name)
 	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/%s", tests_dir, name);
 	if (results_read(&run->set, path, err, sizeof(err)))
 		fail_msg("%s", err);
+}
+
+static void analyse_run(struct real_run *run)
+{
 	assert_int_equal(result_cases_build(&run->set, &run->cases), 0);
 	assert_int_equal(analysis_build(&run->set, &run->cases, &run->a), 0);
+}
+
+static void read_run(struct real_run *run, const char *name)
+{
+	read_rows(run, name);
+	analyse_run(run);
 }
 
 static void free_run(struct real_run *run)
@@ -621,14 +632,10 @@ static void test_host_modes_of_the_pingpong_alone(void **state)
 	const long near[] = { 0, 1, 2, 3, 4, 5, 8 }, far[] = { 6, 7 };
 	struct real_run run;
 	const struct host_modes *m;
-	char path[PATH_MAX], err[512];
 	size_t kept = 0, all;
 
 	(void)state;
-	memset(&run, 0, sizeof(run));
-	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/default.json", tests_dir);
-	if (results_read(&run.set, path, err, sizeof(err)))
-		fail_msg("%s", err);
+	read_rows(&run, "default.json");
 	/* the pingpong's rows first, in their order; the others set aside */
 	for (size_t i = 0; i < run.set.nr_rows; i++) {
 		if (run.set.rows[i].family && !strcmp(run.set.rows[i].family, "pingpong")) {
@@ -641,8 +648,7 @@ static void test_host_modes_of_the_pingpong_alone(void **state)
 	assert_true(kept > 0);
 	all = run.set.nr_rows;
 	run.set.nr_rows = run.set.files[0].end_row = kept;
-	assert_int_equal(result_cases_build(&run.set, &run.cases), 0);
-	assert_int_equal(analysis_build(&run.set, &run.cases, &run.a), 0);
+	analyse_run(&run);
 	assert_string_equal(run.a.families[0].name, "pingpong");
 	m = &run.a.modes[0];
 	assert_int_equal(m->nr, 2);
@@ -654,6 +660,13 @@ static void test_host_modes_of_the_pingpong_alone(void **state)
 	free_run(&run);
 }
 
+/* A row of the transfer baseline: pingpong/store_load at 2 threads. */
+static bool is_store_load_pair(const struct result_row *r)
+{
+	return r->family && !strcmp(r->family, "pingpong") && !strcmp(r->variant, "store_load") &&
+	       r->threads == 2;
+}
+
 /*
  * Every row of the transfer baseline (pingpong/store_load at 2 threads)
  * with a time above zero is a transfer, however short: a real run's
@@ -661,23 +674,13 @@ static void test_host_modes_of_the_pingpong_alone(void **state)
  * found, each one way its row's ns/op over 2. Catches "ns_per_op > 0"
  * taken as "> 1".
  */
-static bool is_store_load_pair(const struct result_row *r)
-{
-	return r->family && !strcmp(r->family, "pingpong") && !strcmp(r->variant, "store_load") &&
-	       r->threads == 2;
-}
-
 static void test_transfers_below_a_nanosecond(void **state)
 {
 	struct real_run run;
-	char path[PATH_MAX], err[512];
 	size_t nr = 0;
 
 	(void)state;
-	memset(&run, 0, sizeof(run));
-	snprintf(path, sizeof(path), "%s/data/runs/epyc-zen3-2026-12-01/default.json", tests_dir);
-	if (results_read(&run.set, path, err, sizeof(err)))
-		fail_msg("%s", err);
+	read_rows(&run, "default.json");
 	for (size_t i = 0; i < run.set.nr_rows; i++) {
 		struct result_row *r = &run.set.rows[i];
 
@@ -688,8 +691,7 @@ static void test_transfers_below_a_nanosecond(void **state)
 		}
 	}
 	assert_true(nr >= 9);
-	assert_int_equal(result_cases_build(&run.set, &run.cases), 0);
-	assert_int_equal(analysis_build(&run.set, &run.cases, &run.a), 0);
+	analyse_run(&run);
 	assert_int_equal(run.a.nr_transfers, nr);
 	for (size_t i = 0, k = 0; i < run.set.nr_rows; i++) {
 		const struct result_row *r = &run.set.rows[i];

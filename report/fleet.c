@@ -318,7 +318,7 @@ int fleet_machine(const struct report_input *in, unsigned int file,
 	for (int c = 0; c < NR_DISTANCE_CLASSES; c++)
 		if (m->one_way_ns[c] > 0)
 			m->cold_miss_ns[c] = analysis_cold_miss_ns(a, file, m->one_way_ns[c]);
-	prediction_run_shares(in, file, m->tenure_share, &m->cold_share);
+	prediction_run_shares(in, file, m);
 	return 0;
 }
 

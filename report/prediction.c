@@ -485,22 +485,40 @@ static double cold_share_of(const struct report_input *in, unsigned int file,
 	return s;
 }
 
+/*
+ * The shares a file measures, set on m: the tenure's share of plain stores
+ * and of locked ops (each found with the other at 0), then the cold share,
+ * found with both in place. calibration[] and *cold_case are the cases
+ * they were measured on (NULL: none), which are then not held out.
+ */
+static void measure_file_shares(const struct report_input *in, unsigned int file,
+				struct machine_profile *m,
+				const struct result_row *calibration[2],
+				const struct result_row **cold_case)
+{
+	double plain = tenure_share_of(in, file, m, false, &calibration[0]);
+	double locked = tenure_share_of(in, file, m, true, &calibration[1]);
+
+	m->tenure_share[0] = plain;
+	m->tenure_share[1] = locked;
+	m->cold_share = cold_share_of(in, file, m, cold_case);
+}
+
 int prediction_run_shares(const struct report_input *in, unsigned int file,
-			  double tenure[2], double *cold_share)
+			  struct machine_profile *out)
 {
 	double any = analysis_one_way_ns(in->a, file, NULL);
-	const struct result_row *calibration;
+	const struct result_row *calibration[2], *cold_case;
 	struct machine_profile m;
 	char err[256];
 
-	tenure[0] = tenure[1] = *cold_share = 0;
+	memset(out->tenure_share, 0, sizeof(out->tenure_share));
+	out->cold_share = 0;
 	if (!(any > 0) || run_machine(in, file, &m, any, err, sizeof(err)))
 		return -1;
-	for (int k = 0; k < 2; k++)
-		tenure[k] = tenure_share_of(in, file, &m, k, &calibration);
-	m.tenure_share[0] = tenure[0];
-	m.tenure_share[1] = tenure[1];
-	*cold_share = cold_share_of(in, file, &m, &calibration);
+	measure_file_shares(in, file, &m, calibration, &cold_case);
+	memcpy(out->tenure_share, m.tenure_share, sizeof(out->tenure_share));
+	out->cold_share = m.cold_share;
 	machine_profile_close(&m);
 	return 0;
 }
@@ -526,17 +544,11 @@ static int build_validation(const struct report_input *in, struct validation *v)
 	for (unsigned int file = 0; file < in->set->nr_files; file++) {
 		const struct result_row *calibration[2], *cold_case;
 		struct machine_profile m;
-		double any = analysis_one_way_ns(in->a, file, NULL), file_one_way = NAN, share[2];
-		double cold_share;
+		double any = analysis_one_way_ns(in->a, file, NULL), file_one_way = NAN;
 
 		if (!(any > 0) || run_machine(in, file, &m, any, err, sizeof(err)))
 			continue;
-		for (int k = 0; k < 2; k++)
-			share[k] = tenure_share_of(in, file, &m, k, &calibration[k]);
-		m.tenure_share[0] = share[0];
-		m.tenure_share[1] = share[1];
-		cold_share = cold_share_of(in, file, &m, &cold_case);
-		m.cold_share = cold_share;
+		measure_file_shares(in, file, &m, calibration, &cold_case);
 		for (size_t i = in->set->files[file].first_row;
 		     i < in->set->files[file].end_row && v->nr < MAX_CASES; i++) {
 			const struct result_row *r = &in->set->rows[i];
@@ -581,10 +593,10 @@ static int build_validation(const struct report_input *in, struct validation *v)
 				v->one_way = one_way;
 				v->one_way_class = r->widest_class;
 				v->cold_miss = in->set->files[file].run.cold_miss_ns;
-				v->cold_share = cold_share;
+				v->cold_share = m.cold_share;
 			}
-			append_machine(v, in->a, file, in->files[file], one_way, share, cold_share,
-				       cold_case);
+			append_machine(v, in->a, file, in->files[file], one_way, m.tenure_share,
+				       m.cold_share, cold_case);
 		}
 		machine_profile_close(&m);
 	}

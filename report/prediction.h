@@ -8,6 +8,7 @@
 struct report_input;
 struct output_batch;
 struct seed_figure;
+struct machine_profile;
 
 #define PREDICTION_SCATTER "plots/prediction-2-threads.svg"
 /* The whole check, the seeds' curves and the derivation, beside report.md. */
@@ -32,14 +33,14 @@ int prediction_seed_gain(const struct report_input *in, const struct seed_figure
 			 double *gain, const char **profile, char *err, size_t errlen);
 
 /*
- * The shares a results file measures for the model (model_doc.md): the
- * tenure's share of plain stores [0] and of locked ops [1], and the cold
- * share, each 0 where the file (or, for the cold share, its machine) has
+ * The shares a results file measures for the model (model_doc.md), set on
+ * out: the tenure's share of plain stores [0] and of locked ops [1], and
+ * the cold share, each 0 where the file (or, for the cold share, its machine) has
  * no case to measure it on. The one calibration the prediction's check
  * and the fleet table's model both take. Returns 0, or -1 when the file
  * has no transfer to measure them against.
  */
 int prediction_run_shares(const struct report_input *in, unsigned int file,
-			  double tenure[2], double *cold_share);
+			  struct machine_profile *out);
 
 #endif

@@ -33,6 +33,7 @@ int kernel_run_finish(const struct kernel_family *f, const struct kernel_config 
 		      char *err, size_t errlen)
 {
 	struct kernel_metrics unused = { 0 };
+	unsigned int overruns = kernel_shared_overruns();
 	int rc;
 
 	if (!f->verify) {
@@ -42,8 +43,12 @@ int kernel_run_finish(const struct kernel_family *f, const struct kernel_config 
 		return -1;
 	}
 	rc = f->verify(state, cfg, ops, metrics ? metrics : &unused, err, errlen);
-
 	f->destroy(state);
+	if (!rc && kernel_shared_overruns() != overruns) {
+		snprintf(err, errlen, "%s/%s wrote past the end of its shared state",
+			 f->name, f->variants[cfg->variant].name);
+		rc = -1;
+	}
 	return rc ? -1 : 0;
 }
 

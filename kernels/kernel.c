@@ -2,6 +2,7 @@
 /* Helpers shared by every family: parameters, metrics, padded memory. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,26 @@ void kernel_metric_add(struct kernel_metrics *metrics, const char *name,
 	metrics->nr++;
 }
 
+/*
+ * The bytes past the size asked for, up to the rounded end, hold
+ * KERNEL_SLACK_BYTE rather than zero: a loop that reads one element past
+ * its array then sees garbage that its verify or its metric shows, where
+ * a zero would pass for an idle slot in every build.
+ */
+static void fill_slack(char *p, size_t size, size_t rounded)
+{
+	memset(p, 0, size);
+	memset(p + size, KERNEL_SLACK_BYTE, rounded - size);
+}
+
+static bool slack_intact(const char *p, size_t size, size_t rounded)
+{
+	for (size_t i = size; i < rounded; i++)
+		if ((unsigned char)p[i] != KERNEL_SLACK_BYTE)
+			return false;
+	return true;
+}
+
 void *kernel_alloc_padded(size_t size)
 {
 	void *p;
@@ -43,19 +64,26 @@ void *kernel_alloc_padded(size_t size)
 		rounded = CACHE_PAD;
 	p = aligned_alloc(CACHE_PAD, rounded);
 	if (p)
-		memset(p, 0, rounded);
+		fill_slack(p, size, rounded);
 	return p;
 }
 
 /*
- * Each allocation starts with one page that remembers its size (free needs
- * it), so that the family's data starts on a page of its own.
+ * Each allocation starts with one page that remembers its sizes (free
+ * needs them, and checks the slack), so that the family's data starts on
+ * a page of its own.
  */
 #define SHARED_HEADER 4096
+
+struct shared_header {
+	size_t total;	/* the header included */
+	size_t size;	/* what the family asked for */
+};
 
 static const struct kernel_shared_allocator *shared_allocator;
 static void *shared_made[KERNEL_MAX_SHARED];
 static unsigned int nr_shared_made;
+static unsigned int nr_shared_overruns;
 
 void kernel_set_shared_allocator(const struct kernel_shared_allocator *a)
 {
@@ -64,22 +92,20 @@ void kernel_set_shared_allocator(const struct kernel_shared_allocator *a)
 
 void *kernel_alloc_shared(size_t size)
 {
-	size_t total;
+	struct shared_header h = { .size = size };
 	char *base;
 
 	if (size > SIZE_MAX - 2 * SHARED_HEADER)
 		return NULL;
-	total = (size + 2 * SHARED_HEADER - 1) / SHARED_HEADER * SHARED_HEADER;
-	if (shared_allocator) {
-		base = shared_allocator->alloc(total, shared_allocator->arg);
-	} else {
-		base = aligned_alloc(SHARED_HEADER, total);
-		if (base)
-			memset(base, 0, total);
-	}
+	h.total = (size + 2 * SHARED_HEADER - 1) / SHARED_HEADER * SHARED_HEADER;
+	if (shared_allocator)
+		base = shared_allocator->alloc(h.total, shared_allocator->arg);
+	else
+		base = aligned_alloc(SHARED_HEADER, h.total);
 	if (!base)
 		return NULL;
-	memcpy(base, &total, sizeof(total));
+	memcpy(base, &h, sizeof(h));
+	fill_slack(base + SHARED_HEADER, size, h.total - SHARED_HEADER);
 	if (nr_shared_made < KERNEL_MAX_SHARED)
 		shared_made[nr_shared_made++] = base + SHARED_HEADER;
 	return base + SHARED_HEADER;
@@ -87,17 +113,24 @@ void *kernel_alloc_shared(size_t size)
 
 void kernel_free_shared(void *p)
 {
+	struct shared_header h;
 	char *base;
-	size_t total;
 
 	if (!p)
 		return;
 	base = (char *)p - SHARED_HEADER;
-	memcpy(&total, base, sizeof(total));
+	memcpy(&h, base, sizeof(h));
+	if (!slack_intact(p, h.size, h.total - SHARED_HEADER))
+		nr_shared_overruns++;
 	if (shared_allocator)
-		shared_allocator->free(base, total, shared_allocator->arg);
+		shared_allocator->free(base, h.total, shared_allocator->arg);
 	else
 		free(base);
+}
+
+unsigned int kernel_shared_overruns(void)
+{
+	return nr_shared_overruns;
 }
 
 void kernel_shared_begin(void)

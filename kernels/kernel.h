@@ -446,7 +446,16 @@ struct line_access *access_add_line(struct access_profile *p, const char *line,
 				    enum line_sharing shared_by,
 				    unsigned int group_size);
 
-/* Allocates size bytes aligned to CACHE_PAD, zeroed. NULL on failure. */
+/*
+ * What fills an allocation past the size asked for, up to its rounded
+ * end: never zero, so that a read past an array shows.
+ */
+#define KERNEL_SLACK_BYTE 0xa5
+
+/*
+ * Allocates size bytes aligned to CACHE_PAD, zeroed (the slack past size
+ * holds KERNEL_SLACK_BYTE). NULL on failure.
+ */
 void *kernel_alloc_padded(size_t size);
 
 /*
@@ -457,7 +466,9 @@ void *kernel_alloc_padded(size_t size);
  * where it really landed. The kernel itself knows nothing of nodes: the
  * harness installs the allocator (kernel_set_shared_allocator()). The
  * memory is zeroed and page-aligned, so that a page holds no one else's
- * data that would be moved with it.
+ * data that would be moved with it. The slack past the size asked for,
+ * up to the page, holds KERNEL_SLACK_BYTE; kernel_free_shared() checks
+ * it is still there.
  */
 struct kernel_shared_allocator {
 	/* size bytes, page-aligned and zeroed, or NULL */
@@ -470,6 +481,12 @@ struct kernel_shared_allocator {
 void kernel_set_shared_allocator(const struct kernel_shared_allocator *a);
 void *kernel_alloc_shared(size_t size);
 void kernel_free_shared(void *p);
+/*
+ * How many shared allocations were found, when freed, with their slack
+ * written: a family that wrote past its state. kernel_run_finish() fails
+ * a run whose destroy() finds one.
+ */
+unsigned int kernel_shared_overruns(void);
 
 /*
  * The shared allocations since the last kernel_shared_begin(), in the

@@ -14,7 +14,8 @@
  *   says: a run of 0 operations reported as OPS operations fails (a get
  *   and its put that cancel, a counter nobody checks, would pass every
  *   other test);
- * - every parameter verifies at both ends of its range and its default.
+ * - every parameter verifies at both ends of its range and its default;
+ * - a write past the shared state fails the run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -325,6 +326,74 @@ static void a_family_without_verify_is_refused(void **unused)
 	assert_int_equal(nr_destroyed, 1);
 }
 
+/*
+ * A family that writes one byte past its shared state, as a loop one
+ * iteration too long does, fails its run though its own verify passes:
+ * kernel_free_shared() finds the slack written when destroy() frees it.
+ * The state here is a stand-in of 100 bytes, its destroy writing byte
+ * 100 first; written inside the 100, the same run passes.
+ */
+static size_t written_at;
+
+static void *small_create(const struct kernel_config *cfg, char *err, size_t errlen)
+{
+	(void)cfg;
+	(void)err;
+	(void)errlen;
+	return kernel_alloc_shared(100);
+}
+
+static int always_right(void *state, const struct kernel_config *cfg, const uint64_t *ops,
+			struct kernel_metrics *metrics, char *msg, size_t msglen)
+{
+	(void)state;
+	(void)cfg;
+	(void)ops;
+	(void)metrics;
+	(void)msg;
+	(void)msglen;
+	return 0;
+}
+
+static void write_then_free(void *state)
+{
+	unsigned char *p = state;
+
+	for (size_t i = 0; i < 100; i++)
+		assert_int_equal(p[i], 0);
+	/* the rest of the page is slack */
+	assert_int_equal(p[100], KERNEL_SLACK_BYTE);
+	assert_int_equal(p[4095], KERNEL_SLACK_BYTE);
+	p[written_at] = 1;
+	kernel_free_shared(state);
+}
+
+static void a_write_past_the_shared_state_fails_the_run(void **unused)
+{
+	struct kernel_family f = *catalog_find("counter");
+	struct kernel_config cfg;
+	uint64_t ops[1] = { OPS };
+	char err[256] = "";
+	unsigned int before = kernel_shared_overruns();
+
+	(void)unused;
+	f.create = small_create;
+	f.verify = always_right;
+	f.destroy = write_then_free;
+	kernel_config_defaults(&f, &cfg);
+	cfg.nr_threads = 1;
+	written_at = 99;
+	assert_int_equal(kernel_run_finish(&f, &cfg, kernel_run_create(&f, &cfg, err, sizeof(err)),
+					   ops, NULL, err, sizeof(err)), 0);
+	assert_int_equal(kernel_shared_overruns(), before);
+	written_at = 100;
+	assert_int_equal(kernel_run_finish(&f, &cfg, kernel_run_create(&f, &cfg, err, sizeof(err)),
+					   ops, NULL, err, sizeof(err)), -1);
+	assert_int_equal(kernel_shared_overruns(), before + 1);
+	assert_non_null(strstr(err, "wrote past the end of its shared state"));
+	assert_non_null(strstr(err, "counter/"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +404,7 @@ int main(void)
 		cmocka_unit_test(verify_fails_a_run_that_did_nothing),
 		cmocka_unit_test(every_parameter_verifies_at_its_ends_and_default),
 		cmocka_unit_test(a_family_without_verify_is_refused),
+		cmocka_unit_test(a_write_past_the_shared_state_fails_the_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -329,7 +329,7 @@ static void parameters_parse_and_refuse(void **unused)
 	assert_non_null(strstr(err, "shared|alone"));
 }
 
-/* Aligned and zeroed; a size that would wrap when rounded up is refused. */
+/* Aligned and zeroed, the slack not; a size that would wrap when rounded up is refused. */
 static void padded_allocation_is_aligned_and_refuses_wrapping_sizes(void **unused)
 {
 	unsigned char *p = kernel_alloc_padded(1);
@@ -337,6 +337,13 @@ static void padded_allocation_is_aligned_and_refuses_wrapping_sizes(void **unuse
 	(void)unused;
 	assert_non_null(p);
 	assert_int_equal((uintptr_t)p % CACHE_PAD, 0);
+	/* the byte asked for zeroed, the rest of the line slack */
+	assert_int_equal(p[0], 0);
+	for (unsigned int i = 1; i < CACHE_PAD; i++)
+		assert_int_equal(p[i], KERNEL_SLACK_BYTE);
+	free(p);
+	p = kernel_alloc_padded(CACHE_PAD);
+	assert_non_null(p);
 	for (unsigned int i = 0; i < CACHE_PAD; i++)
 		assert_int_equal(p[i], 0);
 	free(p);

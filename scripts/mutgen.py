@@ -74,8 +74,8 @@ TESTS = [
     ("resultfile/", ["results_context", "read_bounds", "journal", "report", "end_to_end",
                      "suite:report"]),
     # bench/counters_*.c: the counters' four files share their tests.
-    ("bench/counters_", ["counter_select", "counter_groups", "counter_coherence", "counter_math",
-                         "counter_events", "counter_status", "counters", "counters_cli",
+    ("bench/counters_", ["core_pmu", "counter_select", "counter_groups", "counter_coherence",
+                         "counter_math", "counter_events", "counter_status", "counters", "counters_cli",
                          "report", "suite:counters"]),
     ("bench/latency.c", ["latency_pairs", "latency_clock", "topo", "cli_topo", "cli_model",
                          "units"]),

@@ -56,8 +56,8 @@ SOURCES = [
 # sample is minutes, not hours; a survivor's "should have been caught by"
 # is this list.
 TESTS = [
-    ("model/", ["model", "model_cli", "cli_model", "report", "suite:model"]),
-    ("cli/cmd_model.c", ["model_cli", "cli_model", "suite:model"]),
+    ("model/", ["model", "model_cli", "cli_model", "report", "no_leaks", "suite:model"]),
+    ("cli/cmd_model.c", ["model_cli", "cli_model", "no_leaks", "suite:model"]),
     ("report/claims.c", ["claims", "claims_edges", "report_oom", "report", "suite:report"]),
     ("report/claim_text.c", ["claims", "claims_edges", "report", "suite:report"]),
     ("report/fleet.c", ["fleet_report", "report", "suite:report"]),
@@ -86,7 +86,7 @@ TESTS = [
                             "cli_behaviour"]),
     ("bench/", ["gbench_shim", "timing", "units", "end_to_end"]),
     ("cli/cmd_compare.c", ["compare_status", "compare_modes", "cli_behaviour", "units",
-                           "end_to_end"]),
+                           "no_leaks", "end_to_end"]),
     ("kernels/gup/", ["gup", "gup_writer", "family_oom", "gup_cli", "suite:gup"]),
     ("kernels/", ["kernels", "behaviour", "catalogue", "kernel_oom", "family_oom",
                   "suite:kernels"]),

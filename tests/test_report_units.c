@@ -547,6 +547,19 @@ static void test_sweeps_take_the_most_points(void **state)
 	assert_true(group_detailed(&ff.a, &ff.views[0], false));
 	assert_false(group_detailed(&ff.a, &ff.views[1], false));
 	assert_true(group_detailed(&ff.a, &ff.views[1], true));
+	/*
+	 * Another placement follows the parameters; a buffer too short for
+	 * it keeps the first bytes and writes nothing past its end.
+	 */
+	ff.groups[4].policy = "spread";
+	setting_changes(changes, sizeof(changes), &ff.views[4]);
+	assert_string_equal(changes, "pin_work=0, already_set=0, placement spread");
+	memset(changes, '#', sizeof(changes));
+	setting_changes(changes, 30, &ff.views[4]);
+	assert_string_equal(changes, "pin_work=0, already_set=0, pl");
+	for (size_t i = 30; i < sizeof(changes); i++)
+		assert_int_equal(changes[i], '#');
+	ff.groups[4].policy = "compact";
 	/* a family the catalogue does not know has no defaults but the placement */
 	ff.family.kf = NULL;
 	setting_init(&ff.groups[0].params, NULL);

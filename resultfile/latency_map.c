@@ -117,7 +117,7 @@ static int build_matrix(struct latency_map *m, const char *path, char *err,
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory reading %s", path);
-	return -1;
+	return -2;
 }
 
 static int read_pairs(const char *path, json_t *pairs, struct latency_map *m,
@@ -129,7 +129,7 @@ static int read_pairs(const char *path, json_t *pairs, struct latency_map *m,
 	m->pairs = malloc((json_array_size(pairs) + 1) * sizeof(*m->pairs));
 	if (!m->pairs) {
 		snprintf(err, errlen, "out of memory reading %s", path);
-		return -1;
+		return -2;
 	}
 	json_array_foreach(pairs, i, p) {
 		if (read_pair(path, i, p, &m->pairs[m->nr_pairs], err, errlen))
@@ -155,7 +155,7 @@ static int read_square(const char *path, json_t *cpus, json_t *matrix,
 	m->pairs = malloc((n * n + 1) * sizeof(*m->pairs));
 	if (!m->pairs) {
 		snprintf(err, errlen, "out of memory reading %s", path);
-		return -1;
+		return -2;
 	}
 	json_array_foreach(matrix, i, row) {
 		if (!json_is_array(row) || json_array_size(row) != n ||

@@ -9,8 +9,9 @@
  * included, so a free() left out anywhere on the way (a loop over
  * groups that starts at 1, a row's names never freed) shows here in
  * every build. glibc's per-thread cache of freed chunks would count as in
- * use: meson runs this with it off (GLIBC_TUNABLES). Under AddressSanitizer its allocator keeps glibc's count
- * still and LeakSanitizer does this job instead.
+ * use: meson runs this with it off (GLIBC_TUNABLES). Under
+ * AddressSanitizer its allocator keeps glibc's count still and
+ * LeakSanitizer does this job instead.
  *
  * The reports: the fixed results file with its latency matrix, a fleet
  * of two corpus machines' runs, and --brief --text. The commands that

@@ -10,7 +10,14 @@
  * the growth came before or after the row, reads the row whole: never a
  * row of ours with a name left out. And the list of failed rows, which
  * cannot grow (realloc() wrapped to fail once): the read fails, never
- * reads on without the failure.
+ * reads on without the failure. And every allocation of the reader's
+ * own (malloc(), calloc(), realloc() and strdup() wrapped) failing in
+ * turn, on files of each shape (ours in rounds, Google Benchmark's
+ * repetitions, its aggregates alone, a corpus run): -2 and "out of
+ * memory", or, where the reader has another way (a JSON region that
+ * cannot be had: the tree in malloc()'s memory), the same set as read
+ * with all the memory it wanted; never a set read short. The latency
+ * matrix's reader likewise, in both its shapes: -2, "out of memory".
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +30,7 @@
 
 #include <cmocka.h>
 
+#include "latency_map.h"
 #include "results_read.h"
 #include "test_util.h"
 
@@ -35,6 +43,30 @@ static unsigned int nr_failed;
 /* A realloc() of this many bytes fails, once; 0: none. */
 static size_t failing_realloc;
 
+/* While counting, the allocation (0-based) that fails; -1: none. */
+static bool counting;
+static long nr_allocations, failing_allocation = -1;
+
+static bool this_one_fails(void)
+{
+	return counting && nr_allocations++ == failing_allocation;
+}
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+char *__real_strdup(const char *s);
+char *__wrap_strdup(const char *s);
+
+void *__wrap_malloc(size_t size)
+{
+	return this_one_fails() ? NULL : __real_malloc(size);
+}
+
+char *__wrap_strdup(const char *s)
+{
+	return this_one_fails() ? NULL : __real_strdup(s);
+}
+
 void *__real_calloc(size_t nmemb, size_t size);
 void *__wrap_calloc(size_t nmemb, size_t size);
 void *__real_realloc(void *p, size_t size);
@@ -42,6 +74,8 @@ void *__wrap_realloc(void *p, size_t size);
 
 void *__wrap_realloc(void *p, size_t size)
 {
+	if (this_one_fails())
+		return NULL;
 	if (failing_realloc && size == failing_realloc) {
 		failing_realloc = 0;
 		nr_failed++;
@@ -52,6 +86,8 @@ void *__wrap_realloc(void *p, size_t size)
 
 void *__wrap_calloc(size_t nmemb, size_t size)
 {
+	if (this_one_fails())
+		return NULL;
 	if (fail_next_growth && nmemb == FAILING_SLOTS && size == sizeof(const char *)) {
 		fail_next_growth = false;
 		nr_failed++;
@@ -189,11 +225,130 @@ static void a_failure_that_cannot_be_listed_fails_the_read(void **unused)
 	unlink(path);
 }
 
+/* What a read kept, row by row, in one line per row. */
+static void describe(const struct results *set, char *out, size_t len)
+{
+	size_t used = (size_t)snprintf(out, len, "%zu rows, %zu failures, %u files\n",
+				       set->nr_rows, set->nr_failures, set->nr_files);
+
+	for (size_t i = 0; i < set->nr_rows && used < len; i++) {
+		const struct result_row *r = &set->rows[i];
+
+		used += (size_t)snprintf(out + used, len - used,
+					 "%s %s %s %s %ld %ld %.17g %.17g %zu %s\n", r->name,
+					 r->family ? r->family : "-", r->variant ? r->variant : "-",
+					 r->setting ? r->setting : "-", r->threads,
+					 r->repetition_index, r->ns_per_op, r->ops, r->nr_counters,
+					 r->aggregate ? r->aggregate : "-");
+	}
+	assert_true(used < len);
+}
+
+/* Reads name with each of the reader's allocations failing in turn. */
+static void each_allocation_fails(const char *name)
+{
+	static char whole[1 << 20], got[1 << 20];
+	char path[512], err[1024];
+	struct results set = { 0 };
+	long total, short_of_memory = 0;
+
+	snprintf(path, sizeof(path), "%s/data/%s", TESTS_DIR, name);
+	counting = true;
+	nr_allocations = 0;
+	failing_allocation = -1;
+	if (results_read(&set, path, err, sizeof(err)))
+		fail_msg("%s: %s", name, err);
+	total = nr_allocations;
+	assert_true(total >= 3 && set.nr_rows > 0);
+	describe(&set, whole, sizeof(whole));
+	results_free(&set);
+	for (failing_allocation = 0; failing_allocation < total; failing_allocation++) {
+		int rc;
+
+		nr_allocations = 0;
+		err[0] = '\0';
+		rc = results_read(&set, path, err, sizeof(err));
+		if (rc == 0) {
+			describe(&set, got, sizeof(got));
+			if (strcmp(got, whole))
+				fail_msg("%s: allocation %ld of %ld failed, and the read went on short",
+					 name, failing_allocation + 1, total);
+		} else if (rc != -2 || !strstr(err, "out of memory")) {
+			fail_msg("%s: allocation %ld of %ld failed: %d, \"%s\"", name,
+				 failing_allocation + 1, total, rc, err);
+		} else {
+			short_of_memory++;
+		}
+		results_free(&set);
+	}
+	counting = false;
+	failing_allocation = -1;
+	print_message("%s: %ld allocations, %ld failing the read\n", name, total,
+		      short_of_memory);
+	assert_true(short_of_memory > 0);
+}
+
+static void every_allocation_of_the_reader_fails_in_turn(void **unused)
+{
+	(void)unused;
+	each_allocation_fails("results-rounds.json");
+	each_allocation_fails("gbench-repetitions.json");
+	each_allocation_fails("gbench-aggregates-only.json");
+	each_allocation_fails("runs/epyc-zen4-2026-12-07/quick.json");
+}
+
+static void latency_allocations_fail(const char *path)
+{
+	struct latency_map m;
+	char err[1024];
+	long total;
+
+	counting = true;
+	nr_allocations = 0;
+	failing_allocation = -1;
+	if (latency_map_read(path, &m, err, sizeof(err)))
+		fail_msg("%s", err);
+	total = nr_allocations;
+	assert_true(total >= 3 && m.n > 0);
+	latency_map_free(&m);
+	for (failing_allocation = 0; failing_allocation < total; failing_allocation++) {
+		int rc;
+
+		nr_allocations = 0;
+		err[0] = '\0';
+		rc = latency_map_read(path, &m, err, sizeof(err));
+		if (rc != -2 || !strstr(err, "out of memory"))
+			fail_msg("%s: allocation %ld of %ld failed: %d, \"%s\"", path,
+				 failing_allocation + 1, total, rc, err);
+	}
+	counting = false;
+	failing_allocation = -1;
+}
+
+static void every_allocation_of_the_latency_reader_fails_in_turn(void **unused)
+{
+	char pairs[512], square[] = "/tmp/bouncelab-latency-oom-XXXXXX";
+	FILE *f;
+
+	(void)unused;
+	snprintf(pairs, sizeof(pairs), "%s/data/latency-fixed.json", TESTS_DIR);
+	latency_allocations_fail(pairs);
+	assert_int_equal(make_temp_file(square), 0);
+	f = fopen(square, "w");
+	assert_non_null(f);
+	fputs("{\"cpus\": [8, 2], \"matrix\": [[null, 40], [42, 7]]}", f);
+	assert_int_equal(fclose(f), 0);
+	latency_allocations_fail(square);
+	unlink(square);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_name_that_cannot_be_stored_fails_the_read),
 		cmocka_unit_test(a_failure_that_cannot_be_listed_fails_the_read),
+		cmocka_unit_test(every_allocation_of_the_reader_fails_in_turn),
+		cmocka_unit_test(every_allocation_of_the_latency_reader_fails_in_turn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,7 +56,8 @@ bool group_detailed(const struct analysis *a, const struct group_view *g, bool f
 {
 	const struct family_view *f = family_of(a, g);
 
-	return full || !f || f->nr_groups == 1 || &a->groups[f->default_group] == g;
+	/* a family's only table is its default (analysis_build()) */
+	return full || !f || &a->groups[f->default_group] == g;
 }
 
 void setting_changes(char *buf, size_t len, const struct group_view *g)

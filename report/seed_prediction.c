@@ -201,6 +201,7 @@ static int write_side(FILE *out, const struct seed_model *sm, int k,
 		      const struct model_prediction *p, double seed_ns, unsigned int n)
 {
 	double visits = line_visits(sm, k, p->bottleneck), model, seed;
+	char local[32];
 
 	fprintf(out, "%s %.0f ns per page per thread against the seed's %.0f",
 		k ? "after the fix," : "before,", p->ns_per_op, seed_ns);
@@ -220,10 +221,11 @@ static int write_side(FILE *out, const struct seed_model *sm, int k,
 	else
 		fputs("(the transfer and the new owner's tenure)", out);
 	fprintf(out, " and serves %.1f visits", (2 * p->handoff_ns + p->waiters_ns) / model);
-	if (p->local_handoffs >= 0.05)
-		fprintf(out, "; %.1f handoffs stay within a cache domain for each one that leaves "
-			"it, where any two threads are %.0f ns apart", p->local_handoffs,
-			p->transfer_ns);
+	/* left out where it would say 0.0 */
+	snprintf(local, sizeof(local), "%.1f", p->local_handoffs);
+	if (strcmp(local, "0.0"))
+		fprintf(out, "; %s handoffs stay within a cache domain for each one that leaves "
+			"it, where any two threads are %.0f ns apart", local, p->transfer_ns);
 	return model < seed ? -1 : 1;
 }
 

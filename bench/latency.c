@@ -258,7 +258,8 @@ int latency_measure_pair(const struct topo *topo, const struct kernel_family *f,
  * ahead, and hands the turn over on a line of its own; thread b follows
  * the chain, each load's address the previous load's value, and times
  * it; then follows it again, now from its own cache, and takes that time
- * off (the clock reads and the hits). The roles swap every round. The
+ * off (the clock reads and the hits), and checks that each line it
+ * followed was written in that round. The roles swap every round. The
  * time taken off is the fastest warm chase of the sample, not each
  * round's own: an interrupt in a warm chase would otherwise lower the
  * sample, and the fastest sample would pick it, where one in a cold
@@ -290,6 +291,7 @@ struct fetch_thread {
 	double cold_ns;			/* the cold chases, summed over its rounds */
 	double warm_ns;			/* the fastest warm chase */
 	unsigned long chases;
+	unsigned int stale;		/* lines its chases found from another round */
 };
 
 static inline unsigned long *fetch_line(struct fetch_shared *s, unsigned int i)
@@ -311,12 +313,31 @@ static double now_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
-static unsigned long chase(struct fetch_shared *s)
+/*
+ * A line holds the next line's index in its low FETCH_INDEX_BITS and the
+ * round that wrote it above them: the reader checks that every line it
+ * followed was written in its round, or it timed a line no one moved.
+ */
+#define FETCH_INDEX_BITS 8
+_Static_assert(FETCH_LINES <= 1 << FETCH_INDEX_BITS, "a line's index fits below its round");
+
+static unsigned long fetch_link(unsigned long round, unsigned int next)
+{
+	return round << FETCH_INDEX_BITS | next;
+}
+
+/* Follows the chain; counts in *stale the lines not written in round. */
+static unsigned long chase(struct fetch_shared *s, unsigned long round, unsigned int *stale)
 {
 	unsigned long i = s->order[0];
 
-	for (unsigned int k = 0; k < FETCH_LINES; k++)
-		i = __atomic_load_n(fetch_line(s, (unsigned int)i), __ATOMIC_RELAXED);
+	for (unsigned int k = 0; k < FETCH_LINES; k++) {
+		unsigned long v = __atomic_load_n(fetch_line(s, (unsigned int)i),
+						  __ATOMIC_RELAXED);
+
+		*stale += v >> FETCH_INDEX_BITS != round;
+		i = v & ((1UL << FETCH_INDEX_BITS) - 1);
+	}
 	return i;
 }
 
@@ -339,14 +360,15 @@ static void *fetch_thread_main(void *arg)
 		if (r % 2 == w->thread) {
 			for (unsigned int k = 0; k < FETCH_LINES; k++)
 				__atomic_store_n(fetch_line(s, s->order[k]),
-						 s->order[(k + 1) % FETCH_LINES], __ATOMIC_RELAXED);
+						 fetch_link(r, s->order[(k + 1) % FETCH_LINES]),
+						 __ATOMIC_RELAXED);
 			atomic_store_explicit(&s->turn, 2 * r + 1, memory_order_release);
 		} else {
 			double t0 = now_ns(), t1, t2;
 
-			sink += chase(s);
+			sink += chase(s, r, &w->stale);
 			t1 = now_ns();
-			sink += chase(s);
+			sink += chase(s, r, &w->stale);
 			t2 = now_ns();
 			w->cold_ns += t1 - t0;
 			w->warm_ns = fmin(w->warm_ns, t2 - t1);
@@ -389,6 +411,11 @@ static int fetch_sample(const struct topo *topo, struct fetch_shared *s,
 				 w[t].cpu, strerror(-w[t].bind_error));
 			return -1;
 		}
+	}
+	if (w[0].stale || w[1].stale) {
+		snprintf(err, errlen, "the cold-miss chase between CPUs %d and %d read %u lines not written in its round",
+			 cpu_a, cpu_b, w[0].stale + w[1].stale);
+		return -1;
 	}
 	*ns = (w[0].cold_ns - w[0].chases * w[0].warm_ns +
 	       w[1].cold_ns - w[1].chases * w[1].warm_ns) /

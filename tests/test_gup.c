@@ -75,7 +75,48 @@ static int pincount(struct gup_page *folio)
 	return atomic_load(folio_pincount_ptr(folio));
 }
 
-/* A pin adds GUP_PIN_COUNTING_BIAS to a small page; a get adds 1. */
+/*
+ * The page-table writer's sweep, against the buffers' own layout: each
+ * buffer's huge folios a huge page apart up to huge_end, then its small
+ * pages one page apart up to its end, the buffers in turn, and then the
+ * first buffer again. Two buffers of two huge pages and three small
+ * ones each: ten addresses a sweep, walked twice.
+ */
+static void the_writer_sweeps_every_folio_in_turn(void **unused)
+{
+	struct gup_mm *mm = make_mm(GUP_PAGES_2M, 2 * GUP_HPAGE_SIZE + 3 * GUP_PAGE_SIZE, 2, 0,
+				    GUP_LONGTERM_IN_WALK, GUP_READ_THEN_SET);
+	unsigned long want[16];
+	unsigned int n = 0;
+
+	(void)unused;
+	assert_int_equal(mm->nr_vmas, 2);
+	for (unsigned int b = 0; b < mm->nr_vmas; b++) {
+		const struct gup_vma *vma = &mm->vmas[b];
+		unsigned long addr = vma->start;
+
+		assert_int_equal(vma->huge_end - vma->start, 2 * GUP_HPAGE_SIZE);
+		for (; addr < vma->huge_end; addr += GUP_HPAGE_SIZE)
+			want[n++] = addr;
+		for (; addr < vma->end; addr += GUP_PAGE_SIZE)
+			want[n++] = addr;
+	}
+	assert_int_equal(n, 10);
+	for (unsigned int sweep = 0; sweep < 2; sweep++)
+		for (unsigned int k = 0; k < n; k++) {
+			unsigned long got = gup_writer_next_addr(mm);
+
+			if (got != want[k])
+				fail_msg("sweep %u, change %u: %#lx, expected %#lx", sweep, k, got,
+					 want[k]);
+		}
+	gup_mm_destroy(mm);
+}
+
+/*
+ * A pin adds GUP_PIN_COUNTING_BIAS to a small page; a get adds 1, and
+ * enough gets look like a pin.
+ */
 static void small_pages_are_accounted_with_the_bias(void **unused)
 {
 	struct gup_mm *mm = make_mm(GUP_PAGES_4K, MIB, 1, 0, GUP_LONGTERM_IN_WALK,
@@ -106,6 +147,25 @@ static void small_pages_are_accounted_with_the_bias(void **unused)
 	put_user_pages(&task, gets, 3);
 	assert_int_equal(refcount(pages[0]), 1);
 	assert_int_equal(task.stats.pins_released, 3);
+
+	/*
+	 * The "maybe" the kernel documents: gets that bring a small page's
+	 * count to the bias (its mapping's reference and 1023 gets) read as
+	 * a pin; one fewer does not.
+	 */
+	{
+		static struct gup_page *many[GUP_PIN_COUNTING_BIAS];
+
+		for (int i = 0; i < GUP_PIN_COUNTING_BIAS - 2; i++)
+			assert_int_equal(get_user_pages_fast(&task, start, 1, 0, &many[i]), 1);
+		assert_int_equal(refcount(many[0]), GUP_PIN_COUNTING_BIAS - 1);
+		assert_false(gup_page_maybe_dma_pinned(many[0]));
+		assert_int_equal(get_user_pages_fast(&task, start, 1, 0,
+						     &many[GUP_PIN_COUNTING_BIAS - 2]), 1);
+		assert_int_equal(refcount(many[0]), GUP_PIN_COUNTING_BIAS);
+		assert_true(gup_page_maybe_dma_pinned(many[0]));
+		put_user_pages(&task, many, GUP_PIN_COUNTING_BIAS - 1);
+	}
 	assert_at_rest(mm);
 	gup_mm_destroy(mm);
 }
@@ -1366,6 +1426,7 @@ int main(void)
 		cmocka_unit_test(the_driver_runs_each_thread_and_repeat),
 		cmocka_unit_test(the_driver_dumps_pages_while_held),
 		cmocka_unit_test(the_driver_takes_sixteen_combinations_and_no_more),
+		cmocka_unit_test(the_writer_sweeps_every_folio_in_turn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

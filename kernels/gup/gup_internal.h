@@ -559,6 +559,11 @@ struct gup_zap {
 
 int gup_zap_begin(struct gup_mm *mm, unsigned long addr, bool bump_seq,
 		  struct gup_zap *z);
+/*
+ * The writer's next folio start: every folio of every buffer in turn,
+ * each buffer's huge folios first, then the first buffer's again.
+ */
+unsigned long gup_writer_next_addr(struct gup_mm *mm);
 bool gup_zap_end(struct gup_zap *z);
 /*
  * The same with mmap_lock already held for write; to_movable takes the

@@ -127,8 +127,7 @@ bool gup_zap_end(struct gup_zap *z)
 	return replaced;
 }
 
-/* The next folio start, sweeping every buffer in turn. */
-static unsigned long writer_next_addr(struct gup_mm *mm)
+unsigned long gup_writer_next_addr(struct gup_mm *mm)
 {
 	const struct gup_vma *vma = &mm->vmas[mm->writer_vma];
 	unsigned long addr = mm->writer_addr;
@@ -164,7 +163,7 @@ static void *writer_main(void *arg)
 
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed) &&
 	       !kernel_should_stop()) {
-		unsigned long addr = writer_next_addr(mm);
+		unsigned long addr = gup_writer_next_addr(mm);
 
 		if (!gup_zap_begin(mm, addr, w->changes % 2 == 0, &z))
 			gup_zap_end(&z);

@@ -79,18 +79,18 @@ static int pincount(struct gup_page *folio)
  * The page-table writer's sweep, against the buffers' own layout: each
  * buffer's huge folios a huge page apart up to huge_end, then its small
  * pages one page apart up to its end, the buffers in turn, and then the
- * first buffer again. Two buffers of two huge pages and three small
- * ones each: ten addresses a sweep, walked twice.
+ * first buffer again. Three buffers of two huge pages and three small
+ * ones each: fifteen addresses a sweep, walked twice.
  */
 static void the_writer_sweeps_every_folio_in_turn(void **unused)
 {
-	struct gup_mm *mm = make_mm(GUP_PAGES_2M, 2 * GUP_HPAGE_SIZE + 3 * GUP_PAGE_SIZE, 2, 0,
+	struct gup_mm *mm = make_mm(GUP_PAGES_2M, 2 * GUP_HPAGE_SIZE + 3 * GUP_PAGE_SIZE, 3, 0,
 				    GUP_LONGTERM_IN_WALK, GUP_READ_THEN_SET);
 	unsigned long want[16];
 	unsigned int n = 0;
 
 	(void)unused;
-	assert_int_equal(mm->nr_vmas, 2);
+	assert_int_equal(mm->nr_vmas, 3);
 	for (unsigned int b = 0; b < mm->nr_vmas; b++) {
 		const struct gup_vma *vma = &mm->vmas[b];
 		unsigned long addr = vma->start;
@@ -101,7 +101,7 @@ static void the_writer_sweeps_every_folio_in_turn(void **unused)
 		for (; addr < vma->end; addr += GUP_PAGE_SIZE)
 			want[n++] = addr;
 	}
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 15);
 	for (unsigned int sweep = 0; sweep < 2; sweep++)
 		for (unsigned int k = 0; k < n; k++) {
 			unsigned long got = gup_writer_next_addr(mm);

@@ -338,6 +338,21 @@ static void test_domain_first(void **state)
 	predict(&m, "counter", "shared_atomic", NULL, 0, 16, &p);
 	assert_float_equal(p.handoff_ns, p.transfer_ns, 1e-12);
 	assert_float_equal(p.local_handoffs, 0, 1e-12);
+	/* a case the catalogue does not have is refused, each part by name */
+	{
+		const char *const names[] = { "batch", "nosuch" };
+		const long values[] = { 8, 1 };
+
+		assert_int_equal(model_predict_case(&m, "nosuch", "shared_atomic", 0, NULL, NULL,
+						    2, 10, 0, &p, err, sizeof(err)), -1);
+		assert_string_equal(err, "family 'nosuch': not in the catalogue");
+		assert_int_equal(model_predict_case(&m, "counter", "nosuch", 0, NULL, NULL, 2, 10,
+						    0, &p, err, sizeof(err)), -1);
+		assert_string_equal(err, "variant 'nosuch': not a variant of counter");
+		assert_int_equal(model_predict_case(&m, "counter", "shared_atomic", 2, names,
+						    values, 2, 10, 0, &p, err, sizeof(err)), -1);
+		assert_string_equal(err, "parameter 'nosuch': not a parameter of counter");
+	}
 	machine_profile_close(&m);
 }
 

@@ -6,7 +6,9 @@
  * that succeeds need not clear errno). The file must read whole, every
  * row as written: an EINTR is retried, and only a failed call's errno
  * counts. read() is wrapped; a reader that never finishes is stopped at
- * a bound of calls far beyond what the file needs.
+ * a bound of calls far beyond what the file needs. And a read that fails
+ * (EIO after the first bytes): the reader says it cannot read the file,
+ * with the system's reason, and does not parse the part it got.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -27,7 +29,7 @@
 #define MAX_CALLS 100000
 #define CHUNK 7
 
-static bool interrupting;
+static bool interrupting, failing;
 static unsigned long nr_calls, nr_interrupted;
 
 ssize_t __real_read(int fd, void *buf, size_t count);
@@ -37,6 +39,13 @@ ssize_t __wrap_read(int fd, void *buf, size_t count)
 {
 	ssize_t n;
 
+	if (failing) {
+		/* the first bytes, then an I/O error */
+		if (nr_calls++ == 0)
+			return __real_read(fd, buf, count < 100 ? count : 100);
+		errno = EIO;
+		return -1;
+	}
 	if (!interrupting)
 		return __real_read(fd, buf, count);
 	if (++nr_calls > MAX_CALLS)
@@ -102,10 +111,41 @@ static void interrupted_short_reads_read_the_whole_file(void **unused)
 	results_free(&set);
 }
 
+static void a_failed_read_is_not_parsed(void **unused)
+{
+	char path[] = "/tmp/bouncelab-results-eio-XXXXXX", err[1024] = "";
+	struct results set = { 0 };
+	json_t *rows = json_array(), *doc;
+	int rc;
+
+	(void)unused;
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(rows, row(i, 10.0 * (i + 1)));
+	doc = json_pack("{s:{s:s, s:s, s:i}, s:o}",
+			"context", "date", "2026-12-01T10:00:00+00:00", "host_name", "h",
+			"num_cpus", 4, "benchmarks", rows);
+	assert_int_equal(make_temp_file(path), 0);
+	assert_int_equal(json_dump_file(doc, path, JSON_INDENT(2)), 0);
+	json_decref(doc);
+
+	nr_calls = 0;
+	failing = true;
+	rc = results_read(&set, path, err, sizeof(err));
+	failing = false;
+	unlink(path);
+	assert_int_equal(rc, -1);
+	assert_true(nr_calls >= 2);
+	if (!strstr(err, "cannot read") || !strstr(err, strerror(EIO)) || strstr(err, "JSON"))
+		fail_msg("a read failing with EIO: \"%s\"", err);
+	assert_int_equal(set.nr_rows, 0);
+	results_free(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(interrupted_short_reads_read_the_whole_file),
+		cmocka_unit_test(a_failed_read_is_not_parsed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,15 +104,33 @@ static void on_run(const struct gbench_run *run, void *arg)
 	}
 }
 
-/* A case as suite.c plans one without --home: not bound, no node found yet. */
-static void run_one(struct bench_case *c, unsigned int variant, unsigned int threads)
+/*
+ * A case as suite.c plans one: without --home (local false), not bound;
+ * with --home local, bound to thread 0's node (skipped where this machine
+ * cannot bind). No node found yet.
+ */
+static void run_at_home(struct bench_case *c, unsigned int variant, unsigned int threads,
+			bool local)
 {
+	char err[256];
+
 	harness_case_init(c, &home_family, variant, threads);
 	c->home_node = -1;
 	c->home_found = -ENODATA;
+	if (local) {
+		c->home = (struct home_policy){ .kind = HOME_LOCAL, .name = "local" };
+		if (topo_home_node(topo, &c->home, c->placement.cpus[0], &c->home_node, err,
+				   sizeof(err)) || c->home_node < 0)
+			skip();
+	}
 	nr_errors = 0;
 	harness_run(c, 1, 1, on_run, NULL);
 	assert_int_equal(nr_errors, 0);
+}
+
+static void run_one(struct bench_case *c, unsigned int variant, unsigned int threads)
+{
+	run_at_home(c, variant, threads, false);
 }
 
 /* The kernel's node of a CPU: the nodeM link in its sysfs directory, or -1. */
@@ -174,11 +192,30 @@ static void shared_memory_counts_threads_on_other_nodes(void **unused)
 	}
 }
 
+/*
+ * Bound to thread 0's node: a family with no shared state has nothing to
+ * check and runs as ever, no node found; one with shared state finds it
+ * on the node it was bound to.
+ */
+static void a_bound_home_checks_only_what_was_allocated(void **unused)
+{
+	struct bench_case c;
+
+	(void)unused;
+	run_at_home(&c, 0, 1, true);
+	assert_int_equal(c.home_found, -ENODATA);
+	assert_int_equal(c.home_threads_away, -1);
+	run_at_home(&c, 1, 1, true);
+	assert_int_equal(c.home_found, c.home_node);
+	assert_int_equal(c.home_threads_away, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plain_memory_has_no_home_and_no_threads_away),
 		cmocka_unit_test(shared_memory_counts_threads_on_other_nodes),
+		cmocka_unit_test(a_bound_home_checks_only_what_was_allocated),
 	};
 
 	return harness_main(tests);

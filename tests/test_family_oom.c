@@ -7,7 +7,8 @@
  * fails, for every k a create at 2 threads makes (1 for a family that
  * runs alone). Each failed create returns NULL with one line that names
  * the family, and leaves nothing behind (the sanitizer build's leak
- * check sees what it kept); a create never goes on with a NULL.
+ * check sees what it kept); a create never goes on with a NULL. Again
+ * with each parameter at its largest value.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "gup/gup.h"
 
 static bool counting;
 static long fail_at = -1;	/* the allocation (0-based) that fails; -1: none */
@@ -61,6 +63,35 @@ static void *create(const struct kernel_family *f, const struct kernel_config *c
 	return s;
 }
 
+/* Each allocation of f's create at cfg failing in turn. */
+static void each_allocation_fails(const struct kernel_family *f, const struct kernel_config *cfg,
+				  const char *setting)
+{
+	const char *variant = f->variants[cfg->variant].name;
+	char err[512];
+	long nr;
+	void *s;
+
+	s = create(f, cfg, -1, err, sizeof(err));
+	if (!s)
+		fail_msg("%s/%s%s: %s", f->name, variant, setting, err);
+	nr = calls;
+	f->destroy(s);
+	/* a family that allocates nothing tests nothing here */
+	if (!nr)
+		fail_msg("%s/%s%s: no allocation counted", f->name, variant, setting);
+	for (long k = 0; k < nr; k++) {
+		s = create(f, cfg, k, err, sizeof(err));
+		if (s)
+			fail_msg("%s/%s%s: allocation %ld of %ld failed, yet create went on",
+				 f->name, variant, setting, k + 1, nr);
+		if (strncmp(err, f->name, strlen(f->name)) || strchr(err, '\n') ||
+		    !strstr(err, "memory"))
+			fail_msg("%s/%s%s: allocation %ld of %ld failed: message '%s'",
+				 f->name, variant, setting, k + 1, nr, err);
+	}
+}
+
 static void every_family_refuses_each_allocation(void **unused)
 {
 	(void)unused;
@@ -69,34 +100,56 @@ static void every_family_refuses_each_allocation(void **unused)
 
 		for (unsigned int v = 0; v < f->nr_variants; v++) {
 			struct kernel_config cfg;
-			char err[512], name[64];
-			long nr;
-			void *s;
 
 			kernel_config_defaults(f, &cfg);
 			cfg.variant = v;
 			cfg.nr_threads = f->max_threads && f->max_threads < 2 ? f->max_threads : 2;
-			s = create(f, &cfg, -1, err, sizeof(err));
-			if (!s)
-				fail_msg("%s/%s: %s", f->name, f->variants[v].name, err);
-			nr = calls;
-			f->destroy(s);
-			/* a family that allocates nothing tests nothing here */
-			if (!nr)
-				fail_msg("%s/%s: no allocation counted", f->name,
-					 f->variants[v].name);
-			snprintf(name, sizeof(name), "%s", f->name);
-			for (long k = 0; k < nr; k++) {
-				s = create(f, &cfg, k, err, sizeof(err));
-				if (s)
-					fail_msg("%s/%s: allocation %ld of %ld failed, yet create went on",
-						 f->name, f->variants[v].name, k + 1, nr);
-				if (strncmp(err, name, strlen(name)) || strchr(err, '\n') ||
-				    !strstr(err, "memory"))
-					fail_msg("%s/%s: allocation %ld of %ld failed: message '%s'",
-						 f->name, f->variants[v].name, k + 1, nr, err);
-			}
+			each_allocation_fails(f, &cfg, "");
 		}
+	}
+}
+
+/*
+ * The same with each parameter at its largest value, the first variant:
+ * what grows with a setting (gup's page tables with its buffers, past
+ * their first growth) fails there too. A size is taken at eight times
+ * its default where that is less (gup's 16 GiB of buffers would take
+ * minutes a create).
+ */
+static void each_allocation_fails_at_each_largest_setting(void **unused)
+{
+	(void)unused;
+	for (unsigned int i = 0; i < catalog_size; i++) {
+		const struct kernel_family *f = catalog[i];
+
+		for (unsigned int p = 0; p < f->nr_params; p++) {
+			struct kernel_config cfg;
+			char setting[96];
+
+			kernel_config_defaults(f, &cfg);
+			cfg.nr_threads = f->max_threads && f->max_threads < 2 ? f->max_threads : 2;
+			cfg.param[p] = f->params[p].max;
+			if (f->params[p].def > 0 && f->params[p].max / 8 > f->params[p].def)
+				cfg.param[p] = 8 * f->params[p].def;
+			snprintf(setting, sizeof(setting), " at %s=%ld", f->params[p].name,
+				 cfg.param[p]);
+			each_allocation_fails(f, &cfg, setting);
+		}
+	}
+	/*
+	 * gup's small pages over 32 MiB: a page table for every 2 MiB, 19
+	 * tables in all, past the first growth of their array (16).
+	 */
+	{
+		const struct kernel_family *gup = catalog_find("gup");
+		struct kernel_config cfg;
+
+		assert_non_null(gup);
+		kernel_config_defaults(gup, &cfg);
+		cfg.nr_threads = 2;
+		cfg.param[kernel_param_index(gup, "page_size")] = GUP_PAGES_4K;
+		cfg.param[kernel_param_index(gup, "buffer_mib")] = 32;
+		each_allocation_fails(gup, &cfg, " at page_size=4k, buffer_mib=32");
 	}
 }
 
@@ -104,6 +157,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_family_refuses_each_allocation),
+		cmocka_unit_test(each_allocation_fails_at_each_largest_setting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

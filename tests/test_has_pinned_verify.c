@@ -99,11 +99,41 @@ static void two_threads_find_it_clear_at_most_once_each(void **unused)
 	}
 }
 
+/*
+ * Where each thread's walk of the fresh mms starts: spread evenly over
+ * the 64, thread t of n at t * 64 / n rounded down, so that threads meet
+ * no fresh mm another has just written (0 and 32 of 2; 0, 21 and 42 of
+ * 3; 0, 16, 32 and 48 of 4).
+ */
+static void threads_start_the_fresh_mms_spread_out(void **unused)
+{
+	static const unsigned int want[][4] = { { 0 }, { 0, 32 }, { 0, 21, 42 }, { 0, 16, 32, 48 } };
+	const struct kernel_family *f = &has_pinned_family;
+
+	(void)unused;
+	assert_int_equal(NR_FRESH_MMS, 64);
+	for (unsigned int n = 1; n <= 4; n++) {
+		struct kernel_config cfg;
+		struct has_pinned_state *s;
+		char err[256];
+
+		kernel_config_defaults(f, &cfg);
+		cfg.nr_threads = n;
+		s = f->create(&cfg, err, sizeof(err));
+		if (!s)
+			fail_msg("%s", err);
+		for (unsigned int t = 0; t < n; t++)
+			assert_int_equal(cursor_of(s, t).next_fresh, want[n - 1][t]);
+		f->destroy(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_thread_finds_the_flag_clear_exactly),
 		cmocka_unit_test(two_threads_find_it_clear_at_most_once_each),
+		cmocka_unit_test(threads_start_the_fresh_mms_spread_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

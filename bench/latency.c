@@ -330,14 +330,16 @@ static unsigned long fetch_link(unsigned long round, unsigned int next)
 static unsigned long chase(struct fetch_shared *s, unsigned long round, unsigned int *stale)
 {
 	unsigned long i = s->order[0];
+	unsigned int bad = 0;	/* in a register: no store in the timed chain */
 
 	for (unsigned int k = 0; k < FETCH_LINES; k++) {
 		unsigned long v = __atomic_load_n(fetch_line(s, (unsigned int)i),
 						  __ATOMIC_RELAXED);
 
-		*stale += v >> FETCH_INDEX_BITS != round;
+		bad += v >> FETCH_INDEX_BITS != round;
 		i = v & ((1UL << FETCH_INDEX_BITS) - 1);
 	}
+	*stale += bad;
 	return i;
 }
 

@@ -48,16 +48,13 @@ static char work_dir[PATH_MAX];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(work_dir, sizeof(work_dir), "/tmp/bouncelab-test-leaks-XXXXXX");
-	return mkdtemp(work_dir) && !chdir(work_dir) ? 0 : -1;
+	return enter_temp_dir(work_dir, sizeof(work_dir), "leaks");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (chdir("/"))
-		return -1;
-	return remove_tree(work_dir);
+	return leave_temp_dir(work_dir);
 }
 
 static size_t heap_in_use(void)

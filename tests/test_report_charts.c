@@ -61,16 +61,13 @@ char *__wrap_svg_heatmap(const struct svg_heatmap *map)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(work_dir, sizeof(work_dir), "/tmp/bouncelab-test-charts-XXXXXX");
-	return mkdtemp(work_dir) && !chdir(work_dir) ? 0 : -1;
+	return enter_temp_dir(work_dir, sizeof(work_dir), "charts");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (chdir("/"))
-		return -1;
-	return remove_tree(work_dir);
+	return leave_temp_dir(work_dir);
 }
 
 static bool exists(const char *path)

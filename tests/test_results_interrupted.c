@@ -77,15 +77,11 @@ static json_t *row(int i, double ns)
 			 "numa_distance");
 }
 
-static void interrupted_short_reads_read_the_whole_file(void **unused)
+/* A results file of three rows, counter at 1, 2 and 3 threads, at path (a template). */
+static void write_rows(char *path, const double ns[3])
 {
-	static const double ns[] = { 7.25, 19.5, 40.125 };
-	char path[] = "/tmp/bouncelab-results-eintr-XXXXXX", err[1024] = "";
-	struct results set = { 0 };
 	json_t *rows = json_array(), *doc;
-	int rc;
 
-	(void)unused;
 	for (int i = 0; i < 3; i++)
 		json_array_append_new(rows, row(i, ns[i]));
 	doc = json_pack("{s:{s:s, s:s, s:i}, s:o}",
@@ -94,6 +90,17 @@ static void interrupted_short_reads_read_the_whole_file(void **unused)
 	assert_int_equal(make_temp_file(path), 0);
 	assert_int_equal(json_dump_file(doc, path, JSON_INDENT(2)), 0);
 	json_decref(doc);
+}
+
+static void interrupted_short_reads_read_the_whole_file(void **unused)
+{
+	static const double ns[] = { 7.25, 19.5, 40.125 };
+	char path[] = "/tmp/bouncelab-results-eintr-XXXXXX", err[1024] = "";
+	struct results set = { 0 };
+	int rc;
+
+	(void)unused;
+	write_rows(path, ns);
 
 	interrupting = true;
 	rc = results_read(&set, path, err, sizeof(err));
@@ -113,20 +120,13 @@ static void interrupted_short_reads_read_the_whole_file(void **unused)
 
 static void a_failed_read_is_not_parsed(void **unused)
 {
+	static const double ns[] = { 10, 20, 30 };
 	char path[] = "/tmp/bouncelab-results-eio-XXXXXX", err[1024] = "";
 	struct results set = { 0 };
-	json_t *rows = json_array(), *doc;
 	int rc;
 
 	(void)unused;
-	for (int i = 0; i < 3; i++)
-		json_array_append_new(rows, row(i, 10.0 * (i + 1)));
-	doc = json_pack("{s:{s:s, s:s, s:i}, s:o}",
-			"context", "date", "2026-12-01T10:00:00+00:00", "host_name", "h",
-			"num_cpus", 4, "benchmarks", rows);
-	assert_int_equal(make_temp_file(path), 0);
-	assert_int_equal(json_dump_file(doc, path, JSON_INDENT(2)), 0);
-	json_decref(doc);
+	write_rows(path, ns);
 
 	nr_calls = 0;
 	failing = true;

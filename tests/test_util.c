@@ -60,3 +60,16 @@ int make_temp_file(char *path)
 	close(fd);
 	return 0;
 }
+
+int enter_temp_dir(char *dir, size_t len, const char *name)
+{
+	snprintf(dir, len, "/tmp/bouncelab-%s-XXXXXX", name);
+	return mkdtemp(dir) && !chdir(dir) ? 0 : -1;
+}
+
+int leave_temp_dir(const char *dir)
+{
+	if (chdir("/"))
+		return -1;
+	return remove_tree(dir);
+}

@@ -4,6 +4,7 @@
 #define BOUNCELAB_TEST_UTIL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 /* Removes path and everything below it, links not followed. 0 or -1. */
 int remove_tree(const char *path);
@@ -22,5 +23,13 @@ int run_quietly(const char *program, void (*in_child)(void),
  * name), for a cmocka group's setup: 0, or -1 when it cannot.
  */
 int make_temp_file(char *path);
+
+/*
+ * A cmocka group's working directory: /tmp/bouncelab-NAME-XXXXXX made
+ * (its name in dir) and entered; left and removed with all below it.
+ * 0, or -1 when it cannot.
+ */
+int enter_temp_dir(char *dir, size_t len, const char *name);
+int leave_temp_dir(const char *dir);
 
 #endif

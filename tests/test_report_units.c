@@ -27,6 +27,7 @@
 #include "host_modes.h"
 #include "prediction_internal.h"
 #include "results_read.h"
+#include "run_checks.h"
 #include "setting.h"
 #include "sweeps.h"
 #include "usl.h"
@@ -1102,6 +1103,34 @@ static void test_prediction_config(void **state)
 	assert_int_equal(prediction_config_of(&r, hp, &cfg), -1);
 }
 
+/*
+ * A case time-shares CPUs when it ran more threads than its run allowed
+ * CPUs: 2 threads on 2 CPUs do not, 3 do; a run that does not say how
+ * many CPUs it allowed (0) claims no sharing, nor does another tool's
+ * benchmark (no family).
+ */
+static void test_case_shares_cpus(void **state)
+{
+	struct result_file files[2] = { 0 };
+	struct results set = { .files = files, .nr_files = 2 };
+	struct result_case c = { .file = 0, .family = "counter", .threads = 2 };
+
+	(void)state;
+	files[0].run.allowed_cpus = 2;
+	assert_false(case_shares_cpus(&set, &c));
+	c.threads = 3;
+	assert_true(case_shares_cpus(&set, &c));
+	c.threads = 1;
+	assert_false(case_shares_cpus(&set, &c));
+	c.file = 1;	/* allowed_cpus 0: not recorded */
+	c.threads = 2;
+	assert_false(case_shares_cpus(&set, &c));
+	c.file = 0;
+	c.threads = 3;
+	c.family = NULL;
+	assert_false(case_shares_cpus(&set, &c));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1128,6 +1157,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_roles_mix),
 		cmocka_unit_test(test_natural_order),
 		cmocka_unit_test(test_prediction_config),
+		cmocka_unit_test(test_case_shares_cpus),
 	};
 
 	if (argc != 2) {

@@ -342,6 +342,29 @@ static void every_allocation_of_the_latency_reader_fails_in_turn(void **unused)
 	unlink(square);
 }
 
+/*
+ * A journal's context that cannot be read is named as the context, not as
+ * a row of "benchmarks": --resume keeps the readable rows of a journal
+ * (results_keep_readable_rows()), and the context comes before any row.
+ */
+static void a_bad_context_is_not_a_row(void **unused)
+{
+	json_t *context = json_pack("{s:s, s:s, s:s}", "date", "2026-12-01T10:00:00+00:00",
+				    "host_name", "h", "num_cpus", "two");
+	json_t *rows = json_array();
+	char err[512] = "";
+	size_t refused = 0;
+
+	(void)unused;
+	assert_int_equal(results_keep_readable_rows(context, rows, "run.journal", &refused, err,
+						    sizeof(err)), -1);
+	print_message("%s\n", err);
+	if (!strstr(err, "run.journal: ") || !strstr(err, "num_cpus") || strstr(err, "benchmarks["))
+		fail_msg("a context whose num_cpus is a string: \"%s\"", err);
+	json_decref(context);
+	json_decref(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +372,7 @@ int main(void)
 		cmocka_unit_test(a_failure_that_cannot_be_listed_fails_the_read),
 		cmocka_unit_test(every_allocation_of_the_reader_fails_in_turn),
 		cmocka_unit_test(every_allocation_of_the_latency_reader_fails_in_turn),
+		cmocka_unit_test(a_bad_context_is_not_a_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,8 +95,11 @@ int machine_profile_load(const char *path, struct machine_profile *m,
 		return rc;
 	rc = machine_of_profile(&p, m, path, err, errlen);
 	profile_free(&p);
-	if (rc)
+	if (rc) {
 		machine_profile_close(m);
+		/* not half a machine: a caller that prints m sees none */
+		*m = (struct machine_profile){ 0 };
+	}
 	return rc;
 }
 

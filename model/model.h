@@ -149,7 +149,7 @@ int machine_profile_of_run(const struct run_context *run, const char *name, bool
  * Reads a machine profile (JSON, see model/profiles/) by the rule for
  * every input file (input_file.h). Returns 0, or -1 with err naming the
  * file, the field and what was expected, or -2 when memory ran out (err
- * says so); nothing is left open then.
+ * says so); nothing is left open then, and m is left all zero.
  */
 int machine_profile_load(const char *path, struct machine_profile *m,
 			 char *err, size_t errlen);

@@ -156,13 +156,22 @@ static int profile_from_text(const char *json, struct machine_profile *m,
 	return rc;
 }
 
+/*
+ * A profile that should not load; a failed load leaves m all zero, whatever
+ * was there before (filled with 0xa5 here) and however far the read got.
+ */
 static int profile_error(const char *json, char *err, size_t errlen)
 {
+	static const struct machine_profile empty;
 	struct machine_profile m;
-	int rc = profile_from_text(json, &m, err, errlen);
+	int rc;
 
+	memset(&m, 0xa5, sizeof(m));
+	rc = profile_from_text(json, &m, err, errlen);
 	if (!rc)
 		machine_profile_close(&m);
+	else if (memcmp(&m, &empty, sizeof(m)))
+		fail_msg("a failed load (%s) left the profile's fields behind", err);
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,8 @@ struct open_call {
 	uint64_t config;
 	int group;
 	int fd;			/* -1: refused */
+	bool disabled;		/* opened stopped, to count from its enable */
+	uint64_t read_format;
 };
 
 struct refusal {
@@ -75,7 +78,8 @@ long perf_open_stand_in(const struct perf_event_attr *attr, int group)
 			err = group >= 0 ? script[i].in_group : script[i].alone;
 	fd = err ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (nr_calls < MAX_CALLS)
-		calls[nr_calls++] = (struct open_call){ attr->type, attr->config, group, fd };
+		calls[nr_calls++] = (struct open_call){ attr->type, attr->config, group, fd,
+							attr->disabled, attr->read_format };
 	if (err)
 		errno = err;
 	return fd;
@@ -162,6 +166,20 @@ static void hardware_events_are_one_group(void **unused)
 	expect_open(&c[5], SW(PAGE_FAULTS), -1);
 	expect_open(&c[6], SW(CONTEXT_SWITCHES), -1);
 	expect_open(&c[7], SW(CPU_MIGRATIONS), -1);
+	/*
+	 * Nothing resets a count: a leader opened running would count the
+	 * harness's own work from its open to the first enable. And each
+	 * read needs the times enabled and running, to scale a multiplexed
+	 * count (counters_thread.c's read_scaled()).
+	 */
+	for (unsigned int i = 0; i < n; i++) {
+		if (c[i].group < 0 && !c[i].disabled)
+			fail_msg("event %u leads a group and opens running", i);
+		if (c[i].read_format != (PERF_FORMAT_TOTAL_TIME_ENABLED |
+					 PERF_FORMAT_TOTAL_TIME_RUNNING))
+			fail_msg("event %u reads %#llx, not the times enabled and running", i,
+				 (unsigned long long)c[i].read_format);
+	}
 	assert_int_equal(nr_ioctls, 5);
 	assert_int_equal(ioctl_fds[0], c[0].fd);
 	assert_int_equal(ioctl_requests[0], PERF_EVENT_IOC_ENABLE);

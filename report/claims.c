@@ -416,7 +416,8 @@ int claims_evaluate(const struct results *set, const struct analysis *a,
 	for (size_t i = 0; i < a->nr_families; i++)
 		if (a->families[i].kf)
 			nr += a->families[i].kf->nr_claims;
-	out->results = calloc(nr + 1, sizeof(*out->results));
+	/* exactly nr: a reader that runs one past its end meets no spare slot */
+	out->results = calloc(nr ? nr : 1, sizeof(*out->results));
 	if (!out->results)
 		return -1;
 	for (size_t i = 0; i < a->nr_families; i++) {

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The report, compare and model read and write only inside what they
+ * allocated: every malloc(), calloc(), realloc() and strdup() of ours
+ * (wrapped) gets pages of its own with an inaccessible page after them,
+ * its bytes ending where that page begins, and the commands run over a
+ * results file with its latency matrix, a fleet of two machines' runs and
+ * a brief. A loop one step too long ("<" become "<="), an index one too
+ * high, a copy one byte too many stops the test with the command named.
+ * A release build does not see them otherwise: the bytes past a block
+ * are malloc()'s, often zero or the next block's, and the report comes
+ * out the same. AddressSanitizer sees them too, but the mutants are
+ * judged in the release build.
+ *
+ * The block's bytes start as 0xa5, not zero, so that a read of a field
+ * malloc() never set shows as well. Allocations of the C library's own
+ * (getline(), open_memstream(), qsort()) and of the libraries' (jansson,
+ * hwloc) are theirs, and their free() goes to the C library's.
+ *
+ * Usage: test_report_fence SOURCE_DIR/tests
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report.h"
+#include "test_util.h"
+
+struct fenced {
+	void *data;		/* NULL: free slot; FREED: a slot to probe past */
+	void *map;
+	size_t map_len, size;
+};
+
+#define FREED ((void *)1)
+/* Open addressing: live blocks stay below a sixteenth of it. */
+#define TABLE_BITS 19
+#define TABLE_SIZE (1UL << TABLE_BITS)
+
+static struct fenced table[TABLE_SIZE];
+static bool fencing;
+static size_t nr_live, most_live, nr_blocks;
+static size_t page;
+static char what[256];
+
+static size_t slot_of(const void *p)
+{
+	return (size_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ULL >> (64 - TABLE_BITS));
+}
+
+static struct fenced *find(const void *p)
+{
+	for (size_t i = slot_of(p), n = 0; n < TABLE_SIZE; i = (i + 1) % TABLE_SIZE, n++) {
+		if (!table[i].data)
+			return NULL;
+		if (table[i].data == p)
+			return &table[i];
+	}
+	return NULL;
+}
+
+static void say(const char *text)
+{
+	ssize_t n = write(STDERR_FILENO, text, strlen(text));
+
+	(void)n;
+}
+
+static void on_fault(int signo)
+{
+	say(signo == SIGALRM ? "report_fence: no end within 60 s in " :
+	    "report_fence: a read or write past the end of a block in ");
+	say(what);
+	say("\n");
+	_exit(1);
+}
+
+/* The alignment malloc() would owe the block, as far as its size allows. */
+static size_t alignment_of(size_t size)
+{
+	return size % 16 == 0 ? 16 : size % 8 == 0 ? 8 : size % 4 == 0 ? 4 :
+	       size % 2 == 0 ? 2 : 1;
+}
+
+static void *fenced_alloc(size_t size)
+{
+	size_t data_pages = (size + page - 1) / page, len = (data_pages + 1) * page;
+	size_t i;
+	char *map, *data;
+
+	if (nr_live >= TABLE_SIZE / 16) {
+		say("report_fence: more live blocks than the table holds\n");
+		_exit(1);
+	}
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	if (mprotect(map + data_pages * page, page, PROT_NONE)) {
+		munmap(map, len);
+		return NULL;
+	}
+	data = map + data_pages * page - size;
+	data -= (uintptr_t)data % alignment_of(size);
+	memset(data, 0xa5, size);
+	for (i = slot_of(data); table[i].data && table[i].data != FREED; i = (i + 1) % TABLE_SIZE)
+		;
+	table[i] = (struct fenced){ data, map, len, size };
+	nr_blocks++;
+	if (++nr_live > most_live)
+		most_live = nr_live;
+	return data;
+}
+
+static void fenced_free(struct fenced *f)
+{
+	munmap(f->map, f->map_len);
+	f->data = FREED;
+	nr_live--;
+}
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+void *__real_calloc(size_t nmemb, size_t size);
+void *__wrap_calloc(size_t nmemb, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+char *__real_strdup(const char *s);
+char *__wrap_strdup(const char *s);
+void __real_free(void *p);
+void __wrap_free(void *p);
+
+void *__wrap_malloc(size_t size)
+{
+	return fencing && size ? fenced_alloc(size) : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t nmemb, size_t size)
+{
+	void *p;
+
+	if (!fencing || !nmemb || !size || size > SIZE_MAX / nmemb)
+		return __real_calloc(nmemb, size);
+	p = fenced_alloc(nmemb * size);
+	if (p)
+		memset(p, 0, nmemb * size);
+	return p;
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	struct fenced *f = p ? find(p) : NULL;
+	void *q;
+
+	if (!f)
+		return fencing && !p && size ? fenced_alloc(size) : __real_realloc(p, size);
+	if (!size) {
+		fenced_free(f);
+		return NULL;
+	}
+	q = fenced_alloc(size);
+	if (!q)
+		return NULL;
+	memcpy(q, p, f->size < size ? f->size : size);
+	fenced_free(f);
+	return q;
+}
+
+char *__wrap_strdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *p;
+
+	if (!fencing)
+		return __real_strdup(s);
+	p = fenced_alloc(len);
+	if (p)
+		memcpy(p, s, len);
+	return p;
+}
+
+void __wrap_free(void *p)
+{
+	struct fenced *f = p ? find(p) : NULL;
+
+	if (f)
+		fenced_free(f);
+	else
+		__real_free(p);
+}
+
+static const char *tests_dir;
+
+static void data_path(char *path, size_t len, const char *name)
+{
+	snprintf(path, len, "%s/data/%s", tests_dir, name);
+}
+
+static int report(struct report_options *opts, const char *name)
+{
+	char err[512];
+	int ret;
+
+	snprintf(what, sizeof(what), "the report of %s", name);
+	opts->outdir = "out";
+	alarm(60);
+	fencing = true;
+	ret = report_write(opts, err, sizeof(err));
+	fencing = false;
+	alarm(0);
+	if (ret) {
+		fprintf(stderr, "report_fence: %s: %s\n", what, err);
+		return 1;
+	}
+	return remove_tree(opts->outdir) ? 1 : 0;
+}
+
+/* argv[0] is the command's name; the rest, up to NULL, its arguments. */
+static int command(int (*cmd)(int, char **), char **argv)
+{
+	int argc = 0, saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY), ret;
+
+	while (argv[argc])
+		argc++;
+	snprintf(what, sizeof(what), "%s %s", argv[0], argv[argc - 1]);
+	fflush(stdout);
+	dup2(null, STDOUT_FILENO);
+	alarm(60);
+	fencing = true;
+	ret = cmd(argc, argv);
+	fencing = false;
+	alarm(0);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(null);
+	if (ret)
+		fprintf(stderr, "report_fence: %s: exit %d\n", what, ret);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char results[PATH_MAX], latency[PATH_MAX], zen3[PATH_MAX], zen5[PATH_MAX];
+	char zen4[PATH_MAX], work[PATH_MAX], profile[PATH_MAX];
+	const char *fixed_files[1] = { results }, *fleet_files[2] = { zen3, zen5 };
+	const char *brief_files[1] = { zen4 };
+	struct report_options fixed = { .files = fixed_files, .nr_files = 1, .latency = latency };
+	struct report_options fleet = { .files = fleet_files, .nr_files = 2, .full = true };
+	struct report_options brief = { .files = brief_files, .nr_files = 1, .brief = true,
+					.text = true };
+	char *compare[] = { "compare", zen3, zen4, NULL };
+	char *model[] = { "model", "--results", zen4, NULL };
+	char *shipped[] = { "model", "--profile", profile, "--family", "counter",
+			    "--variant", "shared_atomic", "--private-ns", "5",
+			    "--threads", "1,2,4,8,16,32,64,128,256", NULL };
+	int failed = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_report_fence SOURCE_DIR/tests\n");
+		return 2;
+	}
+	tests_dir = argv[1];
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	data_path(results, sizeof(results), "results-fixed.json");
+	data_path(latency, sizeof(latency), "latency-fixed.json");
+	data_path(zen3, sizeof(zen3), "runs/epyc-zen3-2026-12-01/sweep.json");
+	data_path(zen5, sizeof(zen5), "runs/epyc-zen5-2026-12-02/default.json");
+	data_path(zen4, sizeof(zen4), "runs/epyc-zen4-2026-12-07/default.json");
+	snprintf(profile, sizeof(profile), "%s/../model/profiles/epyc-milan-2s-256.json",
+		 tests_dir);
+	signal(SIGSEGV, on_fault);
+	signal(SIGBUS, on_fault);
+	signal(SIGALRM, on_fault);
+	if (enter_temp_dir(work, sizeof(work), "fence"))
+		return 1;
+	failed += report(&fixed, "results-fixed.json with its latency matrix");
+	failed += report(&fleet, "a fleet of two machines");
+	failed += report(&brief, "a brief with its text");
+	failed += command(cmd_compare, compare);
+	failed += command(cmd_model, model);
+	failed += command(cmd_model, shipped);
+	leave_temp_dir(work);
+	printf("report_fence: %zu blocks fenced, at most %zu at once; %d of 6 commands failed\n",
+	       nr_blocks, most_live, failed);
+	return failed ? 1 : 0;
+}

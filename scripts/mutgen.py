@@ -133,7 +133,8 @@ TESTS = [
     ("report/summary.c", ["report_fence", "report_oracle", "report", "claims", "report_numbers",
                           "suite:report"]),
     ("kernels/setting.c", ["setting", "claims", "claims_edges", "report_units", "model_cli",
-                           "cli_params", "suite_plan", "report", "suite:report"]),
+                           "cli_params", "suite_plan", "bad inputs", "report",
+                           "suite:report"]),
     # the shares' closed forms first
     ("report/prediction.c", ["report_fence", "model_shares", "report_units", "prediction_table",
                              "report", "claims", "report_numbers", "suite:report"]),

@@ -262,7 +262,7 @@ static void arm_neoverse_coherence_events(void **unused)
 		{ "remote_accesses", "REMOTE_ACCESS", 0x31 },
 		{ "ll_read_misses", "LL_CACHE_MISS_RD", 0x37 },
 	};
-	struct counters_spec specs[4];
+	struct counters_spec specs[8];
 	const char *label = NULL;
 
 	(void)unused;
@@ -283,6 +283,9 @@ static void arm_neoverse_coherence_events(void **unused)
 			assert_int_equal(attr.config, want[i].code);
 		}
 	}
+	/* room for eight: a model's table holds four, and it gives no more */
+	for (size_t p = 0; p < 2; p++)
+		assert_int_equal(counters_coherence_events(pmus[p], specs, 8, &label), 4);
 	/* Hybrid Intel: the P-core's table only, so the P-core PMU is chosen. */
 	assert_int_equal(counters_coherence_events("adl_glc", specs, 4, &label), 1);
 	assert_string_equal(specs[0].event, "adl_glc::MEM_LOAD_L3_HIT_RETIRED:XSNP_FWD");

@@ -309,6 +309,53 @@ static void no_pmu_is_not_supported_here(void **unused)
 	}
 }
 
+static void prepare_long_raw_event(json_t *out, void *arg)
+{
+	char msg[256];
+
+	(void)arg;
+	if (perf_inject_errno(ENOENT, PERF_INJECT_ALL))
+		_exit(2);
+	/* a canonical name of 55 characters, as long as names are kept */
+	if (counters_select("none", "amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:"
+			    "LOCAL_CCX:NEAR_CACHE_NEAR_FAR:FAR_CACHE_NEAR_FAR", msg, sizeof(msg)))
+		_exit(3);
+	counters_prepare(NULL);
+	json_object_set_new(out, "context", counters_context());
+}
+
+/*
+ * Every event n/a is in "na" under the counter its row would carry, the
+ * longest name too: its key is built in a buffer of its own.
+ */
+static void every_event_na_is_listed_under_its_counter(void **unused)
+{
+	json_t *result, *ctx, *sets, *set, *ev;
+	const char *name;
+	unsigned int nr = 0;
+	size_t i;
+
+	(void)unused;
+	if (!perf_inject_supported() || !HAVE_PFM)
+		skip_because("no seccomp injection here, or built without libpfm4");
+	result = in_child(prepare_long_raw_event, NULL);
+	assert_non_null(result);
+	ctx = json_object_get(result, "context");
+	sets = json_object_get(ctx, "sets");
+	json_object_foreach(sets, name, set) {
+		json_array_foreach(json_object_get(set, "events"), i, ev) {
+			const char *counter = json_string_value(json_object_get(ev, "counter"));
+
+			assert_non_null(counter);
+			if (!na(ctx, counter))
+				fail_msg("%s: n/a, but not in \"na\" under its name", counter);
+			nr++;
+		}
+	}
+	assert_int_equal(nr, 1);
+	json_decref(result);
+}
+
 static void permission_names_the_sysctl(void **unused)
 {
 	json_t *result, *ctx;
@@ -476,6 +523,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unknown_set_is_a_usage_error_naming_the_sets),
 		cmocka_unit_test(misspelt_event_is_a_usage_error_with_libpfm4s_message),
 		cmocka_unit_test(no_pmu_is_not_supported_here),
+		cmocka_unit_test(every_event_na_is_listed_under_its_counter),
 		cmocka_unit_test(permission_names_the_sysctl),
 		cmocka_unit_test(other_errors_say_what_happened),
 		cmocka_unit_test(reasons_in_words),

@@ -325,35 +325,62 @@ static void prepare_long_raw_event(json_t *out, void *arg)
 }
 
 /*
- * Every event n/a is in "na" under the counter its row would carry, the
- * longest name too: its key is built in a buffer of its own.
+ * Every event n/a is in "na" under the counter its row would carry, as
+ * "n/a (REASON)" with its reason whole: the longest name, and the longest
+ * reasons (the sysctl's), each built in a buffer of its own.
  */
-static void every_event_na_is_listed_under_its_counter(void **unused)
+static unsigned int check_na_of(json_t *ctx)
 {
-	json_t *result, *ctx, *sets, *set, *ev;
+	json_t *set, *ev;
 	const char *name;
 	unsigned int nr = 0;
 	size_t i;
+
+	json_object_foreach(json_object_get(ctx, "sets"), name, set) {
+		json_array_foreach(json_object_get(set, "events"), i, ev) {
+			const char *counter = json_string_value(json_object_get(ev, "counter"));
+			const char *reason = json_string_value(json_object_get(ev, "reason"));
+			char want[512];
+
+			assert_non_null(counter);
+			if (!reason)
+				continue;
+			snprintf(want, sizeof(want), "n/a (%s)", reason);
+			if (!na(ctx, counter) || strcmp(na(ctx, counter), want))
+				fail_msg("%s: \"na\" has \"%s\", expected \"%s\"", counter,
+					 na(ctx, counter) ? na(ctx, counter) : "nothing", want);
+			nr++;
+		}
+	}
+	return nr;
+}
+
+static void every_event_na_is_listed_under_its_counter(void **unused)
+{
+	static const int errs[] = { ENOENT, EACCES, EOPNOTSUPP, ENODEV };
+	json_t *result;
+	size_t longest = 0;
 
 	(void)unused;
 	if (!perf_inject_supported() || !HAVE_PFM)
 		skip_because("no seccomp injection here, or built without libpfm4");
 	result = in_child(prepare_long_raw_event, NULL);
 	assert_non_null(result);
-	ctx = json_object_get(result, "context");
-	sets = json_object_get(ctx, "sets");
-	json_object_foreach(sets, name, set) {
-		json_array_foreach(json_object_get(set, "events"), i, ev) {
-			const char *counter = json_string_value(json_object_get(ev, "counter"));
-
-			assert_non_null(counter);
-			if (!na(ctx, counter))
-				fail_msg("%s: n/a, but not in \"na\" under its name", counter);
-			nr++;
-		}
-	}
-	assert_int_equal(nr, 1);
+	assert_int_equal(check_na_of(json_object_get(result, "context")), 1);
 	json_decref(result);
+	for (size_t e = 0; e < sizeof(errs) / sizeof(errs[0]); e++) {
+		json_t *ctx = context_under(errs[e], &result), *set, *ev;
+		const char *name;
+		size_t i;
+
+		assert_true(check_na_of(ctx) > 0);
+		json_object_foreach(json_object_get(ctx, "sets"), name, set)
+			json_array_foreach(json_object_get(set, "events"), i, ev)
+				if (json_string_length(json_object_get(ev, "reason")) > longest)
+					longest = json_string_length(json_object_get(ev, "reason"));
+		json_decref(result);
+	}
+	print_message("longest reason: %zu characters\n", longest);
 }
 
 static void permission_names_the_sysctl(void **unused)

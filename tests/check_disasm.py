@@ -35,6 +35,7 @@ import os
 import re
 import subprocess
 import sys
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 # What each class looks like in objdump's AT&T text (mnemonic and operands).
 PATTERNS = {

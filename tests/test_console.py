@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab = os.path.abspath(sys.argv[1])
 work = tempfile.mkdtemp(prefix="bouncelab-console.")

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 # has_pinned's two seqcount reads replaced by the value they read at rest.
 SEQCOUNT_READS_AT_REST = [

@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 BOUNCELAB = os.path.realpath(sys.argv[1])
 failures = []

@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, have_hwloc = os.path.abspath(sys.argv[1]), sys.argv[2] == "1"
 

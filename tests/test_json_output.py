@@ -31,6 +31,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests = os.path.abspath(sys.argv[1]), sys.argv[2]
 data = os.path.join(tests, "data")

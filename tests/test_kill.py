@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 SIGNALS = [signal.SIGKILL, signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
            signal.SIGPIPE]

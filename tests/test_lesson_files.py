@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 GOOD = """# demo
 

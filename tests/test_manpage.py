@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, page = sys.argv[1], sys.argv[2]
 if not shutil.which("man") or not shutil.which("groff"):

@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 results = os.path.join(tests, "data", "results-seeds.json")

@@ -47,6 +47,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 CORPUS = os.path.join("data", "runs", "epyc-zen5-2026-12-02", "default.json")
 ENTRIES = 64

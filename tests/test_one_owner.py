@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 runs = os.path.join(tests, "data", "runs")

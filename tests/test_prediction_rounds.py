@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 CASE = "counter/shared_atomic"

@@ -36,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 ROW = re.compile(r"^\| `([^`]+)`( \(fitted\))? \| (.*?) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| (.*) \|$")
 CHECK = re.compile(r"median \|predicted / measured − 1\| = \*\*(\d+)%\*\* over (\d+) "

@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 # (where, value, read?); where: "context.KEY", "topology.KEY", "cache.KEY",
 # "row.KEY" (the first row), "foreign.KEY" (a row of another tool),

@@ -32,6 +32,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 readme, build, source = sys.argv[1:4]
 text = open(readme, encoding="utf-8").read()

@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 
 def reading_order(root, name):

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests, shots = sys.argv[1:4]
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 fixed = json.load(open(os.path.join(tests, "data", "results-fixed.json")))

@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 results_name, expected_name = (sys.argv[3:5] if len(sys.argv) > 4 else

@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, tests = sys.argv[1], sys.argv[2]
 LEAK = "xyzzy-PATHLEAK"

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, have_hwloc = os.path.abspath(sys.argv[1]), sys.argv[2] == "1"
 bad = []

@@ -36,6 +36,7 @@ import struct
 import subprocess
 import sys
 from fractions import Fraction
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 MASK = (1 << 64) - 1
 failures = []

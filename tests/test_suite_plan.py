@@ -31,6 +31,7 @@ import os
 import re
 import subprocess
 import sys
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab, have_hwloc = os.path.abspath(sys.argv[1]), sys.argv[2] == "1"
 bad = []

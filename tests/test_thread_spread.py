@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 bouncelab = os.path.abspath(sys.argv[1])
 bad = []

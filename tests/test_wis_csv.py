@@ -36,6 +36,7 @@ import sys
 import tempfile
 
 import statistics
+import group_kill  # noqa: F401 (a timed-out test takes its children with it)
 
 HEADER = ["tasks", "processes", "processes_idle", "threads", "threads_idle", "linear"]
 bouncelab, tests = sys.argv[1], sys.argv[2]

@@ -94,14 +94,27 @@ static const struct kernel_family home_family = {
 };
 
 static unsigned int nr_errors;
+static char last_error[512];
 
 static void on_run(const struct gbench_run *run, void *arg)
 {
 	(void)arg;
 	if (run->error_occurred) {
 		fprintf(stderr, "%s: %s\n", run->function_name, run->error_message);
+		snprintf(last_error, sizeof(last_error), "%s", run->error_message);
 		nr_errors++;
 	}
+}
+
+/* What move_pages() says of every page: -errno, or 0 for the real answer. */
+static int node_error;
+
+int __real_topo_node_of_address(const void *addr);
+int __wrap_topo_node_of_address(const void *addr);
+
+int __wrap_topo_node_of_address(const void *addr)
+{
+	return node_error ? node_error : __real_topo_node_of_address(addr);
 }
 
 /*
@@ -210,12 +223,42 @@ static void a_bound_home_checks_only_what_was_allocated(void **unused)
 	assert_int_equal(c.home_threads_away, 0);
 }
 
+/*
+ * Bound to a node, and the kernel answers the shared state's page with an
+ * error (EFAULT) instead of a node: the case fails, naming the error by
+ * its number, never a row recorded with a home it did not have.
+ */
+static void a_page_the_kernel_cannot_place_fails_the_case(void **unused)
+{
+	struct bench_case c;
+	char err[256], want[128];
+
+	(void)unused;
+	harness_case_init(&c, &home_family, 1, 1);
+	c.home = (struct home_policy){ .kind = HOME_LOCAL, .name = "local" };
+	c.home_found = -ENODATA;
+	if (topo_home_node(topo, &c.home, c.placement.cpus[0], &c.home_node, err, sizeof(err)) ||
+	    c.home_node < 0)
+		skip();
+	nr_errors = 0;
+	last_error[0] = '\0';
+	node_error = -EFAULT;
+	harness_run(&c, 1, 1, on_run, NULL);
+	node_error = 0;
+	assert_int_equal(nr_errors, 1);
+	snprintf(want, sizeof(want), "asked for node %d, but the kernel says the shared state's "
+		 "allocation 0 is on error %d", c.home_node, EFAULT);
+	if (!strstr(last_error, want))
+		fail_msg("\"%s\" does not say \"%s\"", last_error, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(plain_memory_has_no_home_and_no_threads_away),
 		cmocka_unit_test(shared_memory_counts_threads_on_other_nodes),
 		cmocka_unit_test(a_bound_home_checks_only_what_was_allocated),
+		cmocka_unit_test(a_page_the_kernel_cannot_place_fails_the_case),
 	};
 
 	return harness_main(tests);

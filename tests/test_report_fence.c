@@ -17,7 +17,14 @@
  * (getline(), open_memstream(), qsort()) and of the libraries' (jansson,
  * hwloc) are theirs, and their free() goes to the C library's.
  *
- * Usage: test_report_fence SOURCE_DIR/tests
+ * With --short-of-memory, a report of two quick runs instead, with one
+ * allocation failing each time, 64 of them spread over the report: each
+ * a clean "out of memory" (1, no directory left) or a whole report, never
+ * a crash. A block freed is unmapped, so a pointer kept to one faults.
+ * It found markdown_prediction() asking twice whether the seed's plot
+ * could be drawn and using the second answer's NULL.
+ *
+ * Usage: test_report_fence SOURCE_DIR/tests [--short-of-memory]
  */
 #include <limits.h>
 #include <signal.h>
@@ -48,6 +55,8 @@ struct fenced {
 
 static struct fenced table[TABLE_SIZE];
 static bool fencing;
+/* While fencing, the allocation (0-based) that fails; -1: none. */
+static long nr_allocations, failing_allocation = -1;
 static size_t nr_live, most_live, nr_blocks;
 static size_t page;
 static char what[256];
@@ -96,6 +105,9 @@ static void *fenced_alloc(size_t size)
 	size_t data_pages = (size + page - 1) / page, len = (data_pages + 1) * page;
 	size_t i;
 	char *map, *data;
+
+	if (nr_allocations++ == failing_allocation)
+		return NULL;
 
 	if (nr_live >= TABLE_SIZE / 16) {
 		say("report_fence: more live blocks than the table holds\n");
@@ -223,6 +235,57 @@ static int report(struct report_options *opts, const char *name)
 	return remove_tree(opts->outdir) ? 1 : 0;
 }
 
+/*
+ * The report of opts with one allocation in a spread of its total failing
+ * each time: 1 with "out of memory" and no directory left, or, where the
+ * report had another way, a report; never a crash. A block freed is
+ * unmapped, so a pointer kept to it faults too.
+ */
+static int report_short_of_memory(struct report_options *opts, const char *name)
+{
+	long total;
+	int failed = 0;
+
+	snprintf(what, sizeof(what), "the report of %s", name);
+	opts->outdir = "out";
+	nr_allocations = 0;
+	fencing = true;
+	if (report_write(opts, (char[512]){ 0 }, 512)) {
+		fencing = false;
+		fprintf(stderr, "report_fence: %s failed with all the memory it wanted\n", what);
+		return 1;
+	}
+	fencing = false;
+	total = nr_allocations;
+	if (remove_tree(opts->outdir))
+		return 1;
+	for (long k = 0; k < total; k += k < 16 ? 1 : total / 48) {
+		char err[512] = "";
+		int ret;
+
+		snprintf(what, sizeof(what), "the report of %s, allocation %ld of %ld failing",
+			 name, k + 1, total);
+		nr_allocations = 0;
+		failing_allocation = k;
+		alarm(60);
+		fencing = true;
+		ret = report_write(opts, err, sizeof(err));
+		fencing = false;
+		alarm(0);
+		failing_allocation = -1;
+		if (ret && (ret != 1 || !strstr(err, "out of memory"))) {
+			fprintf(stderr, "report_fence: %s: %d, \"%s\"\n", what, ret, err);
+			failed = 1;
+		}
+		if (!ret ? remove_tree(opts->outdir) : !access(opts->outdir, F_OK)) {
+			fprintf(stderr, "report_fence: %s: %s\n", what,
+				ret ? "the directory is left" : "no directory to remove");
+			failed = 1;
+		}
+	}
+	return failed;
+}
+
 /* argv[0] is the command's name; the rest, up to NULL, its arguments. */
 static int command(int (*cmd)(int, char **), char **argv)
 {
@@ -255,6 +318,9 @@ int main(int argc, char **argv)
 	const char *brief_files[1] = { zen4 };
 	struct report_options fixed = { .files = fixed_files, .nr_files = 1, .latency = latency };
 	struct report_options fleet = { .files = fleet_files, .nr_files = 2, .full = true };
+	char quick3[PATH_MAX], quick5[PATH_MAX];
+	const char *small_files[2] = { quick3, quick5 };
+	struct report_options small_fleet = { .files = small_files, .nr_files = 2 };
 	struct report_options brief = { .files = brief_files, .nr_files = 1, .brief = true,
 					.text = true };
 	char *compare[] = { "compare", zen3, zen4, NULL };
@@ -264,8 +330,8 @@ int main(int argc, char **argv)
 			    "--threads", "1,2,4,8,16,32,64,128,256", NULL };
 	int failed = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_report_fence SOURCE_DIR/tests\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--short-of-memory"))) {
+		fprintf(stderr, "usage: test_report_fence SOURCE_DIR/tests [--short-of-memory]\n");
 		return 2;
 	}
 	tests_dir = argv[1];
@@ -275,6 +341,8 @@ int main(int argc, char **argv)
 	data_path(zen3, sizeof(zen3), "runs/epyc-zen3-2026-12-01/sweep.json");
 	data_path(zen5, sizeof(zen5), "runs/epyc-zen5-2026-12-02/default.json");
 	data_path(zen4, sizeof(zen4), "runs/epyc-zen4-2026-12-07/default.json");
+	data_path(quick3, sizeof(quick3), "runs/epyc-zen3-2026-12-01/quick.json");
+	data_path(quick5, sizeof(quick5), "runs/epyc-zen5-2026-12-02/quick.json");
 	snprintf(profile, sizeof(profile), "%s/../model/profiles/epyc-milan-2s-256.json",
 		 tests_dir);
 	signal(SIGSEGV, on_fault);
@@ -282,6 +350,13 @@ int main(int argc, char **argv)
 	signal(SIGALRM, on_fault);
 	if (enter_temp_dir(work, sizeof(work), "fence"))
 		return 1;
+	if (argc == 3) {
+		failed = report_short_of_memory(&small_fleet, "a fleet of two quick runs");
+		leave_temp_dir(work);
+		printf("report_fence: %zu blocks fenced, at most %zu at once; %s\n", nr_blocks,
+		       most_live, failed ? "failed" : "each failing allocation a clean error");
+		return failed;
+	}
 	failed += report(&fixed, "results-fixed.json with its latency matrix");
 	failed += report(&fleet, "a fleet of two machines");
 	failed += report(&brief, "a brief with its text");

@@ -15,4 +15,15 @@
 #define BUILT_WITH_TSAN 0
 #endif
 
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILT_WITH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUILT_WITH_ASAN 1
+#endif
+#endif
+#ifndef BUILT_WITH_ASAN
+#define BUILT_WITH_ASAN 0
+#endif
+
 #endif

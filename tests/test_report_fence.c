@@ -12,10 +12,13 @@
  * out the same. AddressSanitizer sees them too, but the mutants are
  * judged in the release build.
  *
- * The block's bytes start as 0xa5, not zero, so that a read of a field
- * malloc() never set shows as well. Allocations of the C library's own
- * (getline(), open_memstream(), qsort()) and of the libraries' (jansson,
- * hwloc) are theirs, and their free() goes to the C library's.
+ * The blocks are guard_pages.h's, their bytes 0xa5 to start with.
+ * Allocations of the C library's own (getline(), open_memstream(),
+ * qsort()) and of the libraries' (jansson, hwloc) are theirs. Under
+ * AddressSanitizer the test skips: it checks every block's ends itself,
+ * and there every node of a JSON tree is a block of malloc()'s
+ * (json_region.c), 32,000 live at once, two mappings each, past the
+ * kernel's 65,530 a process.
  *
  * With --short-of-memory, a report of two quick runs instead, with one
  * allocation failing each time, 64 of them spread over the report: each
@@ -30,68 +33,19 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "guard_pages.h"
 #include "report.h"
+#include "sanitizers.h"
 #include "test_util.h"
 
-/*
- * AddressSanitizer checks every block's ends itself, and under it every
- * node of a JSON tree is a block of malloc()'s (json_region.c): 32,000
- * live at once, two mappings each, past the kernel's 65,530 a process.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define BUILT_WITH_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BUILT_WITH_ASAN 1
-#endif
-#endif
-#ifndef BUILT_WITH_ASAN
-#define BUILT_WITH_ASAN 0
-#endif
-
-struct fenced {
-	void *data;		/* NULL: free slot; FREED: a slot to probe past */
-	void *map;
-	size_t map_len, size;
-};
-
-#define FREED ((void *)1)
-/* Open addressing: live blocks stay below a sixteenth of it. */
-#define TABLE_BITS 19
-#define TABLE_SIZE (1UL << TABLE_BITS)
-
-static struct fenced table[TABLE_SIZE];
-static bool fencing;
-/* While fencing, the allocation (0-based) that fails; -1: none. */
-static long nr_allocations, failing_allocation = -1;
-static size_t nr_live, most_live, nr_blocks;
-static size_t page;
 static char what[256];
-
-static size_t slot_of(const void *p)
-{
-	return (size_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ULL >> (64 - TABLE_BITS));
-}
-
-static struct fenced *find(const void *p)
-{
-	for (size_t i = slot_of(p), n = 0; n < TABLE_SIZE; i = (i + 1) % TABLE_SIZE, n++) {
-		if (!table[i].data)
-			return NULL;
-		if (table[i].data == p)
-			return &table[i];
-	}
-	return NULL;
-}
 
 static void say(const char *text)
 {
@@ -109,122 +63,6 @@ static void on_fault(int signo)
 	_exit(1);
 }
 
-/* The alignment malloc() would owe the block, as far as its size allows. */
-static size_t alignment_of(size_t size)
-{
-	return size % 16 == 0 ? 16 : size % 8 == 0 ? 8 : size % 4 == 0 ? 4 :
-	       size % 2 == 0 ? 2 : 1;
-}
-
-static void *fenced_alloc(size_t size)
-{
-	size_t data_pages = (size + page - 1) / page, len = (data_pages + 1) * page;
-	size_t i;
-	char *map, *data;
-
-	if (nr_allocations++ == failing_allocation)
-		return NULL;
-
-	if (nr_live >= TABLE_SIZE / 16) {
-		say("report_fence: more live blocks than the table holds\n");
-		_exit(1);
-	}
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
-		return NULL;
-	if (mprotect(map + data_pages * page, page, PROT_NONE)) {
-		munmap(map, len);
-		return NULL;
-	}
-	data = map + data_pages * page - size;
-	data -= (uintptr_t)data % alignment_of(size);
-	memset(data, 0xa5, size);
-	for (i = slot_of(data); table[i].data && table[i].data != FREED; i = (i + 1) % TABLE_SIZE)
-		;
-	table[i] = (struct fenced){ data, map, len, size };
-	nr_blocks++;
-	if (++nr_live > most_live)
-		most_live = nr_live;
-	return data;
-}
-
-static void fenced_free(struct fenced *f)
-{
-	munmap(f->map, f->map_len);
-	f->data = FREED;
-	nr_live--;
-}
-
-void *__real_malloc(size_t size);
-void *__wrap_malloc(size_t size);
-void *__real_calloc(size_t nmemb, size_t size);
-void *__wrap_calloc(size_t nmemb, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-char *__real_strdup(const char *s);
-char *__wrap_strdup(const char *s);
-void __real_free(void *p);
-void __wrap_free(void *p);
-
-void *__wrap_malloc(size_t size)
-{
-	return fencing && size ? fenced_alloc(size) : __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t nmemb, size_t size)
-{
-	void *p;
-
-	if (!fencing || !nmemb || !size || size > SIZE_MAX / nmemb)
-		return __real_calloc(nmemb, size);
-	p = fenced_alloc(nmemb * size);
-	if (p)
-		memset(p, 0, nmemb * size);
-	return p;
-}
-
-void *__wrap_realloc(void *p, size_t size)
-{
-	struct fenced *f = p ? find(p) : NULL;
-	void *q;
-
-	if (!f)
-		return fencing && !p && size ? fenced_alloc(size) : __real_realloc(p, size);
-	if (!size) {
-		fenced_free(f);
-		return NULL;
-	}
-	q = fenced_alloc(size);
-	if (!q)
-		return NULL;
-	memcpy(q, p, f->size < size ? f->size : size);
-	fenced_free(f);
-	return q;
-}
-
-char *__wrap_strdup(const char *s)
-{
-	size_t len = strlen(s) + 1;
-	char *p;
-
-	if (!fencing)
-		return __real_strdup(s);
-	p = fenced_alloc(len);
-	if (p)
-		memcpy(p, s, len);
-	return p;
-}
-
-void __wrap_free(void *p)
-{
-	struct fenced *f = p ? find(p) : NULL;
-
-	if (f)
-		fenced_free(f);
-	else
-		__real_free(p);
-}
-
 static const char *tests_dir;
 
 static void data_path(char *path, size_t len, const char *name)
@@ -240,9 +78,9 @@ static int report(struct report_options *opts, const char *name)
 	snprintf(what, sizeof(what), "the report of %s", name);
 	opts->outdir = "out";
 	alarm(60);
-	fencing = true;
+	guard_pages_on = true;
 	ret = report_write(opts, err, sizeof(err));
-	fencing = false;
+	guard_pages_on = false;
 	alarm(0);
 	if (ret) {
 		fprintf(stderr, "report_fence: %s: %s\n", what, err);
@@ -264,15 +102,15 @@ static int report_short_of_memory(struct report_options *opts, const char *name)
 
 	snprintf(what, sizeof(what), "the report of %s", name);
 	opts->outdir = "out";
-	nr_allocations = 0;
-	fencing = true;
+	guard_nr_allocations = 0;
+	guard_pages_on = true;
 	if (report_write(opts, (char[512]){ 0 }, 512)) {
-		fencing = false;
+		guard_pages_on = false;
 		fprintf(stderr, "report_fence: %s failed with all the memory it wanted\n", what);
 		return 1;
 	}
-	fencing = false;
-	total = nr_allocations;
+	guard_pages_on = false;
+	total = guard_nr_allocations;
 	if (remove_tree(opts->outdir))
 		return 1;
 	for (long k = 0; k < total; k += k < 16 ? 1 : total / 48) {
@@ -281,14 +119,14 @@ static int report_short_of_memory(struct report_options *opts, const char *name)
 
 		snprintf(what, sizeof(what), "the report of %s, allocation %ld of %ld failing",
 			 name, k + 1, total);
-		nr_allocations = 0;
-		failing_allocation = k;
+		guard_nr_allocations = 0;
+		guard_failing_allocation = k;
 		alarm(60);
-		fencing = true;
+		guard_pages_on = true;
 		ret = report_write(opts, err, sizeof(err));
-		fencing = false;
+		guard_pages_on = false;
 		alarm(0);
-		failing_allocation = -1;
+		guard_failing_allocation = -1;
 		if (ret && (ret != 1 || !strstr(err, "out of memory"))) {
 			fprintf(stderr, "report_fence: %s: %d, \"%s\"\n", what, ret, err);
 			failed = 1;
@@ -313,9 +151,9 @@ static int command(int (*cmd)(int, char **), char **argv)
 	fflush(stdout);
 	dup2(null, STDOUT_FILENO);
 	alarm(60);
-	fencing = true;
+	guard_pages_on = true;
 	ret = cmd(argc, argv);
-	fencing = false;
+	guard_pages_on = false;
 	alarm(0);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
@@ -355,7 +193,6 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	tests_dir = argv[1];
-	page = (size_t)sysconf(_SC_PAGESIZE);
 	data_path(results, sizeof(results), "results-fixed.json");
 	data_path(latency, sizeof(latency), "latency-fixed.json");
 	data_path(zen3, sizeof(zen3), "runs/epyc-zen3-2026-12-01/sweep.json");
@@ -373,8 +210,8 @@ int main(int argc, char **argv)
 	if (argc == 3) {
 		failed = report_short_of_memory(&small_fleet, "a fleet of two quick runs");
 		leave_temp_dir(work);
-		printf("report_fence: %zu blocks fenced, at most %zu at once; %s\n", nr_blocks,
-		       most_live, failed ? "failed" : "each failing allocation a clean error");
+		printf("report_fence: %zu blocks fenced, at most %zu at once; %s\n", guard_nr_blocks,
+		       guard_most_live, failed ? "failed" : "each failing allocation a clean error");
 		return failed;
 	}
 	failed += report(&fixed, "results-fixed.json with its latency matrix");
@@ -385,6 +222,6 @@ int main(int argc, char **argv)
 	failed += command(cmd_model, shipped);
 	leave_temp_dir(work);
 	printf("report_fence: %zu blocks fenced, at most %zu at once; %d of 6 commands failed\n",
-	       nr_blocks, most_live, failed);
+	       guard_nr_blocks, guard_most_live, failed);
 	return failed ? 1 : 0;
 }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Every statistic reads and writes only inside its arrays: each array the
- * test hands over, and each one lib/stats.c allocates (malloc(), calloc()
- * and free() wrapped), lies against an inaccessible page, once ending
- * where the page begins and once starting where it ends. A read one slot
- * past either end stops the test with the function and the size named.
- * Release builds see no such read otherwise: the byte past a buffer is
- * whatever malloc() left there, and a selection that scans one value too
- * far (a "<" become "<=" in select_kth()) mostly comes back with the
- * right answer, or never stops (10 s at most here). The sizes: 1 to 40 values, and around the bootstrap's
- * switch to its direct law (STATS_BOOTSTRAP_DIRECT_MIN); the values:
- * ascending, descending, all equal, and drawn with ties.
+ * test hands over, and each one lib/stats.c allocates, lies against an
+ * inaccessible page (guard_pages.h), once ending where the page begins
+ * and once starting where it ends. A read one slot past either end stops
+ * the test with the function and the size named. Release builds see no
+ * such read otherwise: the byte past a buffer is whatever malloc() left
+ * there, and a selection that scans one value too far (a "<" become "<="
+ * in select_kth()) mostly comes back with the right answer, or never
+ * stops (10 s at most here). The sizes: 1 to 40 values, and around the
+ * bootstrap's switch to its direct law (STATS_BOOTSTRAP_DIRECT_MIN); the
+ * values: ascending, descending, all equal, and drawn with ties.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -19,24 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "guard_pages.h"
 #include "stats.h"
 
-/* Where the data lies against its guard page. */
-enum side { GUARD_AFTER, GUARD_BEFORE };
-
-struct guarded {
-	void *data, *map;
-	size_t map_len;
-};
-
-#define MAX_GUARDED 64
-
-static struct guarded live[MAX_GUARDED];
-static enum side side;
-static bool guarding;
 static char where[160];
 
 static void on_fault(int signo)
@@ -53,88 +40,10 @@ static void on_fault(int signo)
 	_exit(1);
 }
 
-/* The alignment malloc() would owe the data, as far as its size allows. */
-static size_t alignment_of(size_t size)
-{
-	return size % 16 == 0 ? 16 : size % 8 == 0 ? 8 : size % 4 == 0 ? 4 : 1;
-}
-
-static void *guarded_alloc(size_t size)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t data_pages = (size + page - 1) / page + 1, len = (data_pages + 1) * page;
-	char *map, *data;
-	int slot;
-
-	for (slot = 0; slot < MAX_GUARDED && live[slot].data; slot++)
-		;
-	if (slot == MAX_GUARDED) {
-		fprintf(stderr, "stats_bounds: more than %d arrays at once\n", MAX_GUARDED);
-		abort();
-	}
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
-		return NULL;
-	if (side == GUARD_AFTER) {
-		mprotect(map + data_pages * page, page, PROT_NONE);
-		data = map + data_pages * page - size;
-		data -= (uintptr_t)data % alignment_of(size);
-	} else {
-		mprotect(map, page, PROT_NONE);
-		data = map + page;
-	}
-	/* not zero: a value read before it is written shows as garbage */
-	memset(data, 0x7f, size);
-	live[slot] = (struct guarded){ data, map, len };
-	return data;
-}
-
-static bool guarded_free(void *p)
-{
-	for (int slot = 0; slot < MAX_GUARDED; slot++) {
-		if (live[slot].data == p) {
-			munmap(live[slot].map, live[slot].map_len);
-			live[slot] = (struct guarded){ 0 };
-			return true;
-		}
-	}
-	return false;
-}
-
-void *__real_malloc(size_t size);
-void *__wrap_malloc(size_t size);
-void *__real_calloc(size_t nmemb, size_t size);
-void *__wrap_calloc(size_t nmemb, size_t size);
-void __real_free(void *p);
-void __wrap_free(void *p);
-
-void *__wrap_malloc(size_t size)
-{
-	return guarding && size ? guarded_alloc(size) : __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t nmemb, size_t size)
-{
-	void *p;
-
-	if (!guarding || !nmemb || !size)
-		return __real_calloc(nmemb, size);
-	p = guarded_alloc(nmemb * size);
-	if (p)
-		memset(p, 0, nmemb * size);
-	return p;
-}
-
-void __wrap_free(void *p)
-{
-	if (p && !guarded_free(p))
-		__real_free(p);
-}
-
 /* A copy of values[0..n) against the guard page. */
 static double *guarded_copy(const double *values, size_t n)
 {
-	double *p = guarded_alloc(n * sizeof(*p));
+	double *p = guard_alloc(n * sizeof(*p));
 
 	if (!p)
 		abort();
@@ -170,7 +79,7 @@ static void fill(double *v, size_t n, enum pattern pattern, uint64_t *state)
 static void every_statistic(const double *a_in, const double *b_in, size_t n)
 {
 	double *a = guarded_copy(a_in, n), *b = guarded_copy(b_in, n);
-	long *rounds = guarded_alloc(n * sizeof(*rounds));
+	long *rounds = guard_alloc(n * sizeof(*rounds));
 	struct stats_summary sum;
 	struct stats_ratio ratio;
 	size_t lo, hi;
@@ -196,9 +105,9 @@ static void every_statistic(const double *a_in, const double *b_in, size_t n)
 	stats_sort(a, n);
 	stats_median_sorted(a, n);
 	stats_bimodal(a, n);
-	guarded_free(a);
-	guarded_free(b);
-	guarded_free(rounds);
+	guard_free(a);
+	guard_free(b);
+	guard_free(rounds);
 }
 
 int main(void)
@@ -215,7 +124,7 @@ int main(void)
 	signal(SIGSEGV, on_fault);
 	signal(SIGBUS, on_fault);
 	signal(SIGALRM, on_fault);
-	for (side = GUARD_AFTER; side <= GUARD_BEFORE; side++) {
+	for (guard_side = GUARD_AFTER; guard_side <= GUARD_BEFORE; guard_side++) {
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 			for (int pa = 0; pa < NR_PATTERNS; pa++) {
 				size_t n = sizes[s];
@@ -224,13 +133,13 @@ int main(void)
 				fill(b, n, (pa + 1) % NR_PATTERNS, &state);
 				snprintf(where, sizeof(where), "lib/stats.c: %zu values, %s, guard %s",
 					 n, pattern_names[pa],
-					 side == GUARD_AFTER ? "after" : "before");
-				guarding = true;
+					 guard_side == GUARD_AFTER ? "after" : "before");
+				guard_pages_on = true;
 				/* a scan that never stops past its end, as one that does */
 				alarm(10);
 				every_statistic(a, b, n);
 				alarm(0);
-				guarding = false;
+				guard_pages_on = false;
 				calls++;
 			}
 		}

@@ -520,7 +520,7 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 	struct output_claim claim;
 	struct merge m = { 0 };
 	char tmp[PATH_MAX];
-	bool claimed, wrote = false;
+	bool claimed, made_tmp = false, wrote = false;
 	/*
 	 * The lock first: a report that reads for a minute and is then
 	 * refused at its end by one started later would lose that minute.
@@ -537,10 +537,13 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 		snprintf(err, errlen, "-o '%s': path too long", opts->outdir);
 		ret = 2;
 	}
-	if (!ret && !mkdtemp(tmp)) {
-		snprintf(err, errlen, "cannot create a directory in %s: %s", opts->outdir,
-			 strerror(errno));
-		ret = 1;
+	if (!ret) {
+		made_tmp = mkdtemp(tmp);
+		if (!made_tmp) {
+			snprintf(err, errlen, "cannot create a directory in %s: %s", opts->outdir,
+				 strerror(errno));
+			ret = 1;
+		}
 	}
 	if (!ret && name_inputs(opts, claim.path, &st)) {
 		snprintf(err, errlen, "out of memory naming the report's inputs");
@@ -564,8 +567,10 @@ int report_write(const struct report_options *opts, char *err, size_t errlen)
 		if (!ret)
 			ret = move_into_place(&m, err, errlen);
 		wrote = !ret;
-		output_remove_tree(tmp);
 	}
+	/* a failure between here and there (naming the inputs) leaves none either */
+	if (made_tmp)
+		output_remove_tree(tmp);
 	free(m.exchanged);
 	report_record_free(&old);
 	report_record_free(&new);

@@ -486,8 +486,9 @@ static double cold_share_of(const struct report_input *in, unsigned int file,
 }
 
 /*
- * The shares a file measures, set on m: the tenure's share of plain stores,
- * then of locked ops, then the cold share, found with both in place. calibration[] and *cold_case are the cases
+ * The shares a file measures, set on m: the tenure's share of plain stores
+ * and of locked ops (each found with the other at 0), then the cold share,
+ * found with both in place. calibration[] and *cold_case are the cases
  * they were measured on (NULL: none), which are then not held out.
  */
 static void measure_file_shares(const struct report_input *in, unsigned int file,
